@@ -1,0 +1,194 @@
+"""Runs each example with NumPy and with solvent, and prints timings and a correctness check.
+
+This is what ``make demo`` runs.  For every example the same plain NumPy step
+function runs twice from the same initial state: once as is, and once through
+``solvent.jit``.  Both runs make one untimed (NumPy) or compile-timed (solvent)
+first step and then ``steps`` timed steps, so their final states must agree to
+``np.allclose(rtol=1e-10, atol=1e-12)``: everything is float64 end to end.
+
+Columns: ``compile`` is the first solvent call (tracing, optimization, XLA
+compilation and one run); ``numpy`` and ``solvent`` are the mean wall time of
+one step afterwards, including Python dispatch and, for solvent, one final
+device-to-host copy spread over all steps.  The process exits with status 1
+if any example mismatches or fails.
+
+Usage::
+
+    python examples/demo.py            # full sizes, well under a minute
+    python examples/demo.py --quick    # small sizes, a smoke test
+"""
+
+import argparse
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+import heat
+import nbody
+import solvent
+
+RTOL = 1e-10
+ATOL = 1e-12
+
+
+@dataclass
+class Case:
+    """One row of the table: how to build, place, advance and read back a state.
+
+    ``advance(step_fn, state)`` makes one step and returns the step's result;
+    ``snapshot(state, result)`` returns the arrays to compare, as NumPy arrays
+    (reading them also waits for any computation still in flight).
+    """
+
+    name: str
+    size: str
+    steps: int
+    step: Callable
+    build: Callable[[], Any]
+    place: Callable[[Any], Any]
+    advance: Callable[[Callable, Any], Any]
+    snapshot: Callable[[Any, Any], dict]
+
+
+@dataclass
+class Row:
+    """The measurements printed for one case; times in seconds."""
+
+    name: str
+    size: str
+    compile_s: float = float("nan")
+    numpy_s: float = float("nan")
+    solvent_s: float = float("nan")
+    verdict: str = "not run"
+
+
+def heat_case(n, steps, on_device):
+    """The heat equation on an ``n x n`` grid, passed as a ``solvent.Array`` or an ndarray."""
+    kind = "solvent.Array" if on_device else "numpy.ndarray"
+    return Case(
+        name=f"heat ({kind})",
+        size=f"{n}x{n}",
+        steps=steps,
+        step=heat.step,
+        build=lambda: heat.initial_condition(n),
+        place=solvent.asarray if on_device else (lambda u: u),
+        advance=lambda step_fn, u: step_fn(u, heat.ALPHA, heat.DT),
+        snapshot=lambda u, _: {"u": np.asarray(u)},
+    )
+
+
+def nbody_case(n, steps):
+    """The n-body step on a dataclass whose fields are ``solvent.Array``s."""
+
+    def place(bodies):
+        return nbody.Bodies(
+            pos=solvent.asarray(bodies.pos),
+            vel=solvent.asarray(bodies.vel),
+            mass=solvent.asarray(bodies.mass),
+        )
+
+    def snapshot(bodies, kinetic):
+        return {
+            "pos": np.asarray(bodies.pos),
+            "vel": np.asarray(bodies.vel),
+            "kinetic energy": np.asarray(kinetic),
+        }
+
+    return Case(
+        name="nbody (dataclass)",
+        size=f"n={n}",
+        steps=steps,
+        step=nbody.step,
+        build=lambda: nbody.initial_state(n),
+        place=place,
+        advance=lambda step_fn, bodies: step_fn(bodies, nbody.DT, nbody.EPS),
+        snapshot=snapshot,
+    )
+
+
+def run_steps(case, step_fn, state):
+    """Make ``case.steps`` steps; return the snapshot and the seconds per step."""
+    result = None
+    start = time.perf_counter()
+    for _ in range(case.steps):
+        result = case.advance(step_fn, state)
+    arrays = case.snapshot(state, result)
+    return arrays, (time.perf_counter() - start) / case.steps
+
+
+def compare(expected, actual):
+    """Return ``"ok"`` or ``"MISMATCH ..."`` for two dicts of arrays."""
+    for key, want in expected.items():
+        got = actual[key]
+        if got.shape != want.shape or got.dtype != want.dtype:
+            return (f"MISMATCH {key}: got {got.dtype}{list(got.shape)}, "
+                    f"expected {want.dtype}{list(want.shape)}")
+        if not np.allclose(got, want, rtol=RTOL, atol=ATOL):
+            return f"MISMATCH max err {np.max(np.abs(got - want)):.3g} in {key}"
+    return "ok"
+
+
+def measure(case):
+    """Run ``case`` with NumPy and with solvent and fill in a :class:`Row`."""
+    row = Row(case.name, case.size)
+
+    reference = case.build()
+    case.advance(case.step, reference)  # the counterpart of solvent's first call
+    expected, row.numpy_s = run_steps(case, case.step, reference)
+
+    state = case.place(case.build())
+    compiled = solvent.jit(case.step)
+    start = time.perf_counter()
+    case.snapshot(state, case.advance(compiled, state))
+    row.compile_s = time.perf_counter() - start
+    actual, row.solvent_s = run_steps(case, compiled, state)
+
+    row.verdict = compare(expected, actual)
+    return row
+
+
+def format_row(row):
+    """One aligned line of the table."""
+    speedup = row.numpy_s / row.solvent_s
+    return (f"{row.name:<24} {row.size:>9} {row.compile_s:>9.2f} s "
+            f"{row.numpy_s * 1e3:>9.3f} ms {row.solvent_s * 1e3:>9.3f} ms "
+            f"{speedup:>7.1f}x  {row.verdict}")
+
+
+HEADER = (f"{'example':<24} {'size':>9} {'compile':>11} "
+          f"{'numpy/step':>12} {'solvent/step':>12} {'speedup':>8}  check")
+
+
+def main(argv=None):
+    """Run every case, print the table, and return the process exit status."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, few steps")
+    args = parser.parse_args(argv)
+
+    grid, bodies, scale = (64, 64, 10) if args.quick else (512, 512, 1)
+    cases = [
+        heat_case(grid, 200 // scale, on_device=True),
+        heat_case(grid, 200 // scale, on_device=False),
+        nbody_case(bodies, 30 // scale + 2),
+    ]
+    print(f"float64 throughout; check: np.allclose(rtol={RTOL:g}, atol={ATOL:g})")
+    print(HEADER)
+    failed = False
+    for case in cases:
+        try:
+            row = measure(case)
+        except Exception as error:  # report every case, then fail at the end
+            traceback.print_exc()
+            message = str(error).splitlines()[0] if str(error) else ""
+            row = Row(case.name, case.size, verdict=f"ERROR {type(error).__name__}: {message}")
+        failed |= row.verdict != "ok"
+        print(format_row(row), flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,224 @@
+"""Public entry points: jit, compile, code_hlo, code_mhlo, code_xla. Wires the stages only.
+
+    trace (tracing.py) -> optimize (passes.py) -> lower for XLA -> compile (runtime/)
+    -> generate the thunk (thunk.py) -> cache it (cache.py)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+
+from jaxlib.mlir import ir
+
+from solvent import passes, thunk as thunks
+from solvent.cache import ThunkCache, call_key
+from solvent.core import trace as trace_state
+from solvent.errors import SignatureError
+from solvent.ir.module import find_function, parse, to_text
+from solvent.runtime import executable as executables
+from solvent.tracing import Signature, trace
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """Compilation options, shared by every entry point."""
+
+    optimize: bool | str = True
+    no_nan: bool = False
+    sync: bool = False
+    device: object = None
+    donate: bool = True
+    static_argnames: tuple = ()
+    shardings: object = None
+
+    def __post_init__(self):
+        passes.pipeline(passes.level_name(self.optimize), self.no_nan)  # fail early on a bad level
+        if isinstance(self.static_argnames, str):
+            object.__setattr__(self, "static_argnames", (self.static_argnames,))
+        if self.shardings is not None:
+            raise NotImplementedError("shardings= is not implemented yet")
+
+
+@dataclasses.dataclass
+class Lowered:
+    """Every stage of one signature's compilation."""
+
+    signature: Signature
+    traced_text: str     # as traced, before passes
+    optimized_text: str  # after solvent's pass pipeline (code_hlo)
+    xla_text: str        # as handed to XLA: entry point public, donations marked (code_mhlo)
+
+
+def lower(fn, args, kwargs, options: Options) -> Lowered:
+    traced = trace(fn, args, kwargs, options.static_argnames)
+    traced_text = to_text(traced.module)
+    optimized = passes.run(traced_text, passes.level_name(options.optimize), options.no_nan)
+    return Lowered(traced.signature, traced_text, optimized, _for_xla(optimized, traced.signature, options))
+
+
+def _for_xla(text: str, signature: Signature, options: Options) -> str:
+    """Mark each mutated input as donated to (aliased with) its new value's output."""
+    if not (options.donate and signature.mutated):
+        return text
+    module = parse(text)
+    main = find_function(module, "main")
+    with module.context:
+        attributes = list(main.arg_attrs) if "arg_attrs" in main.attributes else [
+            ir.DictAttr.get({}) for _ in signature.input_avals]
+        for i, k in signature.mutated.items():
+            entries = {a.name: a.attr for a in ir.DictAttr(attributes[i])}
+            entries["tf.aliasing_output"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), k)
+            attributes[i] = ir.DictAttr.get(entries)
+        main.attributes["arg_attrs"] = ir.ArrayAttr.get(attributes)
+    return to_text(module)
+
+
+class Compiled:
+    """One function compiled for exactly one signature; call it like the function."""
+
+    def __init__(self, fn, key, lowered: Lowered, options: Options):
+        self.fn, self.key, self.lowered, self.options = fn, key, lowered, options
+        self.executable = executables.compile(lowered.xla_text, options.device)
+        self.thunk = thunks.generate(lowered.signature, self.executable.execute_sharded,
+                                     options.device, options.sync)
+
+    def __call__(self, *args, **kwargs):
+        key = call_key(args, kwargs, self.options.static_argnames)
+        if key != self.key:
+            raise SignatureError(
+                f"{_name(self.fn)} was compiled for arguments {describe(self.key)} but was called "
+                f"with {describe(key)}; call solvent.compile again for the new signature, or use solvent.jit")
+        return self.thunk(args, kwargs)
+
+    def cost_analysis(self) -> dict:
+        return self.executable.cost_analysis()
+
+    def memory_stats(self):
+        return self.executable.get_compiled_memory_stats()
+
+    def hlo(self) -> str:
+        return executables.hlo_text(self.executable)
+
+    def as_text(self) -> str:
+        return self.lowered.optimized_text
+
+    def __repr__(self) -> str:
+        return f"Compiled({_name(self.fn)}, {describe(self.key)})"
+
+
+class Jitted:
+    """`solvent.jit(f)`: compiles per signature on first call, then runs the cached thunk."""
+
+    def __init__(self, fn, options: Options):
+        self.fn, self.options = fn, options
+        self.cache = ThunkCache()
+        self.first_static = _first_static(fn, options.static_argnames)
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args, **kwargs):
+        if trace_state.is_tracing():  # a jitted helper called from traced code: inline it
+            return self.fn(*args, **kwargs)
+        if self.first_static:
+            args, kwargs = _move_statics(args, kwargs, self.first_static)
+        key = call_key(args, kwargs, self.options.static_argnames)
+        thunk = self.cache.get(key)
+        if thunk is None:
+            thunk = self.cache.put(key, Compiled(self.fn, key, lower(self.fn, args, kwargs, self.options),
+                                                 self.options).thunk)
+        return thunk(args, kwargs)
+
+    def __get__(self, obj, objtype=None):  # works as a method decorator too
+        return self if obj is None else functools.partial(self, obj)
+
+
+def _first_static(fn, names):
+    """(parameter names, index of the first static one) or None when all are passed by name."""
+    if not names:
+        return None
+    params = list(inspect.signature(fn).parameters)
+    positions = [params.index(n) for n in names if n in params]
+    return (params, min(positions)) if positions else None
+
+
+def _move_statics(args, kwargs, first_static):
+    """Pass the static arguments, and the positional ones after them, by name."""
+    params, first = first_static
+    if len(args) <= first:
+        return args, kwargs
+    return args[:first], {**kwargs, **dict(zip(params[first:], args[first:]))}
+
+
+def jit(fn=None, **options):
+    """Compile `fn` with XLA, once per argument signature.
+
+    Example::
+
+        @solvent.jit
+        def step(u, v, dt):
+            u[1:-1] += dt * (v[2:] - v[:-2])
+            return np.sum(u * u)
+    """
+    if fn is None:
+        return lambda f: jit(f, **options)
+    return Jitted(fn, Options(**options))
+
+
+def compile(fn, *args, **kwargs) -> Compiled:
+    """Compile `fn` ahead of time for exactly these arguments; options go in `kwargs` too."""
+    options, kwargs = _split_options(kwargs)
+    if isinstance(fn, Jitted):
+        fn = fn.fn
+    key = call_key(args, kwargs, options.static_argnames)
+    return Compiled(fn, key, lower(fn, args, kwargs, options), options)
+
+
+def code_hlo(fn, *args, **kwargs) -> str:
+    """The StableHLO module after solvent's pass pipeline."""
+    options, kwargs = _split_options(kwargs)
+    return lower(_unwrap(fn), args, kwargs, options).optimized_text
+
+
+def code_mhlo(fn, *args, **kwargs) -> str:
+    """The module exactly as XLA receives it."""
+    options, kwargs = _split_options(kwargs)
+    return lower(_unwrap(fn), args, kwargs, options).xla_text
+
+
+def code_xla(fn, *args, **kwargs) -> str:
+    """XLA's optimized HLO module(s) after compilation."""
+    return compile(fn, *args, **kwargs).hlo()
+
+
+_OPTION_NAMES = {f.name for f in dataclasses.fields(Options)}
+
+
+def _split_options(kwargs):
+    options = {k: v for k, v in kwargs.items() if k in _OPTION_NAMES}
+    return Options(**options), {k: v for k, v in kwargs.items() if k not in _OPTION_NAMES}
+
+
+def _unwrap(fn):
+    return fn.fn if isinstance(fn, Jitted) else fn
+
+
+def _name(fn) -> str:
+    return getattr(fn, "__qualname__", repr(fn))
+
+
+def describe(key) -> str:
+    """A readable signature from a call key: `(float64[3], 2.0)`."""
+    from solvent.core.aval import Aval
+
+    def show(k):
+        if isinstance(k, tuple) and len(k) == 2 and isinstance(k[1], Aval):
+            return f"{k[0].__name__}:{k[1]}"
+        if isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], type) and isinstance(k[1], tuple):
+            inner = ", ".join(show(v) for _, v in k[1])
+            return f"{k[0].__name__}({inner})"
+        if isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], type):
+            return repr(k[1])
+        return repr(k)
+    args, kwargs = key[1][0][1], key[1][1][1]
+    return "(" + ", ".join([show(v) for _, v in args[1]] + [f"{n}={show(v)}" for n, v in kwargs[1]]) + ")"

@@ -1,0 +1,33 @@
+"""Signature keys and the per-function cache of compiled thunks."""
+
+from __future__ import annotations
+
+import threading
+
+from solvent.core.structure import signature_key, static_key
+
+
+def call_key(args: tuple, kwargs: dict, static_argnames=()) -> tuple:
+    """Structure, array shapes/dtypes, static values and aliasing of one call's arguments."""
+    if static_argnames:
+        kwargs = {k: ("static", static_key(v)) if k in static_argnames else v for k, v in kwargs.items()}
+    return signature_key((args, kwargs))
+
+
+class ThunkCache:
+    """Compiled thunks of one function, by call key; compiles each key once."""
+
+    def __init__(self):
+        self.entries: dict = {}
+        self.lock = threading.Lock()
+
+    def get(self, key):
+        return self.entries.get(key)
+
+    def put(self, key, value):
+        with self.lock:
+            self.entries.setdefault(key, value)
+            return self.entries[key]
+
+    def __len__(self) -> int:
+        return len(self.entries)

@@ -1,0 +1,1 @@
+"""Abstract values, the structure walker, traced types and the trace context."""

@@ -1,0 +1,42 @@
+"""Python operators as NumPy ufunc calls, shared by traced and device arrays (as ndarray does)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+BINARY = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+    "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "matmul": np.matmul,
+    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+    "lshift": np.left_shift, "rshift": np.right_shift,
+}
+COMPARISONS = {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
+               "eq": np.equal, "ne": np.not_equal}
+UNARY = {"neg": np.negative, "pos": np.positive, "abs": np.absolute, "invert": np.invert}
+
+
+def _forward(ufunc):
+    return lambda self, other: ufunc(self, other)
+
+
+def _reflected(ufunc):
+    return lambda self, other: ufunc(other, self)
+
+
+def _inplace(ufunc):
+    return lambda self, other: ufunc(self, other, out=(self,))
+
+
+def install(cls) -> None:
+    """Give `cls` every arithmetic, comparison and in-place operator of ndarray."""
+    for name, ufunc in BINARY.items():
+        setattr(cls, f"__{name}__", _forward(ufunc))
+        setattr(cls, f"__r{name}__", _reflected(ufunc))
+        setattr(cls, f"__i{name}__", _inplace(ufunc))
+    for name, ufunc in COMPARISONS.items():
+        setattr(cls, f"__{name}__", _forward(ufunc))
+    for name, ufunc in UNARY.items():
+        setattr(cls, f"__{name}__", lambda self, ufunc=ufunc: ufunc(self))
+    cls.__divmod__ = lambda self, other: np.divmod(self, other)
+    cls.__rdivmod__ = lambda self, other: np.divmod(other, self)
+    cls.__hash__ = lambda self: id(self)

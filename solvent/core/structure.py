@@ -1,0 +1,188 @@
+"""The structure walker: arrays inside any Python structure, with their paths.
+
+Arguments and results may be tuples, lists, dicts, namedtuples, dataclasses and
+plain objects (through `__dict__`/`__slots__`), nested without registration.
+Arrays are leaves; Python and NumPy scalars, strings, None, types and
+callables are static. One object reached by two paths is one leaf.
+"""
+
+from __future__ import annotations
+
+import copy
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from solvent.core.aval import Aval
+from solvent.core.traced import TracedArray
+
+#: Leaf array types; the runtime adds `solvent.Array` (it lives above core/).
+ARRAY_TYPES: list[type] = [np.ndarray, TracedArray]
+
+_STATIC_TYPES = (type(None), bool, int, float, complex, str, bytes, np.generic, np.dtype, type,
+                 types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType,
+                 np.ufunc, range, slice, type(Ellipsis))
+
+ITEM, ATTR, ALL = "item", "attr", ("all", None)
+
+
+def is_array(x) -> bool:
+    return isinstance(x, tuple(ARRAY_TYPES))
+
+
+def children(x) -> list[tuple[tuple[str, object], object]] | None:
+    """The (step, child) pairs of a container, or None for a leaf or static."""
+    if isinstance(x, _STATIC_TYPES) or is_array(x):
+        return None
+    if isinstance(x, (tuple, list)):
+        return [((ITEM, i), v) for i, v in enumerate(x)]
+    if isinstance(x, dict):
+        return [((ITEM, k), v) for k, v in x.items()]
+    fields = _attributes(x)
+    if fields is None:
+        return None
+    return [((ATTR, name), getattr(x, name)) for name in fields]
+
+
+def _attributes(x) -> list[str] | None:
+    names = list(getattr(x, "__dict__", {}) or ())
+    for klass in type(x).__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        names += [s for s in ([slots] if isinstance(slots, str) else slots)
+                  if s not in ("__dict__", "__weakref__") and hasattr(x, s)]
+    if not names and not hasattr(x, "__dict__") and not hasattr(type(x), "__slots__"):
+        return None
+    return names
+
+
+def static_key(x):
+    """A hashable stand-in for a static value: the value itself, or its identity."""
+    if isinstance(x, slice):  # unhashable before Python 3.12
+        return (slice, static_key(x.start), static_key(x.stop), static_key(x.step))
+    try:
+        hash(x)
+    except TypeError:
+        return ("id", id(x))
+    if isinstance(x, float) and x != x:
+        return (float, "nan")
+    return (type(x), x)
+
+
+def leaf_key(x) -> tuple:
+    aval = getattr(x, "aval", None)
+    return (type(x), aval if isinstance(aval, Aval) else Aval.of(x))
+
+
+def signature_key(tree) -> tuple:
+    """The cache key of a structure: types, array shapes and dtypes, static values, aliasing."""
+    seen: dict[int, int] = {}
+
+    def walk(x):
+        if id(x) in seen:
+            return ("ref", seen[id(x)])
+        if is_array(x):
+            seen[id(x)] = len(seen)
+            return leaf_key(x)
+        kids = children(x)
+        if kids is None:
+            return static_key(x)
+        seen[id(x)] = len(seen)
+        return (type(x), tuple((step[1], walk(v)) for step, v in kids))
+
+    return walk(tree)
+
+
+@dataclass
+class Copied:
+    """A traced copy of a structure: leaves replaced, containers copied, originals remembered."""
+
+    tree: object
+    leaves: list = field(default_factory=list)        # distinct original arrays, first-seen order
+    paths: list = field(default_factory=list)         # first path to each leaf
+    tracers: list = field(default_factory=list)       # tracer standing for each leaf
+    originals: dict = field(default_factory=dict)     # id(copy) -> original object (containers and tracers)
+    snapshot: dict = field(default_factory=dict)      # id(copy) -> [(step, child)] at copy time
+    container_paths: dict = field(default_factory=dict)  # id(copy) -> path of the original container
+    keep: list = field(default_factory=list)          # keeps copies alive so ids stay unique
+
+
+def copy_structure(tree, make_tracer: Callable) -> Copied:
+    """Copy `tree`, replacing each distinct array by `make_tracer(array, index)`."""
+    out = Copied(tree=None)
+    memo: dict[int, object] = {}
+
+    def walk(x, path):
+        if id(x) in memo:
+            return memo[id(x)]
+        if is_array(x):
+            tracer = make_tracer(x, len(out.leaves))
+            out.leaves.append(x)
+            out.paths.append(path)
+            out.tracers.append(tracer)
+            out.originals[id(tracer)] = x
+            memo[id(x)] = tracer
+            return tracer
+        kids = children(x)
+        if kids is None:
+            return x
+        if isinstance(x, (tuple, list, dict)) and type(x) in (tuple, list, dict):
+            new = type(x)() if not isinstance(x, tuple) else None
+        else:
+            new = copy.copy(x)
+        if new is not None:
+            memo[id(x)] = new
+        copied = [(step, walk(v, path + (step,))) for step, v in kids]
+        if new is None or isinstance(x, tuple):
+            new = _rebuild(x, [v for _, v in copied])
+            memo[id(x)] = new
+        else:
+            for step, v in copied:
+                set_child(new, step, v)
+        out.originals[id(new)] = x
+        out.snapshot[id(new)] = copied
+        out.container_paths[id(new)] = path
+        out.keep.append(new)
+        return new
+
+    out.tree = walk(tree, ())
+    return out
+
+
+def _rebuild(x, values):
+    if type(x) is tuple:
+        return tuple(values)
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return type(x)(*values)
+    if isinstance(x, tuple):
+        return type(x)(values)
+    return values
+
+
+def set_child(container, step, value) -> None:
+    kind, key = step
+    if kind == ATTR:
+        object.__setattr__(container, key, value) if _frozen(container) else setattr(container, key, value)
+    elif isinstance(container, list) and key == len(container):
+        container.append(value)
+    else:
+        container[key] = value
+
+
+def _frozen(x) -> bool:
+    params = getattr(type(x), "__dataclass_params__", None)
+    return bool(params is not None and params.frozen)
+
+
+def path_expression(root: str, path, constant: Callable[[object], str]) -> str:
+    """Python source reaching `path` from the variable `root` (for generated thunks)."""
+    text = root
+    for kind, key in path:
+        if kind == ATTR:
+            text += f".{key}" if key.isidentifier() else f".__dict__[{key!r}]"
+        elif isinstance(key, (int, str)) and not isinstance(key, bool):
+            text += f"[{key!r}]"
+        else:
+            text += f"[{constant(key)}]"
+    return text

@@ -1,0 +1,50 @@
+"""The trace context: the module being built and where the next op goes."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+from jaxlib.mlir import ir
+
+from solvent.errors import user_location
+from solvent.ir.context import context
+from solvent.ir.module import location
+
+_local = threading.local()
+
+
+class Trace:
+    """One tracing of one function: its module, entry block and input values."""
+
+    def __init__(self, module: ir.Module, block: ir.Block):
+        self.module = module
+        self.block = block
+        self.insertion = ir.InsertionPoint(block)
+
+    @contextlib.contextmanager
+    def emitting(self, where=None):
+        """Emit ops at the end of the entry block, located at the user's line."""
+        with context(), self.insertion, location(where if where is not None else user_location()):
+            yield
+
+
+def current() -> Trace | None:
+    """The trace running on this thread, or None outside `jit`."""
+    stack = getattr(_local, "stack", None)
+    return stack[-1] if stack else None
+
+
+def is_tracing() -> bool:
+    return bool(getattr(_local, "stack", None))
+
+
+@contextlib.contextmanager
+def tracing(trace: Trace):
+    """Make `trace` current on this thread for the duration of the block."""
+    stack = _local.__dict__.setdefault("stack", [])
+    stack.append(trace)
+    try:
+        yield trace
+    finally:
+        stack.pop()

@@ -1,0 +1,158 @@
+"""Traced arrays: stand-ins for NumPy arrays that record StableHLO while a function runs.
+
+A `TracedArray` is a mutable handle on an SSA value. In-place operations give
+it a new value; a view (basic slicing, transpose, reshape) reads its parent's
+current value and writes through to it, so mutation is exactly NumPy's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from solvent.core import dispatch, operators
+from solvent.core.aval import Aval
+from solvent.errors import TracerConversionError
+
+
+class TracedArray:
+    """An array whose values are only known when the compiled program runs."""
+
+    __array_priority__ = 1000  # win NumPy's operator dispatch against ndarray
+
+    def __init__(self, value: ir.Value, aval: Aval):
+        self._value = value
+        self.aval = aval
+        self.version = 0
+        self._parent = None
+        self._view = None  # (read(parent value) -> value, write(parent value, value) -> parent value)
+        self._seen = -1
+
+    @classmethod
+    def view_of(cls, parent: "TracedArray", aval: Aval, read, write) -> "TracedArray":
+        """A view that reads `read(parent)` and writes back with `write(parent, new)`."""
+        view = cls.__new__(cls)
+        view._value, view.aval, view.version = None, aval, 0
+        view._parent, view._view, view._seen = parent, (read, write), -1
+        return view
+
+    # -- value and mutation ------------------------------------------------
+
+    def root(self) -> "TracedArray":
+        node = self
+        while node._parent is not None:
+            node = node._parent
+        return node
+
+    @property
+    def value(self) -> ir.Value:
+        """The current SSA value, re-read from the parent if it changed since."""
+        if self._parent is None:
+            return self._value
+        version = self.root().version
+        if self._seen != version:
+            self._value = self._view[0](self._parent.value)
+            self._seen = version
+        return self._value
+
+    def assign(self, value: ir.Value) -> None:
+        """Replace the contents (same shape and dtype), writing through views."""
+        if self._parent is None:
+            self._value = value
+            self.version += 1
+            return
+        self._parent.assign(self._view[1](self._parent.value, value))
+        self._value, self._seen = value, self.root().version
+
+    # -- array attributes ----------------------------------------------------
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: int(np.prod(self.aval.shape, dtype=np.int64)))
+    itemsize = property(lambda self: self.aval.dtype.itemsize)
+    nbytes = property(lambda self: self.size * self.aval.dtype.itemsize)
+    T = property(lambda self: np.transpose(self))
+    mT = property(lambda self: np.swapaxes(self, -1, -2))
+    real = property(lambda self: np.real(self))
+    imag = property(lambda self: np.imag(self))
+    flat = property(lambda self: np.ravel(self))
+
+    def __len__(self) -> int:
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object")
+        return self.aval.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __repr__(self) -> str:
+        return f"TracedArray({self.aval})"
+
+    # -- NumPy protocols -----------------------------------------------------
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return dispatch.HOOKS["ufunc"](ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return dispatch.HOOKS["function"](func, args, kwargs)
+
+    def __getitem__(self, key):
+        return dispatch.HOOKS["getitem"](self, key)
+
+    def __setitem__(self, key, value):
+        dispatch.HOOKS["setitem"](self, key, value)
+
+    def __array__(self, dtype=None, copy=None):
+        raise _conversion_error(self, "np.asarray()")
+
+    def __bool__(self):
+        raise _conversion_error(self, "bool()")
+
+    def __int__(self):
+        raise _conversion_error(self, "int()")
+
+    def __float__(self):
+        raise _conversion_error(self, "float()")
+
+    def __complex__(self):
+        raise _conversion_error(self, "complex()")
+
+    def __index__(self):
+        raise _conversion_error(self, "use as a Python index")
+
+    def item(self, *args):
+        raise _conversion_error(self, ".item()")
+
+    def tolist(self):
+        raise _conversion_error(self, ".tolist()")
+
+    # Every ndarray method is the NumPy function of the same name (np.sum(a) == a.sum()).
+    def __getattr__(self, name):
+        method = dispatch.HOOKS.get("array_method")
+        if method is None or name.startswith("__"):
+            raise AttributeError(name)
+        return method(self, name)
+
+
+class TracedScalar(TracedArray):
+    """A traced 0-d value: a `solvent.Scalar` argument or a NumPy-scalar result."""
+
+    def __repr__(self) -> str:
+        return f"TracedScalar({self.aval.dtype.name})"
+
+    def __setitem__(self, key, value):
+        raise TypeError(f"'{self.aval.dtype.name}' object does not support item assignment")
+
+
+def _conversion_error(x: TracedArray, what: str) -> TracerConversionError:
+    return TracerConversionError(
+        f"{what} of a traced value ({x.aval}): its value is only known when the compiled "
+        "program runs. Keep the computation in NumPy (np.where(cond, a, b) instead of "
+        "`if`), pass the value as a static Python scalar, or compute it outside solvent.jit.")
+
+
+operators.install(TracedArray)
+for _name in operators.BINARY:  # NumPy scalars are immutable: `s += 1` rebinds `s`
+    setattr(TracedScalar, f"__i{_name}__", getattr(TracedArray, f"__{_name}__"))

@@ -1,0 +1,64 @@
+"""Solvent's exceptions, each pointing at the user's source line."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_NUMPY_DIR = os.path.dirname(os.path.abspath(numpy.__file__))
+_SKIP_PREFIXES = (_PACKAGE_DIR + os.sep, _NUMPY_DIR + os.sep)
+
+
+def is_library_file(filename: str) -> bool:
+    """Whether code in `filename` is solvent's or NumPy's own (not the user's)."""
+    return filename.startswith(_SKIP_PREFIXES) or filename.startswith("<frozen")
+
+
+def user_frame(depth: int = 1):
+    """The innermost stack frame that belongs to the user (not solvent, not NumPy)."""
+    frame = sys._getframe(depth)
+    while frame is not None:
+        if not is_library_file(frame.f_code.co_filename):
+            return frame
+        frame = frame.f_back
+    return None
+
+
+def user_location() -> tuple[str, int] | None:
+    """(file, line) of the user's code currently executing, or None."""
+    frame = user_frame(2)
+    return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
+
+
+def describe_location(location: tuple[str, int] | None) -> str:
+    if location is None:
+        return "<unknown location>"
+    return f"{location[0]}:{location[1]}"
+
+
+class SolventError(Exception):
+    """Base class of every error solvent raises on purpose."""
+
+    def __init__(self, message: str, location: tuple[str, int] | None = None):
+        self.location = location if location is not None else user_location()
+        self.detail = message
+        super().__init__(f"{message}\n  at {describe_location(self.location)}")
+
+
+class UnsupportedError(SolventError, NotImplementedError):
+    """A NumPy function or form that solvent cannot compile (never a host fallback)."""
+
+
+class TracerConversionError(SolventError, TypeError):
+    """A traced value was turned into a Python value (bool(), int(), float(), ...)."""
+
+
+class SignatureError(SolventError, TypeError):
+    """A compiled function was called with arguments of another signature."""
+
+
+class CompileError(SolventError):
+    """The program could not be optimized or compiled by XLA."""

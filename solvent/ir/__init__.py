@@ -1,0 +1,1 @@
+"""Thin helpers over jaxlib.mlir: context, types, constants, functions, verification."""

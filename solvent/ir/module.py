@@ -1,0 +1,42 @@
+"""Building, locating, verifying and printing one StableHLO module."""
+
+from __future__ import annotations
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
+
+from solvent.ir.context import context
+
+
+def location(where: tuple[str, int] | None) -> ir.Location:
+    """An MLIR file location for the user's (file, line), or unknown."""
+    if where is None:
+        return ir.Location.unknown(context())
+    return ir.Location.file(where[0], where[1], 0, context())
+
+
+def new_module() -> ir.Module:
+    with context(), ir.Location.unknown():
+        return ir.Module.create()
+
+
+def verify(module: ir.Module) -> None:
+    """Raise MLIRError if the module is not valid StableHLO."""
+    module.operation.verify()
+
+
+def to_text(module: ir.Module, debug_info: bool = True) -> str:
+    """The module as MLIR text, with the user's file:line locations when `debug_info`."""
+    return module.operation.get_asm(enable_debug_info=debug_info)
+
+
+def parse(text: str) -> ir.Module:
+    with context():
+        return ir.Module.parse(text)
+
+
+def find_function(module: ir.Module, name: str) -> func.FuncOp:
+    for op in module.body.operations:
+        if isinstance(op, func.FuncOp) and op.sym_name.value == name:
+            return op
+    raise KeyError(name)

@@ -1,0 +1,5 @@
+"""NumPy semantics on traced values; importing this fills the dispatch table."""
+
+from solvent.numpy import (creation, indexing, linalg, methods, protocol, reductions, shape,  # noqa: F401
+                           ufuncs)
+from solvent.numpy.registry import supported  # noqa: F401

@@ -1,0 +1,166 @@
+"""Indexing reads and writes with integers, slices (any step), None, `...` and traced integers.
+
+A read with at least one slice is a view: writes through it land in the base
+array. Writes become `dynamic_update_slice`, or a padded select for strided slices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from solvent.errors import UnsupportedError
+from solvent.numpy.registry import implements
+from solvent.numpy.shape import view
+from solvent.numpy.values import broadcast_value, full, is_traced, value, wrap
+from solvent.ops import elementwise as ew, shape as ops
+from solvent.ops.base import dtype_of, shape_of
+
+
+@dataclass
+class Axis:
+    """How one dimension of the base is indexed: `length` elements from `start` by `step`."""
+
+    start: int
+    step: int
+    length: int
+    keep: bool                 # False for an integer index (dimension dropped)
+    dynamic: object = None     # traced integer index, if any
+
+
+@dataclass
+class Index:
+    axes: list[Axis]
+    result_shape: tuple[int, ...]  # shape of the read, None dims included
+
+
+def parse(key, base_shape) -> Index:
+    """Normalize a basic index against `base_shape` (NumPy's rules and errors)."""
+    key = key if isinstance(key, tuple) else (key,)
+    for k in key:
+        if isinstance(k, (list, np.ndarray)) or (is_traced(k) and (k.ndim or k.dtype == np.bool_)) \
+                or isinstance(k, (bool, np.bool_)):
+            raise UnsupportedError("indexing with arrays or masks (fancy indexing) is not supported yet; "
+                                   "use np.where(mask, a, b) for masked updates")
+    used = sum(1 for k in key if k is not None and k is not Ellipsis)
+    ellipses = sum(1 for k in key if k is Ellipsis)
+    if ellipses > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if used > len(base_shape):
+        raise IndexError(f"too many indices for array: array is {len(base_shape)}-dimensional, "
+                         f"but {used} were indexed")
+    rest = [slice(None)] * (len(base_shape) - used)
+    expanded = []
+    for k in key:
+        expanded += rest if k is Ellipsis else [k]
+    if not ellipses:
+        expanded += rest
+    axes, result_shape, dim = [], [], 0
+    for k in expanded:
+        if k is None:
+            result_shape.append(1)
+            continue
+        n = base_shape[dim]
+        if isinstance(k, slice):
+            start, stop, step = k.indices(n)
+            length = len(range(start, stop, step))
+            axes.append(Axis(start, step, length, True))
+            result_shape.append(length)
+        elif is_traced(k):
+            axes.append(Axis(0, 1, 1, False, dynamic=k))
+        else:
+            i = int(k)
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {dim} with size {n}")
+            axes.append(Axis(i % n, 1, 1, False))
+        dim += 1
+    return Index(axes, tuple(result_shape))
+
+
+def _positive(axis: Axis) -> tuple[int, int]:
+    """(lowest index, positive stride) covering the same elements."""
+    if axis.step > 0 or axis.length == 0:
+        return axis.start, abs(axis.step)
+    return axis.start + (axis.length - 1) * axis.step, -axis.step
+
+
+def _dynamic_starts(index: Index, base_shape) -> list[ir.Value]:
+    starts = []
+    for axis, n in zip(index.axes, base_shape):
+        if axis.dynamic is None:
+            starts.append(full(0, (), np.int64))
+            continue
+        i = value(axis.dynamic, np.int64)
+        negative = ew.compare("LT", i, full(0, (), np.int64))
+        starts.append(ew.select(negative, ew.binary("add", i, full(n, (), np.int64)), i))
+    return starts
+
+
+def _block(index: Index, base_shape):
+    """Sizes of the sub-block holding the traced-integer dimensions (full elsewhere)."""
+    return [1 if a.dynamic is not None else n for a, n in zip(index.axes, base_shape)]
+
+
+def read(v: ir.Value, index: Index) -> ir.Value:
+    base_shape = shape_of(v)
+    if any(a.dynamic is not None for a in index.axes):
+        v = ops.dynamic_slice(v, _dynamic_starts(index, base_shape), _block(index, base_shape))
+    v = ops.reverse(v, [d for d, a in enumerate(index.axes) if a.step < 0 and a.dynamic is None])
+    starts, limits, strides = [], [], []
+    for axis, n in zip(index.axes, shape_of(v)):
+        low, stride = _positive(axis)
+        if axis.step < 0 and axis.dynamic is None:
+            low = n - 1 - axis.start
+        starts.append(low)
+        limits.append(low + max(axis.length - 1, 0) * stride + (1 if axis.length else 0))
+        strides.append(stride)
+    v = ops.slice(v, starts, limits, strides)
+    return ops.reshape(v, index.result_shape)
+
+
+def write(v: ir.Value, index: Index, update: ir.Value) -> ir.Value:
+    """`v` with the indexed region replaced by `update` (already broadcast to the read shape)."""
+    base_shape = shape_of(v)
+    block_shape = [a.length for a in index.axes]
+    update = ops.reshape(update, block_shape)
+    update = ops.reverse(update, [d for d, a in enumerate(index.axes) if a.step < 0])
+    dynamic = any(a.dynamic is not None for a in index.axes)
+    starts = _dynamic_starts(index, base_shape)
+    target = ops.dynamic_slice(v, starts, _block(index, base_shape)) if dynamic else v
+    positive = [_positive(a) if a.dynamic is None else (0, 1) for a in index.axes]
+    if all(stride == 1 for _, stride in positive):
+        offsets = [full(low, (), np.int64) for low, _ in positive]
+        target = ops.dynamic_update_slice(target, update, offsets)
+    else:
+        target = _strided_update(target, update, positive)
+    return ops.dynamic_update_slice(v, target, starts) if dynamic else target
+
+
+def _strided_update(target, update, positive):
+    shape = shape_of(target)
+    high = [n - low - (length - 1) * stride - 1 if length else n - low
+            for n, (low, stride), length in zip(shape, positive, shape_of(update))]
+    low = [low for low, _ in positive]
+    interior = [stride - 1 for _, stride in positive]
+    zero = full(0, (), dtype_of(update))
+    padded = ops.pad(update, zero, low, high, interior)
+    mask = ops.pad(full(True, shape_of(update), np.bool_), full(False, (), np.bool_), low, high, interior)
+    return ew.select(mask, padded, target)
+
+
+@implements("getitem")
+def getitem(array, key):
+    index = parse(key, array.shape)
+    if not any(a.keep for a in index.axes) and index.result_shape == ():
+        return wrap(read(array.value, index))  # an element: a NumPy scalar, not a view
+    return view(array, index.result_shape, lambda v: read(v, index),
+                lambda parent, new: write(parent, index, new))
+
+
+@implements("setitem")
+def setitem(array, key, new):
+    index = parse(key, array.shape)
+    update = broadcast_value(value(new, array.dtype), index.result_shape)
+    array.assign(write(array.value, index, update))

@@ -1,0 +1,66 @@
+"""Entry points of NumPy's dispatch protocols for traced values.
+
+`__array_function__`, `__array_ufunc__`, indexing and ndarray methods arrive
+here; each looks up the registry, emits at the user's source line, and raises
+`UnsupportedError` (never a host fallback) for what is not registered.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solvent.core import dispatch, trace
+from solvent.errors import UnsupportedError, user_location
+from solvent.numpy.registry import qualified_name
+
+
+def _emitting():
+    session = trace.current()
+    if session is None:
+        raise UnsupportedError("a traced value was used after its solvent.jit trace ended "
+                               "(did it escape through a global or closure?)")
+    return session.emitting(user_location())
+
+
+def array_function(func, args, kwargs):
+    impl = dispatch.FUNCTIONS.get(func)
+    if impl is None:
+        raise UnsupportedError(f"{qualified_name(func)} is not supported by solvent.jit; "
+                               "see solvent.supported() for the functions it compiles")
+    with _emitting():
+        return impl(*args, **kwargs)
+
+
+def array_ufunc(ufunc, method, inputs, kwargs):
+    impl = dispatch.FUNCTIONS.get(ufunc)
+    if impl is None:
+        raise UnsupportedError(f"the ufunc np.{ufunc.__name__} is not supported by solvent.jit")
+    with _emitting():
+        return impl(method, *inputs, **kwargs)
+
+
+def getitem(array, key):
+    with _emitting():
+        return dispatch.FUNCTIONS["getitem"](array, key)
+
+
+def setitem(array, key, value):
+    with _emitting():
+        dispatch.FUNCTIONS["setitem"](array, key, value)
+
+
+def array_method(array, name):
+    impl = dispatch.FUNCTIONS.get(("method", name))
+    if impl is None:
+        if hasattr(np.ndarray, name):
+            raise UnsupportedError(f"ndarray.{name} is not supported by solvent.jit")
+        raise AttributeError(f"'TracedArray' object has no attribute {name!r}")
+
+    def bound(*args, **kwargs):
+        with _emitting():
+            return impl(array, *args, **kwargs)
+    return bound
+
+
+dispatch.HOOKS.update(function=array_function, ufunc=array_ufunc, getitem=getitem,
+                      setitem=setitem, array_method=array_method)

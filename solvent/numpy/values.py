@@ -1,0 +1,123 @@
+"""Turning NumPy-level operands into StableHLO values and back into traced arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from solvent.core.aval import Aval
+from solvent.core.structure import ARRAY_TYPES
+from solvent.core.traced import TracedArray, TracedScalar
+from solvent.errors import UnsupportedError
+from solvent.ops import elementwise, shape as shape_ops
+from solvent.ops.base import dtype_of, shape_of
+from solvent.ops.constant import constant
+
+
+def probe_array(x) -> np.ndarray:
+    """A host array of ones with `x`'s dtype and rank, for asking NumPy a result dtype."""
+    return np.broadcast_to(np.array(1, dtype=x.dtype), (1,) * len(x.shape))
+
+
+def is_traced(x) -> bool:
+    return isinstance(x, TracedArray)
+
+
+def is_python_scalar(x) -> bool:
+    return type(x) in (bool, int, float, complex)
+
+
+def dtype_key(x):
+    """What NumPy's type resolution sees: a dtype, or the Python type of a weak scalar."""
+    if is_python_scalar(x):
+        return type(x)
+    return np.result_type(x) if not hasattr(x, "dtype") else np.dtype(x.dtype)
+
+
+def shape(x) -> tuple[int, ...]:
+    return tuple(x.shape) if hasattr(x, "shape") else np.shape(x)
+
+
+def host(x) -> np.ndarray:
+    """A non-traced operand as a host array (closure constants, lists, scalars)."""
+    if isinstance(x, tuple(t for t in ARRAY_TYPES if t is not TracedArray)) or hasattr(x, "__array__"):
+        return np.asarray(x)
+    if isinstance(x, (list, tuple)) and any(_contains_traced(v) for v in x):
+        raise UnsupportedError("a list holding traced arrays; use np.stack or np.array")
+    return np.asarray(x)
+
+
+def _contains_traced(x) -> bool:
+    return is_traced(x) or (isinstance(x, (list, tuple)) and any(_contains_traced(v) for v in x))
+
+
+def value(x, dtype=None, to_shape=None) -> ir.Value:
+    """`x` as an SSA value, converted to `dtype` and broadcast to `to_shape` if given."""
+    if is_traced(x):
+        v = x.value
+    elif isinstance(x, (list, tuple)) and _contains_traced(x):
+        from solvent.numpy.shape import stack_values  # lists of traced values (np.array([...]))
+        v = stack_values(x)
+    else:
+        v = constant(host(x) if dtype is None else host(x).astype(dtype))
+    if dtype is not None:
+        v = elementwise.convert(v, dtype)
+    if to_shape is not None:
+        v = broadcast_value(v, to_shape)
+    return v
+
+
+def broadcast_value(v: ir.Value, to_shape) -> ir.Value:
+    """NumPy broadcasting of one value to `to_shape` (trailing dimensions aligned)."""
+    from_shape = shape_of(v)
+    to_shape = tuple(to_shape)
+    if from_shape == to_shape:
+        return v
+    offset = len(to_shape) - len(from_shape)
+    if offset < 0 or any(n not in (1, m) for n, m in zip(from_shape, to_shape[offset:])):
+        raise ValueError(f"operands could not be broadcast together: {from_shape} to {to_shape}")
+    return shape_ops.broadcast_in_dim(v, to_shape, range(offset, len(to_shape)))
+
+
+def wrap(v: ir.Value, scalar: bool | None = None) -> TracedArray:
+    """A fresh traced array holding `v`; 0-d results are NumPy scalars unless `scalar=False`."""
+    aval = Aval(shape_of(v), dtype_of(v))
+    if scalar is None:
+        scalar = aval.shape == ()
+    return (TracedScalar if scalar else TracedArray)(v, aval)
+
+
+def full(fill, shape, dtype) -> ir.Value:
+    """A constant of `shape` filled with `fill` (a broadcast scalar, not a big literal)."""
+    return broadcast_value(constant(np.array(fill, dtype=dtype)), shape)
+
+
+def normalize_axis(axis: int, ndim: int) -> int:
+    if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
+        raise np.exceptions.AxisError(axis, ndim)
+    return axis % ndim if ndim else 0
+
+
+def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
+    """`axis=None | int | tuple` as a sorted tuple of non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = tuple(normalize_axis(a, ndim) for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    if len(set(axes)) != len(axes):
+        raise ValueError("duplicate value in 'axis'")
+    return tuple(sorted(axes))
+
+
+def write_out(out, result: TracedArray, casting: str = "same_kind", where_from: str = "ufunc") -> TracedArray:
+    """Store `result` into the traced `out` array (NumPy's `out=`), with NumPy's casting check."""
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise UnsupportedError("out= with several arrays")
+        out = out[0]
+    if not is_traced(out):
+        raise UnsupportedError("out= must be an array traced by solvent (an argument or a fresh array)")
+    if not np.can_cast(result.dtype, out.dtype, casting):
+        raise TypeError(f"Cannot cast {where_from} output from {result.dtype!r} to {out.dtype!r} "
+                        f"with casting rule {casting!r}")
+    out.assign(broadcast_value(elementwise.convert(result.value, out.dtype), out.shape))
+    return out

@@ -1,0 +1,76 @@
+"""Elementwise StableHLO ops: unary, binary, compare, select, convert, clamp."""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo
+
+from solvent.ops.base import check, dtype_of, is_bool, is_complex, is_float, is_unsigned, one, shape_of
+
+UNARY = frozenset({
+    "abs", "cbrt", "ceil", "cosine", "count_leading_zeros", "exponential", "exponential_minus_one",
+    "floor", "imag", "is_finite", "log", "log_plus_one", "logistic", "negate", "not", "popcnt",
+    "real", "round_nearest_afz", "round_nearest_even", "rsqrt", "sign", "sine", "sqrt", "tan", "tanh",
+})
+BINARY = frozenset({
+    "add", "and", "atan2", "complex", "divide", "maximum", "minimum", "multiply", "or", "power",
+    "remainder", "shift_left", "shift_right_arithmetic", "shift_right_logical", "subtract", "xor",
+})
+
+
+def unary(name: str, x: ir.Value) -> ir.Value:
+    """`stablehlo.<name>`; `abs`, `real`, `imag` of complex give the float part type."""
+    check(name in UNARY, f"unknown unary op {name}")
+    dtype = dtype_of(x)
+    if name in ("abs", "real", "imag") and is_complex(dtype):
+        dtype = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
+    if name == "is_finite":
+        dtype = np.dtype(np.bool_)
+    return one(f"stablehlo.{name}", [x], shape_of(x), dtype)
+
+
+def binary(name: str, x: ir.Value, y: ir.Value) -> ir.Value:
+    """`stablehlo.<name>` on two values of one shape and dtype."""
+    check(name in BINARY, f"unknown binary op {name}")
+    check(shape_of(x) == shape_of(y), f"{name}: shapes differ {shape_of(x)} {shape_of(y)}")
+    check(dtype_of(x) == dtype_of(y), f"{name}: dtypes differ {dtype_of(x)} {dtype_of(y)}")
+    dtype = dtype_of(x)
+    if name == "complex":
+        dtype = np.dtype(np.complex64 if dtype == np.float32 else np.complex128)
+    return one(f"stablehlo.{name}", [x, y], shape_of(x), dtype)
+
+
+def _compare_type(dtype) -> str:
+    if is_complex(dtype) or is_float(dtype):
+        return "FLOAT"
+    if is_unsigned(dtype) or is_bool(dtype):
+        return "UNSIGNED"
+    return "SIGNED"
+
+
+def compare(direction: str, x: ir.Value, y: ir.Value) -> ir.Value:
+    """`stablehlo.compare` with direction EQ, NE, LT, LE, GT or GE; gives bool."""
+    check(shape_of(x) == shape_of(y) and dtype_of(x) == dtype_of(y), "compare: operands differ")
+    return one("stablehlo.compare", [x, y], shape_of(x), np.bool_,
+               comparison_direction=stablehlo.ComparisonDirectionAttr.get(direction),
+               compare_type=stablehlo.ComparisonTypeAttr.get(_compare_type(dtype_of(x))))
+
+
+def select(pred: ir.Value, on_true: ir.Value, on_false: ir.Value) -> ir.Value:
+    check(dtype_of(pred) == np.bool_, "select: predicate must be bool")
+    check(shape_of(on_true) == shape_of(on_false) and dtype_of(on_true) == dtype_of(on_false),
+          "select: branches differ")
+    return one("stablehlo.select", [pred, on_true, on_false], shape_of(on_true), dtype_of(on_true))
+
+
+def convert(x: ir.Value, dtype) -> ir.Value:
+    """`stablehlo.convert` to another element type (same shape)."""
+    dtype = np.dtype(dtype)
+    if dtype_of(x) == dtype:
+        return x
+    return one("stablehlo.convert", [x], shape_of(x), dtype)
+
+
+def clamp(low: ir.Value, x: ir.Value, high: ir.Value) -> ir.Value:
+    return one("stablehlo.clamp", [low, x, high], shape_of(x), dtype_of(x))

@@ -1,0 +1,76 @@
+"""StableHLO ops that move data without arithmetic: broadcast, reshape, slices, concatenation."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from solvent.ops.base import check, dtype_of, i64_array, one, shape_of
+
+
+def broadcast_in_dim(x: ir.Value, shape: Sequence[int], dims: Sequence[int]) -> ir.Value:
+    """Place `x`'s dimension i at output dimension dims[i]; other dimensions repeat."""
+    in_shape = shape_of(x)
+    check(len(dims) == len(in_shape), "broadcast_in_dim: one dim per operand dimension")
+    for size, dim in zip(in_shape, dims):
+        check(size in (1, shape[dim]), f"broadcast_in_dim: {in_shape} into {tuple(shape)}")
+    if tuple(shape) == in_shape and list(dims) == list(range(len(shape))):
+        return x
+    return one("stablehlo.broadcast_in_dim", [x], shape, dtype_of(x), broadcast_dimensions=i64_array(dims))
+
+
+def reshape(x: ir.Value, shape: Sequence[int]) -> ir.Value:
+    check(int(np.prod(shape)) == int(np.prod(shape_of(x))), f"reshape: {shape_of(x)} to {tuple(shape)}")
+    if tuple(shape) == shape_of(x):
+        return x
+    return one("stablehlo.reshape", [x], shape, dtype_of(x))
+
+
+def transpose(x: ir.Value, permutation: Sequence[int]) -> ir.Value:
+    check(sorted(permutation) == list(range(len(shape_of(x)))), "transpose: not a permutation")
+    if list(permutation) == sorted(permutation):
+        return x
+    shape = [shape_of(x)[p] for p in permutation]
+    return one("stablehlo.transpose", [x], shape, dtype_of(x), permutation=i64_array(permutation))
+
+
+def slice(x: ir.Value, start: Sequence[int], limit: Sequence[int], strides: Sequence[int]) -> ir.Value:
+    """Static `stablehlo.slice` with positive strides."""
+    shape = [max(0, -(-(hi - lo) // step)) for lo, hi, step in zip(start, limit, strides)]
+    if tuple(shape) == shape_of(x):
+        return x
+    return one("stablehlo.slice", [x], shape, dtype_of(x), start_indices=i64_array(start),
+               limit_indices=i64_array(limit), strides=i64_array(strides))
+
+
+def reverse(x: ir.Value, dims: Sequence[int]) -> ir.Value:
+    if not dims:
+        return x
+    return one("stablehlo.reverse", [x], shape_of(x), dtype_of(x), dimensions=i64_array(dims))
+
+
+def concatenate(values: Sequence[ir.Value], dimension: int) -> ir.Value:
+    shapes = [shape_of(v) for v in values]
+    out = list(shapes[0])
+    out[dimension] = sum(s[dimension] for s in shapes)
+    return one("stablehlo.concatenate", list(values), out, dtype_of(values[0]),
+               dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dimension))
+
+
+def dynamic_slice(x: ir.Value, starts: Sequence[ir.Value], sizes: Sequence[int]) -> ir.Value:
+    """Slice of static `sizes` at traced scalar `starts` (clamped into bounds, as in the spec)."""
+    return one("stablehlo.dynamic_slice", [x, *starts], sizes, dtype_of(x), slice_sizes=i64_array(sizes))
+
+
+def dynamic_update_slice(x: ir.Value, update: ir.Value, starts: Sequence[ir.Value]) -> ir.Value:
+    check(dtype_of(x) == dtype_of(update), "dynamic_update_slice: dtypes differ")
+    return one("stablehlo.dynamic_update_slice", [x, update, *starts], shape_of(x), dtype_of(x))
+
+
+def pad(x: ir.Value, value: ir.Value, low: Sequence[int], high: Sequence[int],
+        interior: Sequence[int]) -> ir.Value:
+    shape = [lo + hi + n + max(0, n - 1) * mid for n, lo, hi, mid in zip(shape_of(x), low, high, interior)]
+    return one("stablehlo.pad", [x, value], shape, dtype_of(x), edge_padding_low=i64_array(low),
+               edge_padding_high=i64_array(high), interior_padding=i64_array(interior))

@@ -1,0 +1,1 @@
+"""PJRT client and devices, `solvent.Array`/`Scalar`, executables."""

@@ -1,0 +1,125 @@
+"""`solvent.Array`, a mutable handle on a device buffer, and `solvent.Scalar`.
+
+Compiled functions that mutate an `Array` argument swap its buffer for the
+result (the old buffer is donated). Outside `jit` an Array behaves like a
+NumPy array: NumPy calls on it run as small compiled programs (the eager hook
+that `solvent.api` installs).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solvent.core import operators
+from solvent.core.aval import Aval
+from solvent.core.structure import ARRAY_TYPES
+from solvent.runtime import devices
+
+#: Set by solvent.api: eager(kind, callable, args, kwargs) runs NumPy on Arrays outside jit.
+EAGER = {}
+
+
+class Array:
+    """A device array: `solvent.asarray(np.zeros(3))`; `np.asarray(a)` copies it back to the host."""
+
+    __slots__ = ("buffer", "aval", "__weakref__")
+    __array_priority__ = 100
+    is_scalar = False
+
+    def __init__(self, data, dtype=None, device=None):
+        host = np.asarray(data, dtype=dtype)
+        if self.is_scalar and host.shape != ():
+            raise ValueError(f"solvent.Scalar needs a 0-d value, got shape {host.shape}")
+        self.buffer = devices.put(host, device)
+        self.aval = Aval(host.shape, host.dtype)
+
+    @classmethod
+    def from_buffer(cls, buffer, aval: Aval) -> "Array":
+        """Wrap a device buffer without copying (the thunk's constructor)."""
+        array = cls.__new__(cls)
+        array.buffer, array.aval = buffer, aval
+        return array
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: int(np.prod(self.aval.shape, dtype=np.int64)))
+    nbytes = property(lambda self: self.size * self.aval.dtype.itemsize)
+    device = property(lambda self: next(iter(self.buffer.devices())))
+    T = property(lambda self: np.transpose(self))
+
+    def __len__(self) -> int:
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object")
+        return self.aval.shape[0]
+
+    def __array__(self, dtype=None, copy=None):
+        host = np.asarray(self.buffer)
+        return host if dtype is None else host.astype(dtype)
+
+    def __dlpack__(self, *args, **kwargs):
+        return self.buffer.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self.buffer.__dlpack_device__()
+
+    def __repr__(self) -> str:
+        body = np.array2string(np.asarray(self), separator=", ", prefix="solvent.Array(")
+        return f"solvent.{type(self).__name__}({body}, dtype={self.aval.dtype.name})"
+
+    def block_until_ready(self) -> "Array":
+        self.buffer.block_until_ready()
+        return self
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return EAGER["ufunc"](ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return EAGER["function"](func, args, kwargs)
+
+    def __getitem__(self, key):
+        return EAGER["getitem"](self, key)
+
+    def __setitem__(self, key, value):
+        EAGER["setitem"](self, key, value)
+
+    def __bool__(self):
+        return bool(np.asarray(self))
+
+    def __float__(self):
+        return float(np.asarray(self))
+
+    def __int__(self):
+        return int(np.asarray(self))
+
+    def __index__(self):
+        return int(np.asarray(self).__index__())
+
+    def item(self, *args):
+        return np.asarray(self).item(*args)
+
+    def tolist(self):
+        return np.asarray(self).tolist()
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return EAGER["method"](self, name)
+
+
+class Scalar(Array):
+    """A 0-d device value that `jit` traces instead of treating as a constant: `solvent.Scalar(0.5)`."""
+
+    __slots__ = ()
+    is_scalar = True
+
+
+operators.install(Array)
+ARRAY_TYPES.append(Array)
+
+
+def asarray(data, dtype=None, device=None) -> Array:
+    """A `solvent.Array` on `device` holding `data` (an Array is returned as is when nothing changes)."""
+    if isinstance(data, Array) and (dtype is None or np.dtype(dtype) == data.dtype) and device is None:
+        return data
+    return Array(np.asarray(data), dtype=dtype, device=device)

@@ -1,0 +1,130 @@
+"""Generated per-signature Python: flatten arguments, execute, rebuild results, write back.
+
+The code is generated once per signature (as Reactant's codegen_flatten! and
+codegen_unflatten! do) so a call does no structure walking: each input is one
+attribute/item access, each write-back one assignment.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+
+import numpy as np
+
+from solvent.core import structure
+from solvent.runtime import devices
+from solvent.runtime.array import Array, Scalar
+from solvent.tracing import Signature
+
+_counter = itertools.count()
+
+
+class _Namespace(dict):
+    """Constants the generated code refers to by name."""
+
+    def name(self, obj, hint="c") -> str:
+        for key, value in self.items():
+            if value is obj and key.startswith("_k_"):
+                return key
+        key = f"_k_{hint}{len(self)}"
+        self[key] = obj
+        return key
+
+
+def _new_object(kind, attributes: dict):
+    obj = kind.__new__(kind)
+    for name, value in attributes.items():
+        object.__setattr__(obj, name, value)
+    return obj
+
+
+def _delete(container, step):
+    kind, key = step
+    if kind == structure.ATTR:
+        object.__delattr__(container, key)
+    else:
+        del container[key]
+
+
+def _set(container, step, value):
+    if step == structure.ALL:
+        container[:] = value
+    else:
+        structure.set_child(container, step, value)
+
+
+def _host_copy(buffer):
+    return np.array(buffer)  # writable, like every array NumPy returns
+
+
+def _reach(path, constant) -> str:
+    """Source reaching `path` in (args, kwargs) from the thunk's parameters."""
+    (_, which), rest = path[0], path[1:]
+    return structure.path_expression("args" if which == 0 else "kwargs", rest, constant)
+
+
+def generate(signature: Signature, execute, device=None, sync: bool = False):
+    """Python function `thunk(args, kwargs)` running one compiled signature."""
+    ns = _Namespace(_execute=execute, _put=devices.put, _device=device, _copyto=np.copyto,
+                    _asarray=np.asarray, _host_copy=_host_copy, _new_object=_new_object,
+                    _set=_set, _delete=_delete, _Array=Array.from_buffer, _Scalar=Scalar.from_buffer)
+    device_results = any(issubclass(k, Array) for k in signature.input_kinds)
+    lines = ["def thunk(args, kwargs):"]
+    for i, path in enumerate(signature.input_paths):
+        lines.append(f"    x{i} = {_reach(path, ns.name)}")
+    buffers = [f"x{i}.buffer" if issubclass(kind, Array) else f"_put(x{i}, _device)"
+               for i, kind in enumerate(signature.input_kinds)]
+    lines.append(f"    outs = _execute([{', '.join(buffers)}]).disassemble_into_single_device_arrays()")
+    if sync:
+        lines.append("    for out in outs: out[0].block_until_ready()")
+    for i, k in signature.mutated.items():
+        if issubclass(signature.input_kinds[i], Array):
+            lines.append(f"    x{i}.buffer = outs[{k}][0]")
+        else:
+            lines.append(f"    _copyto(x{i}, _asarray(outs[{k}][0]))")
+
+    written = set(signature.mutated.values())
+    for k, (aval, scalar) in enumerate(zip(signature.output_avals, signature.output_scalar)):
+        if k in written:
+            continue
+        if device_results:
+            wrapped = f"{'_Scalar' if scalar else '_Array'}(outs[{k}][0], {ns.name(aval, 'aval')})"
+        else:
+            wrapped = f"_asarray(outs[{k}][0])[()]" if scalar else f"_host_copy(outs[{k}][0])"
+        lines.append(f"    o{k} = {wrapped}")
+
+    def build(spec) -> str:
+        tag = spec[0]
+        if tag == "input":
+            return f"x{spec[1]}"
+        if tag == "output":
+            return f"o{spec[1]}"
+        if tag == "argument":
+            return _reach(spec[1], ns.name) if spec[1] else "(args, kwargs)"
+        if tag == "static":
+            return ns.name(spec[1], "s")
+        kind, kids = spec
+        items = [build(s) for _, s in kids]
+        if kind is tuple:
+            return f"({''.join(i + ', ' for i in items)})"
+        if kind is list:
+            return f"[{', '.join(items)}]"
+        if kind is dict:
+            return "{" + ", ".join(f"{ns.name(step[1], 'key')}: {i}" for (step, _), i in zip(kids, items)) + "}"
+        if issubclass(kind, tuple):
+            return f"{ns.name(kind, 'type')}(*({''.join(i + ', ' for i in items)}))"
+        fields = ", ".join(f"{step[1]!r}: {i}" for (step, _), i in zip(kids, items))
+        return f"_new_object({ns.name(kind, 'type')}, {{{fields}}})"
+
+    for path, step, spec in signature.setters:
+        lines.append(f"    _set({_reach(path, ns.name)}, {ns.name(step, 'step')}, {build(spec)})")
+    for path, step in signature.deleted:
+        lines.append(f"    _delete({_reach(path, ns.name)}, {ns.name(step, 'step')})")
+    lines.append(f"    return {build(signature.result)}")
+    source = "\n".join(lines) + "\n"
+    filename = f"<solvent thunk {next(_counter)}>"
+    exec(compile(source, filename, "exec"), ns)
+    thunk = ns["thunk"]
+    thunk.source = source
+    return thunk

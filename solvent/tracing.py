@@ -1,0 +1,144 @@
+"""Function + arguments -> verified StableHLO module + the signature the thunk needs.
+
+The function runs once on a traced copy of its arguments. Afterwards the copy is
+compared with the original: an input tracer with a new value was mutated in
+place, a container whose child is another object had it reassigned. Both
+become extra program outputs that the thunk writes back to the caller's objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
+
+import solvent.numpy  # noqa: F401  (fills the dispatch table)
+from solvent.core import structure
+from solvent.core.aval import Aval
+from solvent.core.trace import Trace, tracing
+from solvent.core.traced import TracedArray, TracedScalar
+from solvent.errors import UnsupportedError
+from solvent.ir.context import context
+from solvent.ir.module import new_module, verify
+from solvent.ir.types import SUPPORTED_DTYPES, tensor_type
+from solvent.numpy.creation import fresh_arrays
+
+
+@dataclass
+class Signature:
+    """What a traced program needs from and gives back to the caller."""
+
+    input_paths: list          # path of each program input in (args, kwargs)
+    input_avals: list[Aval]
+    input_kinds: list[type]    # type of the caller's object for each input
+    output_avals: list[Aval] = field(default_factory=list)
+    output_scalar: list[bool] = field(default_factory=list)
+    result: tuple = ()         # spec of the result structure (see `_spec`)
+    mutated: dict = field(default_factory=dict)   # input index -> output index (in-place)
+    setters: list = field(default_factory=list)   # (container path, step, spec) reassignments
+    deleted: list = field(default_factory=list)   # (container path, step) removed keys
+
+
+@dataclass
+class Traced:
+    module: ir.Module
+    signature: Signature
+
+
+def trace(fn, args: tuple, kwargs: dict, static_argnames=()) -> Traced:
+    """Run `fn` on traced copies of its arguments and build the module `main`."""
+    traced_kwargs = {k: v for k, v in kwargs.items() if k not in static_argnames}
+    static_kwargs = {k: v for k, v in kwargs.items() if k in static_argnames}
+    pending = []
+
+    def make_tracer(leaf, index):
+        aval = Aval.of(leaf)
+        if aval.dtype not in SUPPORTED_DTYPES:
+            raise UnsupportedError(f"argument of dtype {aval.dtype} cannot be compiled")
+        kind = TracedScalar if getattr(leaf, "is_scalar", False) else TracedArray
+        tracer = kind(None, aval)
+        pending.append(tracer)
+        return tracer
+
+    copied = structure.copy_structure((args, traced_kwargs), make_tracer)
+    module = new_module()
+    with context(), ir.Location.unknown():
+        types = [tensor_type(t.aval.shape, t.aval.dtype) for t in pending]
+        with ir.InsertionPoint(module.body):
+            main = func.FuncOp("main", ir.FunctionType.get(types, []))
+        block = main.add_entry_block()
+    arguments = list(block.arguments)
+    for tracer, argument in zip(pending, arguments):
+        tracer._value = argument
+    session = Trace(module, block)
+    call_args, call_kwargs = copied.tree
+    with tracing(session), fresh_arrays():
+        result = fn(*call_args, **call_kwargs, **static_kwargs)
+    signature = Signature(copied.paths, [t.aval for t in pending], [type(x) for x in copied.leaves])
+    outputs = _Outputs(signature, copied)
+    signature.result = outputs.spec(result)
+    for i, tracer in enumerate(pending):
+        if tracer._value != arguments[i]:
+            signature.mutated[i] = outputs.add(tracer)
+    _find_reassignments(copied, outputs, signature)
+    with context(), session.insertion, ir.Location.unknown():
+        func.ReturnOp(outputs.values)
+        main.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+            types, [v.type for v in outputs.values]))
+    verify(module)
+    return Traced(module, signature)
+
+
+class _Outputs:
+    """Collects program outputs (one per distinct traced array) and result specs."""
+
+    def __init__(self, signature: Signature, copied: structure.Copied):
+        self.signature, self.copied = signature, copied
+        self.values: list[ir.Value] = []
+        self.index: dict[int, int] = {}
+        self.keep: list = []
+        self.leaf_index = {id(leaf): i for i, leaf in enumerate(copied.leaves)}
+
+    def add(self, tracer: TracedArray) -> int:
+        if id(tracer) not in self.index:
+            self.index[id(tracer)] = len(self.values)
+            self.keep.append(tracer)
+            self.values.append(tracer.value)
+            self.signature.output_avals.append(tracer.aval)
+            self.signature.output_scalar.append(isinstance(tracer, TracedScalar))
+        return self.index[id(tracer)]
+
+    def spec(self, x):
+        """How the thunk rebuilds `x`: ("input", i), ("output", k), ("argument", path),
+        ("static", value) or (container type, [(step, spec), ...])."""
+        original = self.copied.originals.get(id(x))
+        if isinstance(x, TracedArray):
+            if original is not None:  # an argument array returned: the caller's own object
+                return ("input", self.leaf_index[id(original)])
+            return ("output", self.add(x))
+        if original is not None and not structure.is_array(original):
+            return ("argument", self.copied.container_paths[id(x)])
+        kids = structure.children(x)
+        if kids is None:
+            return ("static", x)
+        return (type(x), [(step, self.spec(v)) for step, v in kids])
+
+
+def _find_reassignments(copied: structure.Copied, outputs: _Outputs, signature: Signature) -> None:
+    for copy in copied.keep:
+        if isinstance(copy, tuple):
+            continue
+        before = dict(copied.snapshot[id(copy)])
+        now = structure.children(copy) or []
+        path = copied.container_paths[id(copy)]
+        if isinstance(copy, list):  # append/pop/insert: replace the contents wholesale
+            if len(now) != len(before) or any(before[s] is not c for s, c in now):
+                signature.setters.append((path, structure.ALL, (list, [(s, outputs.spec(c)) for s, c in now])))
+            continue
+        for step, child in now:
+            if step not in before or before[step] is not child:
+                signature.setters.append((path, step, outputs.spec(child)))
+        steps_now = {step for step, _ in now}
+        signature.deleted += [(path, step) for step in before if step not in steps_now]
