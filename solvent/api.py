@@ -13,7 +13,8 @@ import inspect
 from jaxlib.mlir import ir
 
 from solvent import passes, thunk as thunks
-from solvent.cache import ThunkCache, call_key
+from solvent import eager  # noqa: F401  (installs NumPy-on-Array outside jit)
+from solvent.cache import ThunkCache, call_key, full_key
 from solvent.core import trace as trace_state
 from solvent.errors import SignatureError
 from solvent.ir.module import find_function, parse, to_text
@@ -78,8 +79,10 @@ def _for_xla(text: str, signature: Signature, options: Options) -> str:
 class Compiled:
     """One function compiled for exactly one signature; call it like the function."""
 
-    def __init__(self, fn, key, lowered: Lowered, options: Options):
-        self.fn, self.key, self.lowered, self.options = fn, key, lowered, options
+    def __init__(self, fn, args, kwargs, lowered: Lowered, options: Options):
+        self.fn, self.lowered, self.options = fn, lowered, options
+        self.key = call_key(args, kwargs, options.static_argnames)
+        self.full_key = full_key(args, kwargs, options.static_argnames)
         self.executable = executables.compile(lowered.xla_text, options.device)
         self.thunk = thunks.generate(lowered.signature, self.executable.execute_sharded,
                                      options.device, options.sync)
@@ -87,9 +90,10 @@ class Compiled:
     def __call__(self, *args, **kwargs):
         key = call_key(args, kwargs, self.options.static_argnames)
         if key != self.key:
+            received = full_key(args, kwargs, self.options.static_argnames)
             raise SignatureError(
-                f"{_name(self.fn)} was compiled for arguments {describe(self.key)} but was called "
-                f"with {describe(key)}; call solvent.compile again for the new signature, or use solvent.jit")
+                f"{_name(self.fn)} was compiled for arguments {describe(self.full_key)} but was called "
+                f"with {describe(received)}; call solvent.compile again for the new signature, or use solvent.jit")
         return self.thunk(args, kwargs)
 
     def cost_analysis(self) -> dict:
@@ -105,7 +109,7 @@ class Compiled:
         return self.lowered.optimized_text
 
     def __repr__(self) -> str:
-        return f"Compiled({_name(self.fn)}, {describe(self.key)})"
+        return f"Compiled({_name(self.fn)}, {describe(self.full_key)})"
 
 
 class Jitted:
@@ -125,8 +129,8 @@ class Jitted:
         key = call_key(args, kwargs, self.options.static_argnames)
         thunk = self.cache.get(key)
         if thunk is None:
-            thunk = self.cache.put(key, Compiled(self.fn, key, lower(self.fn, args, kwargs, self.options),
-                                                 self.options).thunk)
+            lowered = lower(self.fn, args, kwargs, self.options)
+            thunk = self.cache.put(key, Compiled(self.fn, args, kwargs, lowered, self.options).thunk)
         return thunk(args, kwargs)
 
     def __get__(self, obj, objtype=None):  # works as a method decorator too
@@ -170,8 +174,7 @@ def compile(fn, *args, **kwargs) -> Compiled:
     options, kwargs = _split_options(kwargs)
     if isinstance(fn, Jitted):
         fn = fn.fn
-    key = call_key(args, kwargs, options.static_argnames)
-    return Compiled(fn, key, lower(fn, args, kwargs, options), options)
+    return Compiled(fn, args, kwargs, lower(fn, args, kwargs, options), options)
 
 
 def code_hlo(fn, *args, **kwargs) -> str:

@@ -8,7 +8,24 @@ from solvent.core.structure import signature_key, static_key
 
 
 def call_key(args: tuple, kwargs: dict, static_argnames=()) -> tuple:
-    """Structure, array shapes/dtypes, static values and aliasing of one call's arguments."""
+    """Structure, array shapes/dtypes, static values and aliasing of one call's arguments.
+
+    Calls with only distinct `solvent.Array` positional arguments take a short
+    path (each array carries its key); everything else walks the structure.
+    """
+    if not kwargs:
+        try:
+            key = tuple([x.key for x in args])
+        except AttributeError:
+            pass
+        else:
+            if len(args) < 2 or len(set(map(id, args))) == len(args):
+                return key
+    return full_key(args, kwargs, static_argnames)
+
+
+def full_key(args: tuple, kwargs: dict, static_argnames=()) -> tuple:
+    """`call_key` by walking the whole structure (what `describe` reads)."""
     if static_argnames:
         kwargs = {k: ("static", static_key(v)) if k in static_argnames else v for k, v in kwargs.items()}
     return signature_key((args, kwargs))

@@ -38,7 +38,9 @@ def pipeline(level: str, no_nan: bool = False) -> str:
         "patterns": optimization_passes(no_nan=no_nan),
         "patterns_down": optimization_passes(no_nan=no_nan, transpose_propagate="down", reshape_propagate="down"),
     }
-    return ",".join(patterns.get(stage, stage) for stage in LEVELS[level])
+    stages = [patterns.get(stage, stage) for stage in LEVELS[level]]
+    # enzymexla.* attributes the passes leave behind are not StableHLO: XLA refuses them.
+    return ",".join(stages + ["drop-unsupported-attributes"]) if stages else ""
 
 
 def level_name(optimize) -> str:

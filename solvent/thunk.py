@@ -89,7 +89,8 @@ def generate(signature: Signature, execute, device=None, sync: bool = False):
         if k in written:
             continue
         if device_results:
-            wrapped = f"{'_Scalar' if scalar else '_Array'}(outs[{k}][0], {ns.name(aval, 'aval')})"
+            kind = Scalar if scalar else Array
+            wrapped = f"_{kind.__name__}(outs[{k}][0], {ns.name((kind, aval), 'key')})"
         else:
             wrapped = f"_asarray(outs[{k}][0])[()]" if scalar else f"_host_copy(outs[{k}][0])"
         lines.append(f"    o{k} = {wrapped}")

@@ -77,13 +77,13 @@ def trace(fn, args: tuple, kwargs: dict, static_argnames=()) -> Traced:
     with tracing(session), fresh_arrays():
         result = fn(*call_args, **call_kwargs, **static_kwargs)
     signature = Signature(copied.paths, [t.aval for t in pending], [type(x) for x in copied.leaves])
-    outputs = _Outputs(signature, copied)
-    signature.result = outputs.spec(result)
-    for i, tracer in enumerate(pending):
-        if tracer._value != arguments[i]:
-            signature.mutated[i] = outputs.add(tracer)
-    _find_reassignments(copied, outputs, signature)
-    with context(), session.insertion, ir.Location.unknown():
+    with context(), session.insertion, ir.Location.unknown():  # views may still emit their reads
+        outputs = _Outputs(signature, copied)
+        signature.result = outputs.spec(result)
+        for i, tracer in enumerate(pending):
+            if tracer._value != arguments[i]:
+                signature.mutated[i] = outputs.add(tracer)
+        _find_reassignments(copied, outputs, signature)
         func.ReturnOp(outputs.values)
         main.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
             types, [v.type for v in outputs.values]))

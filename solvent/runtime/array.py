@@ -22,7 +22,7 @@ EAGER = {}
 class Array:
     """A device array: `solvent.asarray(np.zeros(3))`; `np.asarray(a)` copies it back to the host."""
 
-    __slots__ = ("buffer", "aval", "__weakref__")
+    __slots__ = ("buffer", "key", "__weakref__")  # key = (type, aval): this array's part of a call key
     __array_priority__ = 100
     is_scalar = False
 
@@ -31,15 +31,16 @@ class Array:
         if self.is_scalar and host.shape != ():
             raise ValueError(f"solvent.Scalar needs a 0-d value, got shape {host.shape}")
         self.buffer = devices.put(host, device)
-        self.aval = Aval(host.shape, host.dtype)
+        self.key = (type(self), Aval(host.shape, host.dtype))
 
     @classmethod
-    def from_buffer(cls, buffer, aval: Aval) -> "Array":
-        """Wrap a device buffer without copying (the thunk's constructor)."""
+    def from_buffer(cls, buffer, key: tuple) -> "Array":
+        """Wrap a device buffer without copying (the thunk's constructor); `key` is (cls, aval)."""
         array = cls.__new__(cls)
-        array.buffer, array.aval = buffer, aval
+        array.buffer, array.key = buffer, key
         return array
 
+    aval = property(lambda self: self.key[1])
     shape = property(lambda self: self.aval.shape)
     dtype = property(lambda self: self.aval.dtype)
     ndim = property(lambda self: len(self.aval.shape))

@@ -1,0 +1,126 @@
+"""Bad input gets a clear solvent error naming the user's line, and nothing is lost."""
+
+import dataclasses
+import inspect
+
+import numpy as np
+import pytest
+
+import solvent
+from solvent.runtime import executable
+
+
+def _line_of(fn, text):
+    source, start = inspect.getsourcelines(fn)
+    return start + next(i for i, line in enumerate(source) if text in line)
+
+
+def uses_fft(x):
+    y = x + 1
+    return np.fft.fft(y)
+
+
+def test_unsupported_function_names_the_function_and_line():
+    with pytest.raises(solvent.UnsupportedError) as info:
+        solvent.jit(uses_fft)(np.ones(4))
+    message = str(info.value)
+    assert "np.fft.fft" in message
+    assert f"{__file__}:{_line_of(uses_fft, 'np.fft.fft')}" in message
+    assert "solvent.supported()" in message
+
+
+def branches_on_data(x):
+    if x.sum() > 0:
+        return x
+    return -x
+
+
+@pytest.mark.parametrize("convert", [bool, int, float])
+def test_python_conversion_of_traced_value_names_the_line(convert):
+    def f(x):
+        return convert(x.sum())
+
+    with pytest.raises(solvent.TracerConversionError) as info:
+        solvent.jit(f)(np.ones(3))
+    assert f"{__file__}:{_line_of(f, 'return convert')}" in str(info.value)
+    assert "np.where" in str(info.value)
+
+
+def test_if_on_traced_value_names_the_line():
+    with pytest.raises(solvent.TracerConversionError) as info:
+        solvent.jit(branches_on_data)(np.ones(3))
+    assert f":{_line_of(branches_on_data, 'if x.sum()')}" in str(info.value)
+
+
+def test_compiled_with_other_signature_names_both():
+    compiled = solvent.compile(lambda x, s: x * s, np.ones(3), 2.0)
+    with pytest.raises(solvent.SignatureError) as info:
+        compiled(np.ones((2, 2), np.float32), 2.0)
+    message = str(info.value)
+    assert "float64[3]" in message and "float32[2,2]" in message
+    with pytest.raises(solvent.SignatureError):
+        compiled(np.ones(3), 3.0)  # static values are part of the signature
+    np.testing.assert_array_equal(compiled(np.ones(3), 2.0), np.full(3, 2.0))
+
+
+@dataclasses.dataclass
+class State:
+    x: np.ndarray
+    y: object
+
+
+def fails_after_mutating(a, b, state):
+    a += 1
+    b[0] = 100.0
+    state.x = state.x * 2
+    state.y = "changed"
+    return np.fft.fft(a)
+
+
+def test_nothing_lost_when_tracing_fails():
+    a_host = np.arange(3.0)
+    b_dev = solvent.asarray(np.arange(3.0))
+    buffer = b_dev.buffer
+    state = State(np.ones(2), "original")
+    x_before = state.x
+    with pytest.raises(solvent.UnsupportedError):
+        solvent.jit(fails_after_mutating)(a_host, b_dev, state)
+    np.testing.assert_array_equal(a_host, np.arange(3.0))
+    assert b_dev.buffer is buffer and not buffer.is_deleted()
+    np.testing.assert_array_equal(np.asarray(b_dev), np.arange(3.0))
+    assert state.x is x_before and state.y == "original"
+
+
+def test_nothing_lost_when_compiling_fails(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise solvent.CompileError("refused for the test")
+
+    monkeypatch.setattr(executable, "compile", refuse)
+
+    def mutate(a, b):
+        a += 1
+        b *= 2
+
+    a_host, b_dev = np.arange(3.0), solvent.asarray(np.arange(3.0))
+    with pytest.raises(solvent.CompileError):
+        solvent.jit(mutate)(a_host, b_dev)
+    np.testing.assert_array_equal(a_host, np.arange(3.0))
+    assert not b_dev.buffer.is_deleted()
+    np.testing.assert_array_equal(np.asarray(b_dev), np.arange(3.0))
+
+
+def test_numpy_errors_keep_numpy_types():
+    with pytest.raises(ValueError):
+        solvent.jit(lambda a, b: a + b)(np.ones(3), np.ones(4))
+    with pytest.raises(IndexError):
+        solvent.jit(lambda a: a[5])(np.ones(3))
+
+
+def test_unknown_optimize_level_is_refused():
+    with pytest.raises(ValueError, match="unknown optimize level"):
+        solvent.jit(lambda x: x, optimize="fastest")
+
+
+def test_unsupported_dtype_argument():
+    with pytest.raises(solvent.UnsupportedError, match="dtype"):
+        solvent.jit(lambda x: x)(np.array(["a", "b"]))

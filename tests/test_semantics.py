@@ -1,0 +1,341 @@
+"""The semantic rules of DESIGN.md, one test (or a few) per rule."""
+
+import dataclasses
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+import solvent
+from differential import assert_same, check_like_numpy
+
+
+# -- arrays are traced, Python scalars are static ------------------------------------
+
+def test_python_scalars_are_static_and_part_of_the_cache_key():
+    calls = []
+
+    def scale(x, factor):
+        calls.append(factor)
+        return x * factor
+
+    f = solvent.jit(scale)
+    x = np.arange(3.0)
+    assert_same(f(x, 2.0), x * 2.0)
+    assert_same(f(x, 2.0), x * 2.0)
+    assert_same(f(x, 3.0), x * 3.0)
+    assert calls == [2.0, 3.0]  # traced once per static value
+    assert len(f.cache) == 2
+
+
+def test_static_scalars_drive_python_loops():
+    def smooth(u, steps):
+        for _ in range(steps):
+            u[1:-1] = 0.5 * (u[2:] + u[:-2])
+        return u
+
+    check_like_numpy(smooth, np.random.default_rng(0).random(12), 5)
+
+
+def test_numpy_scalars_are_static():
+    def f(x, s):
+        return x + s
+
+    g = solvent.jit(f)
+    assert_same(g(np.ones(2, np.float32), np.float64(2.5)), f(np.ones(2, np.float32), np.float64(2.5)))
+    assert_same(g(np.ones(2, np.float32), np.float32(2.5)), f(np.ones(2, np.float32), np.float32(2.5)))
+
+
+def test_solvent_scalar_is_traced_not_static():
+    calls = []
+
+    def f(x, s):
+        calls.append(1)
+        return x * s
+
+    g = solvent.jit(f)
+    x = solvent.asarray(np.arange(3.0))
+    np.testing.assert_array_equal(np.asarray(g(x, solvent.Scalar(2.0))), np.arange(3.0) * 2)
+    np.testing.assert_array_equal(np.asarray(g(x, solvent.Scalar(5.0))), np.arange(3.0) * 5)
+    assert len(calls) == 1
+
+
+def test_shapes_and_dtypes_are_part_of_the_cache_key():
+    f = solvent.jit(lambda x: x + 1)
+    assert_same(f(np.zeros(3)), np.ones(3))
+    assert_same(f(np.zeros(4)), np.ones(4))
+    assert_same(f(np.zeros(3, np.int32)), np.ones(3, np.int32))
+    assert len(f.cache) == 3
+
+
+# -- default dtypes are NumPy's ---------------------------------------------------------
+
+def test_float64_stays_float64_and_int64_stays_int64():
+    def f(x, i):
+        return x * 1e-300, i * 3_000_000_000
+
+    x, i = np.array([1.0]), np.array([5], dtype=np.int64)
+    out = check_like_numpy(f, x, i)
+    assert out[0].dtype == np.float64 and out[0][0] != 0.0
+    assert out[1][0] == 15_000_000_000
+
+
+def test_weak_python_scalars_follow_nep50():
+    check_like_numpy(lambda x: x + 1.0, np.ones(3, np.float32))
+    check_like_numpy(lambda x: x * 2, np.ones(3, np.int8))
+    check_like_numpy(lambda x: x / 2, np.ones(3, np.int16))
+
+
+# -- mutation is real -------------------------------------------------------------------
+
+def test_augmented_assignment_on_numpy_argument_is_copied_back():
+    def f(a, b):
+        a += b
+        a[0] = -1.0
+
+    check_like_numpy(f, np.arange(4.0), np.ones(4))
+
+
+def test_mutation_of_device_array_swaps_and_donates_the_buffer():
+    def f(a, b):
+        a[1:] *= b[1:]
+
+    a = solvent.asarray(np.arange(4.0))
+    b = solvent.asarray(np.full(4, 2.0))
+    old = a.buffer
+    solvent.jit(f)(a, b)
+    np.testing.assert_array_equal(np.asarray(a), [0.0, 2.0, 4.0, 6.0])
+    assert old.is_deleted(), "the mutated argument's old buffer is donated"
+    assert not b.buffer.is_deleted(), "arguments that are not mutated are never donated"
+    np.testing.assert_array_equal(np.asarray(b), np.full(4, 2.0))
+
+
+def test_arguments_not_mutated_are_not_outputs():
+    text = solvent.code_mhlo(lambda a, b: a + b, np.ones(3), np.ones(3))
+    assert "tf.aliasing_output" not in text
+
+
+def test_ufunc_out_and_fill_mutate():
+    def f(a, b, c):
+        np.add(a, b, out=a)
+        c.fill(7.0)
+
+    check_like_numpy(f, np.arange(3.0), np.ones(3), np.zeros(2))
+
+
+def test_writes_through_basic_slice_views_change_the_base():
+    def f(a):
+        b = a[1:]
+        b[0] = 5.0
+        c = b[::2]
+        c += 100.0
+        a.T[0] = -1.0
+        return a.sum()
+
+    check_like_numpy(f, np.arange(8.0))
+
+
+def test_view_sees_later_writes_to_base():
+    def f(a):
+        v = a[2:4]
+        a[:] = 9.0
+        return v * 1
+
+    check_like_numpy(f, np.arange(6.0))
+
+
+@dataclasses.dataclass
+class Model:
+    w: np.ndarray
+    b: np.ndarray
+    steps: int = 0
+
+
+def test_attribute_assignment_on_argument_objects_is_visible():
+    def train(model, lr):
+        model.w = model.w - lr * model.w
+        model.steps = model.steps + 1
+        return np.sum(model.w)
+
+    model = Model(np.arange(3.0), np.ones(2))
+    ref = Model(np.arange(3.0), np.ones(2))
+    old_w, old_b = model.w, model.b
+    out = solvent.jit(train)(model, 0.5)
+    expected = train(ref, 0.5)
+    assert_same(out, expected)
+    assert_same(model.w, ref.w)
+    assert model.steps == 1
+    assert model.b is old_b, "untouched attributes keep the caller's object"
+    np.testing.assert_array_equal(old_w, np.arange(3.0)), "reassignment does not mutate the old array"
+
+
+def test_dict_item_assignment_and_deletion_and_list_append():
+    def f(state, history):
+        state["x"] = state["x"] * 2
+        del state["tmp"]
+        state["new"] = state["x"] + 1
+        history.append(state["x"].sum())
+
+    s1 = {"x": np.arange(3.0), "tmp": np.zeros(1)}
+    s2 = {"x": np.arange(3.0), "tmp": np.zeros(1)}
+    h1, h2 = [], []
+    solvent.jit(f)(s1, h1)
+    f(s2, h2)
+    assert list(s1) == list(s2)
+    for k in s2:
+        assert_same(s1[k], s2[k])
+    assert len(h1) == 1
+    assert_same(h1[0], h2[0])
+
+
+# -- any Python structure ------------------------------------------------------------------
+
+Pair = namedtuple("Pair", "left right")
+
+
+@dataclasses.dataclass
+class Box:
+    items: list
+    meta: dict
+
+
+class Plain:
+    def __init__(self, a):
+        self.a = a
+
+
+class Slotted:
+    __slots__ = ("a", "b")
+
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+
+def test_nested_structures_in_and_out():
+    def f(pair, box, plain, slotted):
+        total = pair.left + pair.right + box.items[0] + box.meta["k"] + plain.a + slotted.a * slotted.b
+        return Pair(total, [total * 2, {"z": total}]), Box([total], {"n": 3})
+
+    args = (Pair(np.ones(2), np.full(2, 2.0)), Box([np.ones(2)], {"k": np.ones(2)}),
+            Plain(np.ones(2)), Slotted(np.ones(2), np.full(2, 3.0)))
+    (pair, box) = solvent.jit(f)(*args)
+    (ref_pair, ref_box) = f(*args)
+    assert type(pair) is Pair and type(box) is Box
+    assert_same(pair.left, ref_pair.left)
+    assert_same(pair.right[0], ref_pair.right[0])
+    assert_same(pair.right[1]["z"], ref_pair.right[1]["z"])
+    assert_same(box.items[0], ref_box.items[0])
+    assert box.meta == {"n": 3}
+
+
+def test_returned_argument_is_the_callers_object():
+    def f(a, b, model):
+        a += 1
+        return a, b, model
+
+    a, b, model = np.zeros(2), np.ones(2), Model(np.ones(1), np.ones(1))
+    ra, rb, rm = solvent.jit(f)(a, b, model)
+    assert ra is a and rb is b and rm is model
+    np.testing.assert_array_equal(a, [1.0, 1.0])
+
+    x = solvent.asarray(np.ones(2))
+    assert solvent.jit(lambda x: x)(x) is x
+
+
+def test_same_array_passed_twice_is_one_input():
+    def f(a, b):
+        a += 1
+        return b * 1
+
+    x = np.zeros(3)
+    out = solvent.jit(f)(x, x)
+    np.testing.assert_array_equal(x, np.ones(3))
+    np.testing.assert_array_equal(out, np.ones(3)), "b sees a's mutation: they are one array"
+    text = solvent.code_hlo(f, x, x)
+    assert text.count("tensor<3xf64>") >= 1 and "%arg1" not in text
+
+
+def test_aliasing_is_part_of_the_signature():
+    f = solvent.jit(lambda a, b: a + b)
+    x, y = np.ones(2), np.ones(2)
+    f(x, y)
+    f(x, x)
+    assert len(f.cache) == 2
+
+
+# -- fresh arrays hold traced values --------------------------------------------------------
+
+def test_fresh_arrays_accept_traced_values():
+    def f(x):
+        out = np.zeros(3)
+        out[0] = x.sum()
+        out[1] = x.max()
+        grid = np.ones((2, 2)) * x[0]
+        return out, grid, np.arange(3) * x[1], np.eye(2) + x[2], np.full(2, 4.0) + x[0]
+
+    check_like_numpy(f, np.array([1.0, 2.0, 3.0]))
+
+
+def test_fresh_arrays_in_helpers_but_not_outside_tracing():
+    def helper(n, v):
+        buf = np.empty(n)
+        buf[:] = v
+        return buf
+
+    def f(x):
+        return helper(2, x.mean())
+
+    check_like_numpy(f, np.array([1.0, 3.0]))
+    assert type(np.zeros(2)) is np.ndarray  # untouched after the trace
+
+
+def test_other_threads_see_plain_numpy_while_tracing():
+    import threading
+
+    seen = []
+
+    def f(x):
+        t = threading.Thread(target=lambda: seen.append(type(np.zeros(2))))
+        t.start()
+        t.join()
+        return x + 1
+
+    solvent.jit(f)(np.ones(1))
+    assert seen == [np.ndarray]
+
+
+# -- closures and globals ----------------------------------------------------------------------
+
+CAPTURED = np.arange(3.0)
+
+
+def test_captured_arrays_are_constants():
+    f = solvent.jit(lambda x: x + CAPTURED)
+    assert_same(f(np.ones(3)), np.ones(3) + CAPTURED)
+    assert "dense<[0.000000e+00, 1.000000e+00, 2.000000e+00]>" in solvent.code_mhlo(lambda x: x + CAPTURED, np.ones(3))
+
+
+# -- results ------------------------------------------------------------------------------------
+
+def test_result_kinds_follow_argument_kinds():
+    f = solvent.jit(lambda x: (x * 2, x.sum()))
+    arr, total = f(np.ones(3))
+    assert type(arr) is np.ndarray and arr.flags.writeable
+    assert isinstance(total, np.float64)
+    arr, total = f(solvent.asarray(np.ones(3)))
+    assert type(arr) is solvent.Array and type(total) is solvent.Scalar
+
+
+def test_nested_jit_is_inlined():
+    inner = solvent.jit(lambda x: x * 2)
+    outer = solvent.jit(lambda x: inner(x) + 1)
+    assert_same(outer(np.ones(2)), np.full(2, 3.0))
+
+
+def test_static_argnames():
+    def f(x, mode="add"):
+        return x + 1 if mode == "add" else x - 1
+
+    g = solvent.jit(f, static_argnames=("mode",))
+    assert_same(g(np.ones(2), mode="sub"), np.zeros(2))
+    assert_same(g(np.ones(2), "add"), np.full(2, 2.0))
