@@ -84,8 +84,7 @@ class Compiled:
         self.key = call_key(args, kwargs, options.static_argnames)
         self.full_key = full_key(args, kwargs, options.static_argnames)
         self.executable = executables.compile(lowered.xla_text, options.device)
-        self.thunk = thunks.generate(lowered.signature, self.executable.execute_sharded,
-                                     options.device, options.sync)
+        self.thunk = thunks.generate(lowered.signature, self.executable, options.device, options.sync)
 
     def __call__(self, *args, **kwargs):
         key = call_key(args, kwargs, self.options.static_argnames)

@@ -15,6 +15,7 @@ import numpy as np
 from solvent.core import structure
 from solvent.runtime import devices
 from solvent.runtime.array import Array, Scalar
+from solvent.runtime.dispatch import fast_executor
 from solvent.tracing import Signature
 
 _counter = itertools.count()
@@ -64,25 +65,35 @@ def _reach(path, constant) -> str:
     return structure.path_expression("args" if which == 0 else "kwargs", rest, constant)
 
 
-def generate(signature: Signature, execute, device=None, sync: bool = False):
-    """Python function `thunk(args, kwargs)` running one compiled signature."""
-    ns = _Namespace(_execute=execute, _put=devices.put, _device=device, _copyto=np.copyto,
+def generate(signature: Signature, executable, device=None, sync: bool = False):
+    """Python function `thunk(args, kwargs)` running one compiled signature.
+
+    When every input is a `solvent.Array` the buffers go through jaxlib's C++
+    dispatch path; otherwise (host arrays to copy in) through `execute_sharded`.
+    """
+    device = devices.resolve(device)
+    ns = _Namespace(_put=devices.put, _device=device, _copyto=np.copyto,
                     _asarray=np.asarray, _host_copy=_host_copy, _new_object=_new_object,
                     _set=_set, _delete=_delete, _Array=Array.from_buffer, _Scalar=Scalar.from_buffer)
     device_results = any(issubclass(k, Array) for k in signature.input_kinds)
     lines = ["def thunk(args, kwargs):"]
     for i, path in enumerate(signature.input_paths):
         lines.append(f"    x{i} = {_reach(path, ns.name)}")
-    buffers = [f"x{i}.buffer" if issubclass(kind, Array) else f"_put(x{i}, _device)"
-               for i, kind in enumerate(signature.input_kinds)]
-    lines.append(f"    outs = _execute([{', '.join(buffers)}]).disassemble_into_single_device_arrays()")
+    buffers = ", ".join(f"x{i}.buffer" if issubclass(kind, Array) else f"_put(x{i}, _device)"
+                        for i, kind in enumerate(signature.input_kinds))
+    if all(issubclass(kind, Array) for kind in signature.input_kinds):
+        ns["_run"] = fast_executor(executable, device, signature.input_avals, signature.output_avals)
+        lines.append(f"    outs = _run({buffers})")
+    else:
+        ns["_execute"] = executable.execute_sharded
+        lines.append(f"    outs = [out[0] for out in _execute([{buffers}]).disassemble_into_single_device_arrays()]")
     if sync:
-        lines.append("    for out in outs: out[0].block_until_ready()")
+        lines.append("    for out in outs: out.block_until_ready()")
     for i, k in signature.mutated.items():
         if issubclass(signature.input_kinds[i], Array):
-            lines.append(f"    x{i}.buffer = outs[{k}][0]")
+            lines.append(f"    x{i}.buffer = outs[{k}]")
         else:
-            lines.append(f"    _copyto(x{i}, _asarray(outs[{k}][0]))")
+            lines.append(f"    _copyto(x{i}, _asarray(outs[{k}]))")
 
     written = set(signature.mutated.values())
     for k, (aval, scalar) in enumerate(zip(signature.output_avals, signature.output_scalar)):
@@ -90,9 +101,9 @@ def generate(signature: Signature, execute, device=None, sync: bool = False):
             continue
         if device_results:
             kind = Scalar if scalar else Array
-            wrapped = f"_{kind.__name__}(outs[{k}][0], {ns.name((kind, aval), 'key')})"
+            wrapped = f"_{kind.__name__}(outs[{k}], {ns.name((kind, aval), 'key')})"
         else:
-            wrapped = f"_asarray(outs[{k}][0])[()]" if scalar else f"_host_copy(outs[{k}][0])"
+            wrapped = f"_asarray(outs[{k}])[()]" if scalar else f"_host_copy(outs[{k}])"
         lines.append(f"    o{k} = {wrapped}")
 
     def build(spec) -> str:

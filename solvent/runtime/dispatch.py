@@ -1,0 +1,49 @@
+"""The C++ dispatch path jaxlib uses for `jax.jit`, wrapped in this one place.
+
+`jaxlib._jax.pjit` executes a loaded executable from C++ once its first call
+(the cache miss, run from Python here) returned "fast-path data" describing
+inputs and outputs. It is internal jaxlib API: everything that touches it is
+in this module and `tests/runtime/test_dispatch.py` pins its behaviour.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from jax._src import core, tree_util
+from jax._src.interpreters import pxla
+from jax.sharding import SingleDeviceSharding
+from jaxlib import _jax
+
+_CACHE = _jax.PjitFunctionCache(capacity=4096)
+_KEY = pxla.JitGlobalCppCacheKeys(
+    donate_argnums=(), donate_argnames=None, device=None, backend=None,
+    in_shardings_treedef=None, in_shardings_leaves=None, out_shardings_treedef=None,
+    out_shardings_leaves=None, in_layouts_treedef=None, in_layouts_leaves=None,
+    out_layouts_treedef=None, out_layouts_leaves=None, compiler_options_kvs=None)
+_ids = itertools.count()
+
+
+def fast_executor(executable, device, input_avals, output_avals):
+    """`run(*buffers) -> [buffers]` executing `executable` through the C++ path.
+
+    Each executor gets its own function identity, so the shared C++ cache never
+    mixes two executables; the first call goes through `execute_sharded`.
+    """
+    sharding = SingleDeviceSharding(device)
+    fast_data = pxla.MeshExecutableFastpathData(
+        executable, tree_util.tree_structure([0] * len(output_avals)), [sharding] * len(input_avals),
+        [sharding] * len(output_avals), [core.ShapedArray(a.shape, a.dtype) for a in output_avals],
+        [True] * len(output_avals), [True] * len(input_avals), [None] * len(input_avals), [])
+
+    def slow_path(*buffers):
+        outs = executable.execute_sharded(list(buffers)).disassemble_into_single_device_arrays()
+        slow_path.misses += 1
+        return [out[0] for out in outs], fast_data, False
+
+    slow_path.misses = 0
+    identity = lambda *buffers: None  # noqa: E731  (the C++ cache keys on this object)
+    run = _jax.pjit(f"solvent_{next(_ids)}", identity, slow_path, [], [], _KEY,
+                    tree_util.dispatch_registry, pxla.cc_shard_arg, _CACHE)
+    run.slow_path = slow_path
+    return run
