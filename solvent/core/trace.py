@@ -15,18 +15,31 @@ _local = threading.local()
 
 
 class Trace:
-    """One tracing of one function: its module, entry block and input values."""
+    """One tracing of one function: its module and the block ops go into now."""
 
     def __init__(self, module: ir.Module, block: ir.Block):
         self.module = module
-        self.block = block
-        self.insertion = ir.InsertionPoint(block)
+        self.blocks = [block]  # entry block, then the region bodies being traced
+
+    @property
+    def insertion(self) -> ir.InsertionPoint:
+        return ir.InsertionPoint(self.blocks[-1])
 
     @contextlib.contextmanager
     def emitting(self, where=None):
-        """Emit ops at the end of the entry block, located at the user's line."""
+        """Emit ops at the end of the current block, located at the user's line."""
         with context(), self.insertion, location(where if where is not None else user_location()):
             yield
+
+    @contextlib.contextmanager
+    def inside(self, block: ir.Block):
+        """Trace into `block` (a region of a control-flow op) for the duration."""
+        self.blocks.append(block)
+        try:
+            with self.insertion:
+                yield
+        finally:
+            self.blocks.pop()
 
 
 def current() -> Trace | None:

@@ -1,0 +1,1 @@
+"""Transformations of traced programs: structured control flow (autodiff and batching to come)."""

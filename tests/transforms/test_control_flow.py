@@ -1,0 +1,109 @@
+"""Explicit control flow against the same computation written as plain Python loops and ifs."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import solvent
+from differential import assert_same
+
+
+def newton_sqrt(a):
+    def keep_going(c):
+        return np.logical_and(np.abs(c["x"] * c["x"] - a).max() > 1e-12, c["it"] < 50)
+
+    def step(c):
+        return {"x": 0.5 * (c["x"] + a / c["x"]), "it": c["it"] + 1}
+
+    return solvent.while_loop(keep_going, step, {"x": np.ones_like(a), "it": 0})
+
+
+def test_while_loop_converges_like_python():
+    a = np.array([2.0, 9.0, 1e4])
+    out = solvent.jit(newton_sqrt)(a)
+    x, it = np.ones_like(a), 0
+    while np.abs(x * x - a).max() > 1e-12 and it < 50:
+        x, it = 0.5 * (x + a / x), it + 1
+    assert_same(out["x"], x)
+    assert int(out["it"]) == it
+    text = solvent.code_hlo(newton_sqrt, a)
+    assert text.count("stablehlo.while") == 1
+
+
+def test_while_loop_body_may_mutate_its_carry():
+    def f(x):
+        def body(c):
+            i, y = c
+            y[i] = y[i] * 10
+            return i + 1, y
+        return solvent.while_loop(lambda c: c[0] < 3, body, (0, x))[1]
+
+    expected = np.arange(5.0)
+    expected[:3] *= 10
+    assert_same(solvent.jit(f)(np.arange(5.0)), expected)
+
+
+@dataclasses.dataclass
+class Particle:
+    pos: np.ndarray
+    vel: np.ndarray
+
+
+def test_fori_loop_with_dataclass_carry_and_traced_bound():
+    def simulate(p, n, dt):
+        def step(i, p):
+            return Particle(p.pos + dt * p.vel, p.vel - dt * p.pos)
+        return solvent.fori_loop(0, n, step, p)
+
+    p = Particle(np.array([1.0, 0.0]), np.array([0.0, 1.0]))
+    ref = Particle(p.pos.copy(), p.vel.copy())
+    for _ in range(7):
+        ref = Particle(ref.pos + 0.1 * ref.vel, ref.vel - 0.1 * ref.pos)
+    for n in (7, solvent.Scalar(np.int64(7))):
+        out = solvent.jit(simulate)(p, n, 0.1)
+        assert type(out) is Particle
+        np.testing.assert_allclose(np.asarray(out.pos), ref.pos, rtol=1e-14)
+        np.testing.assert_allclose(np.asarray(out.vel), ref.vel, rtol=1e-14)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_cond_takes_the_branch_numpy_would(sign):
+    def f(x):
+        return solvent.cond(x.sum() > 0, lambda a: (a * 2, a.sum()), lambda a: (a - 100.0, a.max()), x)
+
+    x = sign * np.arange(1.0, 4.0)
+    expected = (x * 2, x.sum()) if x.sum() > 0 else (x - 100.0, x.max())
+    out = solvent.jit(f)(x)
+    assert_same(out[0], expected[0])
+    np.testing.assert_allclose(out[1], expected[1])
+
+
+def test_cond_with_static_predicate_just_calls():
+    assert_same(solvent.jit(lambda x: solvent.cond(True, lambda a: a + 1, lambda a: a, x))(np.ones(2)),
+                np.full(2, 2.0))
+
+
+@pytest.mark.parametrize("k", [-2, 0, 1, 2, 7])
+def test_switch_clamps_its_index(k):
+    branches = [lambda a: a + 1, lambda a: a * 10, lambda a: -a]
+    f = solvent.jit(lambda k, x: solvent.switch(k, branches, x))
+    expected = branches[min(max(k, 0), 2)](np.ones(2))
+    assert_same(np.asarray(f(solvent.Scalar(np.int64(k)), np.ones(2))), expected)
+
+
+def test_branches_must_agree():
+    f = solvent.jit(lambda x: solvent.cond(x.sum() > 0, lambda a: a, lambda a: a[:1], x))
+    with pytest.raises(solvent.SolventError, match="branch 1"):
+        f(np.ones(2))
+
+
+def test_loop_body_must_keep_shapes():
+    f = solvent.jit(lambda x: solvent.while_loop(lambda a: a.sum() < 10, lambda a: a[:1], x))
+    with pytest.raises(solvent.SolventError, match="loop body"):
+        f(np.ones(2))
+
+
+def test_forms_work_outside_jit():
+    out = solvent.while_loop(lambda c: c < 10, lambda c: c * 2, np.int64(1))
+    assert int(np.asarray(out)) == 16
