@@ -18,8 +18,8 @@ catches buffers that donation or write-back fail to release.
 
 Usage::
 
-    python benchmarks/dispatch.py            # about half a minute
-    python benchmarks/dispatch.py --quick    # a few seconds
+    python benchmarks/dispatch.py            # a few seconds
+    python benchmarks/dispatch.py --quick    # about a second
 """
 
 import argparse

@@ -7,6 +7,7 @@ import threading
 
 from jaxlib.mlir import ir
 
+from solvent.core.traced import REGIONS
 from solvent.errors import user_location
 from solvent.ir.context import context
 from solvent.ir.module import location
@@ -33,12 +34,22 @@ class Trace:
 
     @contextlib.contextmanager
     def inside(self, block: ir.Block):
-        """Trace into `block` (a region of a control-flow op) for the duration."""
+        """Trace into `block` (a region of a control-flow op) for the duration.
+
+        Yields a dict that collects the arrays from outside the region that were
+        assigned inside it: id -> (array, value before the region).
+        """
         self.blocks.append(block)
+        REGIONS.depth += 1
+        REGIONS.epoch += 1
+        REGIONS.writes.append({})
         try:
             with self.insertion:
-                yield
+                yield REGIONS.writes[-1]
         finally:
+            REGIONS.writes.pop()
+            REGIONS.depth -= 1
+            REGIONS.epoch += 1
             self.blocks.pop()
 
 

@@ -7,12 +7,33 @@ current value and writes through to it, so mutation is exactly NumPy's.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.core import dispatch, operators
 from solvent.core.aval import Aval
 from solvent.errors import TracerConversionError
+
+
+class _Regions(threading.local):
+    """Control-flow regions being traced on this thread.
+
+    `depth` counts nested regions; `writes[-1]` records, for the innermost one,
+    each array from outside it that was assigned inside (with its old value),
+    so a loop or branch can carry it; `epoch` changes on entering and leaving
+    a region, so views re-read values that were read inside one.
+    """
+
+    depth = 0
+    epoch = 0
+
+    def __init__(self):
+        self.writes: list[dict] = []
+
+
+REGIONS = _Regions()
 
 
 class TracedArray:
@@ -26,14 +47,16 @@ class TracedArray:
         self.version = 0
         self._parent = None
         self._view = None  # (read(parent value) -> value, write(parent value, value) -> parent value)
-        self._seen = -1
+        self._seen = None
+        self.depth = REGIONS.depth
 
     @classmethod
     def view_of(cls, parent: "TracedArray", aval: Aval, read, write) -> "TracedArray":
         """A view that reads `read(parent)` and writes back with `write(parent, new)`."""
         view = cls.__new__(cls)
         view._value, view.aval, view.version = None, aval, 0
-        view._parent, view._view, view._seen = parent, (read, write), -1
+        view._parent, view._view, view._seen = parent, (read, write), None
+        view.depth = REGIONS.depth
         return view
 
     # -- value and mutation ------------------------------------------------
@@ -49,20 +72,27 @@ class TracedArray:
         """The current SSA value, re-read from the parent if it changed since."""
         if self._parent is None:
             return self._value
-        version = self.root().version
-        if self._seen != version:
+        stamp = (self.root().version, REGIONS.epoch)
+        if self._seen != stamp:
             self._value = self._view[0](self._parent.value)
-            self._seen = version
+            self._seen = stamp
         return self._value
 
     def assign(self, value: ir.Value) -> None:
         """Replace the contents (same shape and dtype), writing through views."""
         if self._parent is None:
+            if self.depth < REGIONS.depth and id(self) not in REGIONS.writes[-1]:
+                REGIONS.writes[-1][id(self)] = (self, self._value)
             self._value = value
             self.version += 1
             return
         self._parent.assign(self._view[1](self._parent.value, value))
-        self._value, self._seen = value, self.root().version
+        self._value, self._seen = value, (self.root().version, REGIONS.epoch)
+
+    def restore(self, value: ir.Value) -> None:
+        """Put back a root's value from before a region was traced (no write is recorded)."""
+        self._value = value
+        self.version += 1
 
     # -- array attributes ----------------------------------------------------
 
