@@ -8,6 +8,8 @@
         return np.sum(u)
 """
 
+import jax  # noqa: F401  (before jaxlib.mlir: otherwise PJRT logs its start-up on stderr)
+
 from solvent.api import Compiled, code_hlo, code_mhlo, code_xla, compile, jit
 from solvent.errors import (CompileError, SignatureError, SolventError, TracerConversionError,
                             UnsupportedError)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 
-import jax  # noqa: F401  (imported before jaxlib.mlir, PJRT start-up stays quiet)
 from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import chlo, sdy, stablehlo
