@@ -1,10 +1,12 @@
 """Explicit control flow on traced values: `cond`, `switch`, `while_loop`, `fori_loop`.
 
-Each traces its Python functions once into the regions of `stablehlo.if`,
-`stablehlo.case` or `stablehlo.while`. Carried values may be any structure the
-structure walker supports; Python numbers in a carry become 0-d arrays so they
-can change from one iteration to the next. Functions must return what they
-change (arrays from outside a body are read, not written).
+Each traces its Python functions into the regions of `stablehlo.case` or
+`stablehlo.while`. Carries may be any structure the structure walker supports;
+Python and NumPy scalars in a carry become 0-d arrays so they can change from
+one iteration to the next. Mutation is NumPy's: a body that writes into a
+carried array, or into any array from outside (a closure, an argument, a view),
+changes that array in place; such outside arrays are found by tracing once,
+then carried implicitly.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
 from solvent.core import structure, trace
+from solvent.core.traced import TracedArray, TracedScalar
 from solvent.errors import SolventError
 from solvent.numpy.values import is_traced, value, wrap
 from solvent.ops import elementwise as ew
@@ -33,7 +36,7 @@ def _numbers_to_arrays(tree):
     kids = structure.children(tree)
     if kids is None:
         return tree
-    if isinstance(tree, (tuple, list, dict)) and type(tree) in (tuple, list, dict):
+    if type(tree) in (tuple, list, dict):
         items = [(step[1], _numbers_to_arrays(v)) for step, v in kids]
         return dict(items) if isinstance(tree, dict) else type(tree)(v for _, v in items)
     return tree
@@ -48,30 +51,97 @@ def _rebuild(tree, new_leaves):
     return structure.copy_structure(tree, lambda leaf, i: new_leaves[i]).tree
 
 
-def _outputs(result, expected_avals, what: str) -> list[ir.Value]:
-    """Flatten a body's result and convert it to the carry's avals."""
-    leaves = _leaves(_numbers_to_arrays(result))
-    if expected_avals is not None and len(leaves) != len(expected_avals):
-        raise ControlFlowError(f"{what} returned {len(leaves)} arrays where {len(expected_avals)} are carried")
+class _Carry:
+    """The arrays a region carries: explicit leaves of a structure, then implicit outside arrays."""
+
+    def __init__(self, tree):
+        self.tree = _numbers_to_arrays(tree)
+        self.leaves = _leaves(self.tree)
+        self.values = [value(leaf) for leaf in self.leaves]
+        self.implicit: list[TracedArray] = []
+
+    @property
+    def avals(self):
+        return [(shape_of(v), dtype_of(v)) for v in self.values + [t.value for t in self.implicit]]
+
+    @property
+    def types(self):
+        return [v.type for v in self.values] + [t.value.type for t in self.implicit]
+
+    def operands(self):
+        return self.values + [t.value for t in self.implicit]
+
+    def outputs(self, result, tracers, what: str) -> list[ir.Value]:
+        """The region's return values: `result`'s leaves converted to the carry, then implicit arrays."""
+        leaves = _leaves(_numbers_to_arrays(result))
+        if len(leaves) != len(self.leaves):
+            raise ControlFlowError(f"{what} returned {len(leaves)} arrays where {len(self.leaves)} are carried")
+        return _convert(leaves, self.avals, what) + [t.value for t in self.implicit]
+
+    def finish(self, results, body_leaves=None):
+        """After the op: implicit arrays take their new values; explicit ones rebuild the structure.
+
+        An explicit array the body returned as itself (mutated in place) is
+        updated in place too, so its aliases and views see the change.
+        """
+        explicit, implicit = results[:len(self.leaves)], results[len(self.leaves):]
+        for array, new in zip(self.implicit, implicit):
+            array.assign(new)
+        out = []
+        for i, (leaf, new) in enumerate(zip(self.leaves, explicit)):
+            if body_leaves and body_leaves[i] and isinstance(leaf, TracedArray) and not isinstance(leaf, TracedScalar):
+                leaf.assign(new)
+                out.append(leaf)
+            else:
+                out.append(wrap(new, scalar=False))
+        return _rebuild(self.tree, out)
+
+
+def _convert(leaves, avals, what):
     values = []
-    for i, leaf in enumerate(leaves):
+    for leaf, (shape, dtype) in zip(leaves, avals):
         v = value(leaf)
-        if expected_avals is not None:
-            shape, dtype = expected_avals[i]
-            if shape_of(v) != shape or not np.can_cast(dtype_of(v), dtype, "same_kind"):
-                raise ControlFlowError(f"{what} changed a carried array from {dtype}{list(shape)} to "
-                                       f"{dtype_of(v)}{list(shape_of(v))}; keep shapes and dtypes fixed")
-            v = ew.convert(v, dtype)
-        values.append(v)
+        if shape_of(v) != shape or not np.can_cast(dtype_of(v), dtype, "same_kind"):
+            raise ControlFlowError(f"{what} changed a carried array from {dtype}{list(shape)} to "
+                                   f"{dtype_of(v)}{list(shape_of(v))}; keep shapes and dtypes fixed")
+        values.append(ew.convert(v, dtype))
     return values
 
 
-def _trace_region(session, region, types, fn, tree=None):
-    """Trace `fn` into a new block of `region`; block arguments stand for `tree`'s arrays."""
+def _trace_region(session, region, carry: _Carry, fn, what, with_arguments=True):
+    """Trace `fn` into a new block of `region`; returns (outputs, returned-itself flags, new writes).
+
+    Writes to outside arrays not yet carried are undone and reported, so the
+    caller can carry them and trace again.
+    """
+    types = carry.types if with_arguments else []
     block = region.blocks.append(*types)
-    with session.inside(block):
-        tracers = [wrap(arg, scalar=False) for arg in block.arguments]
-        return block, fn(_rebuild(tree, tracers) if tree is not None else None)
+    outer = [t.value for t in carry.implicit]
+    with session.inside(block) as writes:
+        if with_arguments:
+            n = len(carry.leaves)
+            tracers = [wrap(arg, scalar=False) for arg in list(block.arguments)[:n]]
+            for array, arg in zip(carry.implicit, list(block.arguments)[n:]):
+                array.restore(arg)
+            result = fn(_rebuild(carry.tree, tracers))
+        else:
+            tracers, result = [], fn(None)
+        outputs = (carry.outputs(result, tracers, what) if result is not _PREDICATE_ONLY
+                   else None)
+        returned_itself = [i < len(tracers) and leaf is tracers[i]
+                           for i, leaf in enumerate(_leaves(_numbers_to_arrays(result)))] if outputs is not None else []
+        if outputs is not None:
+            stablehlo.ReturnOp(outputs)
+    for array, old in zip(carry.implicit, outer):
+        array.restore(old)
+    known = {id(t) for t in carry.implicit}
+    fresh = [(array, old) for key, (array, old) in writes.items() if key not in known]
+    for array, old in fresh:
+        array.restore(old)
+    return block, returned_itself, [array for array, _ in fresh]
+
+
+_PREDICATE_ONLY = object()
 
 
 def _predicate(pred) -> ir.Value:
@@ -83,13 +153,9 @@ def _predicate(pred) -> ir.Value:
     return v
 
 
-def _outside_jit(kind, *functions):
-    from solvent.api import jit  # noqa: PLC0415  (api sits above transforms; only for eager use)
-    return _eager_program(kind, functions, jit)
-
-
 @functools.lru_cache(maxsize=256)
-def _eager_program(kind, functions, jit):
+def _eager_program(kind, functions):
+    from solvent.api import jit  # noqa: PLC0415  (api sits above transforms; eager use only)
     return jit(lambda *args: _FORMS[kind](*functions, *args))
 
 
@@ -102,20 +168,24 @@ def while_loop(cond_fn, body_fn, init):
     """
     session = trace.current()
     if session is None:
-        return _outside_jit("while_loop", cond_fn, body_fn)(init)
-    init = _numbers_to_arrays(init)
+        return _eager_program("while_loop", (cond_fn, body_fn))(init)
     with session.emitting():
-        values = [value(leaf) for leaf in _leaves(init)]
-        avals = [(shape_of(v), dtype_of(v)) for v in values]
-        types = [v.type for v in values]
-        op = create("stablehlo.while", values, types, regions=2)
-        block, pred = _trace_region(session, op.regions[0], types, cond_fn, init)
-        with session.inside(block):
-            stablehlo.ReturnOp([_predicate(pred)])
-        block, new = _trace_region(session, op.regions[1], types, body_fn, init)
-        with session.inside(block):
-            stablehlo.ReturnOp(_outputs(new, avals, "the loop body"))
-        return _rebuild(init, [wrap(r, scalar=False) for r in op.results])
+        carry = _Carry(init)
+        while True:
+            op = create("stablehlo.while", carry.operands(), carry.types, regions=2)
+
+            def test(tree):
+                pred = _predicate(cond_fn(tree))
+                stablehlo.ReturnOp([pred])
+                return _PREDICATE_ONLY
+
+            _, _, cond_writes = _trace_region(session, op.regions[0], carry, test, "the loop condition")
+            _, itself, body_writes = _trace_region(session, op.regions[1], carry, body_fn, "the loop body")
+            new = cond_writes + [a for a in body_writes if a not in cond_writes]
+            if not new:
+                return carry.finish(list(op.results), itself)
+            op.erase()
+            carry.implicit += new
 
 
 def fori_loop(lower, upper, body_fn, init):
@@ -148,22 +218,58 @@ def switch(index, branches, *operands):
         if shape_of(i) != ():
             raise ControlFlowError(f"a branch index must be a scalar, got shape {shape_of(i)}")
         i = ew.clamp(value(np.int32(0)), i, value(np.int32(len(branches) - 1)))  # case picks the last
-        # Branches are traced into a result-less scratch op first: their results give the types.
-        scratch = create("stablehlo.case", [i], [], regions=len(branches))
-        results, avals, types = [], None, None
-        for k, branch in enumerate(branches):
-            block, result = _trace_region(session, scratch.regions[k], [], lambda _: branch(*operands))
-            with session.inside(block):
-                values = _outputs(result, avals, f"branch {k}")
-                avals = avals or [(shape_of(v), dtype_of(v)) for v in values]
-                types = types or [v.type for v in values]
-                stablehlo.ReturnOp(values)
-            results.append(result)
-        op = create("stablehlo.case", [i], types, regions=len(branches))
-        for k in range(len(branches)):
-            scratch.regions[k].blocks[0].append_to(op.regions[k])
-        scratch.erase()
-        return _rebuild(_numbers_to_arrays(results[0]), [wrap(r, scalar=False) for r in op.results])
+        implicit: list[TracedArray] = []
+        while True:
+            op, result, new = _trace_branches(session, i, branches, operands, implicit)
+            if not new:
+                return result
+            op.erase()
+            implicit += new
+
+
+def _trace_branches(session, index, branches, operands, implicit):
+    """One `stablehlo.case` whose branch k returns branches[k](*operands) and the implicit arrays."""
+    scratch = create("stablehlo.case", [index], [], regions=len(branches))
+    first, carry, new = None, None, []
+    for k, branch in enumerate(branches):
+        def run(_, branch=branch):
+            return branch(*operands)
+
+        probe = _BranchCarry(first, implicit)
+        _, _, writes = _trace_region(session, scratch.regions[k], probe, run, f"branch {k}", with_arguments=False)
+        first = first if first is not None else probe.result
+        new += [a for a in writes if a not in new]
+    types = list(scratch.regions[0].blocks[0].operations[-1].operands)
+    op = create("stablehlo.case", [index], [v.type for v in types], regions=len(branches))
+    for k in range(len(branches)):
+        scratch.regions[k].blocks[0].append_to(op.regions[k])
+    scratch.erase()
+    results = list(op.results)
+    n = len(results) - len(implicit)
+    for array, new_value in zip(implicit, results[n:]):
+        array.assign(new_value)
+    return op, _rebuild(_numbers_to_arrays(first), [wrap(r, scalar=False) for r in results[:n]]), new
+
+
+class _BranchCarry(_Carry):
+    """A branch carries nothing in; its results must match the first branch's."""
+
+    def __init__(self, first_result, implicit):
+        self.first = first_result
+        self.implicit = implicit
+        self.result = None
+
+    def outputs(self, result, tracers, what):
+        self.result = result
+        leaves = _leaves(_numbers_to_arrays(result))
+        if self.first is None:
+            values = [value(leaf) for leaf in leaves]
+        else:
+            expected = _leaves(_numbers_to_arrays(self.first))
+            if len(leaves) != len(expected):
+                raise ControlFlowError(f"{what} returned {len(leaves)} arrays where branch 0 returned {len(expected)}")
+            values = _convert(leaves, [(x.shape, x.dtype) for x in expected], what)
+        return values + [t.value for t in self.implicit]
 
 
 _FORMS = {"while_loop": while_loop}

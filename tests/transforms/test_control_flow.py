@@ -107,3 +107,75 @@ def test_loop_body_must_keep_shapes():
 def test_forms_work_outside_jit():
     out = solvent.while_loop(lambda c: c < 10, lambda c: c * 2, np.int64(1))
     assert int(np.asarray(out)) == 16
+
+
+def test_loop_body_writing_into_outside_arrays_mutates_them():
+    def f(a, out):
+        view = out[1:]
+
+        def body(i):
+            a[i] = a[i] * 2          # an argument, not carried explicitly
+            view[i] = a[i] + 1        # a view of another argument
+            return i + 1
+
+        n = solvent.while_loop(lambda i: i < 3, body, 0)
+        return n
+
+    def reference(a, out):
+        view = out[1:]
+        i = 0
+        while i < 3:
+            a[i] = a[i] * 2
+            view[i] = a[i] + 1
+            i += 1
+        return i
+
+    a, out = np.arange(5.0), np.zeros(5)
+    ra, rout = a.copy(), out.copy()
+    n = solvent.jit(f)(a, out)
+    assert int(n) == reference(ra, rout)
+    assert_same(a, ra)
+    assert_same(out, rout)
+    assert solvent.code_hlo(f, a, out, optimize="none").count("stablehlo.while") == 1
+
+
+def test_branch_writing_into_outside_array_mutates_it():
+    def f(a):
+        def grow():
+            a[0] = 100.0
+            return 1
+
+        def shrink():
+            a[-1] = -100.0
+            return 0
+
+        return solvent.cond(a.sum() > 0, grow, shrink)
+
+    for sign in (1.0, -1.0):
+        a = sign * np.arange(1.0, 4.0)
+        ref = a.copy()
+        flag = solvent.jit(f)(a)
+        if ref.sum() > 0:
+            ref[0] = 100.0
+        else:
+            ref[-1] = -100.0
+        assert_same(a, ref)
+        assert int(flag) == (1 if sign > 0 else 0)
+
+
+def test_carried_array_mutated_in_place_keeps_its_identity_for_views():
+    def f(x):
+        head = x[:2]
+
+        def body(c):
+            i, y = c
+            y += 1.0
+            return i + 1, y
+
+        solvent.while_loop(lambda c: c[0] < 4, body, (0, x))
+        return head * 1
+
+    x = np.zeros(3)
+    out = solvent.jit(f)(x)
+    assert_same(x, np.full(3, 4.0))
+    assert_same(out, np.full(2, 4.0))
