@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import warnings
 
 from jaxlib.mlir import ir
 
@@ -19,7 +20,8 @@ from solvent.core import trace as trace_state
 from solvent.errors import SignatureError
 from solvent.ir.module import find_function, parse, to_text
 from solvent.runtime import executable as executables
-from solvent.tracing import Signature, trace
+from solvent.tracing import EscapedValueError, Signature, trace
+from solvent.transforms import rewrite
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,6 +35,8 @@ class Options:
     donate: bool = True
     static_argnames: tuple = ()
     shardings: object = None
+    control_flow: bool = True    # rewrite if/while/for so traced conditions become stablehlo ops
+    unroll: int = 64             # static `for ... in range(n)` loops longer than this are rolled
 
     def __post_init__(self):
         passes.pipeline(passes.level_name(self.optimize), self.no_nan)  # fail early on a bad level
@@ -53,7 +57,17 @@ class Lowered:
 
 
 def lower(fn, args, kwargs, options: Options) -> Lowered:
-    traced = trace(fn, args, kwargs, options.static_argnames)
+    if options.control_flow:
+        fn = rewrite.convert(fn)
+    try:
+        traced = trace(fn, args, kwargs, options.static_argnames, options.unroll)
+    except EscapedValueError as error:
+        if not error.rolled:
+            raise
+        lines = ", ".join(f"{file}:{line}" for file, line in error.rolled)
+        warnings.warn(f"loops at {lines} were unrolled: a rolled body let a value escape "
+                      "through a Python object", stacklevel=3)
+        traced = trace(fn, args, kwargs, options.static_argnames, None)
     traced_text = to_text(traced.module)
     optimized = passes.run(traced_text, passes.level_name(options.optimize), options.no_nan)
     return Lowered(traced.signature, traced_text, optimized, _for_xla(optimized, traced.signature, options))

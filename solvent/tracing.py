@@ -47,7 +47,7 @@ class Traced:
     signature: Signature
 
 
-def trace(fn, args: tuple, kwargs: dict, static_argnames=()) -> Traced:
+def trace(fn, args: tuple, kwargs: dict, static_argnames=(), unroll: int | None = None) -> Traced:
     """Run `fn` on traced copies of its arguments and build the module `main`."""
     traced_kwargs = {k: v for k, v in kwargs.items() if k not in static_argnames}
     static_kwargs = {k: v for k, v in kwargs.items() if k in static_argnames}
@@ -72,7 +72,7 @@ def trace(fn, args: tuple, kwargs: dict, static_argnames=()) -> Traced:
     arguments = list(block.arguments)
     for tracer, argument in zip(pending, arguments):
         tracer._value = argument
-    session = Trace(module, block)
+    session = Trace(module, block, unroll)
     call_args, call_kwargs = copied.tree
     with tracing(session), fresh_arrays():
         result = fn(*call_args, **call_kwargs, **static_kwargs)
@@ -87,8 +87,24 @@ def trace(fn, args: tuple, kwargs: dict, static_argnames=()) -> Traced:
         func.ReturnOp(outputs.values)
         main.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
             types, [v.type for v in outputs.values]))
-    verify(module)
+    try:
+        verify(module)
+    except ir.MLIRError as error:
+        if "does not dominate" in str(error):
+            raise EscapedValueError(
+                "a value computed inside a traced loop or branch escaped it through a Python object "
+                "(a list, an attribute, a global) and is used after it; return it from the loop or "
+                f"branch instead. MLIR said: {str(error).splitlines()[1].strip()}", rolled=session.rolled) from None
+        raise
     return Traced(module, signature)
+
+
+class EscapedValueError(UnsupportedError):
+    """A traced value left the region (loop body, branch) it was computed in."""
+
+    def __init__(self, message, rolled=()):
+        super().__init__(message)
+        self.rolled = list(rolled)
 
 
 class _Outputs:

@@ -46,9 +46,26 @@ def test_python_conversion_of_traced_value_names_the_line(convert):
     assert "np.where" in str(info.value)
 
 
-def test_if_on_traced_value_names_the_line():
+def first_index_of(x, target):
+    i = 0
+    while i < x.shape[0]:
+        if x[i] == target:
+            return i
+        i += 1
+    return -1
+
+
+def test_refused_construct_names_file_line_and_construct():
+    with pytest.raises(solvent.UnsupportedError) as info:
+        solvent.jit(first_index_of)(np.arange(5.0), 3.0)
+    message = str(info.value)
+    assert f"{__file__}:{_line_of(first_index_of, 'if x[i] == target')}" in message
+    assert "return" in message and "assign" in message
+
+
+def test_without_source_rewriting_if_on_traced_value_names_the_line():
     with pytest.raises(solvent.TracerConversionError) as info:
-        solvent.jit(branches_on_data)(np.ones(3))
+        solvent.jit(branches_on_data, control_flow=False)(np.ones(3))
     assert f":{_line_of(branches_on_data, 'if x.sum()')}" in str(info.value)
 
 

@@ -18,9 +18,11 @@ _local = threading.local()
 class Trace:
     """One tracing of one function: its module and the block ops go into now."""
 
-    def __init__(self, module: ir.Module, block: ir.Block):
+    def __init__(self, module: ir.Module, block: ir.Block, unroll: int | None = None):
         self.module = module
         self.blocks = [block]  # entry block, then the region bodies being traced
+        self.unroll = unroll   # static loops longer than this become stablehlo.while
+        self.rolled: list = []  # (file, line) of each static loop rolled so
 
     @property
     def insertion(self) -> ir.InsertionPoint:

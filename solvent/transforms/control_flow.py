@@ -153,6 +153,23 @@ def _predicate(pred) -> ir.Value:
     return v
 
 
+def probe(fn):
+    """`fn()` traced once into a throwaway region, to learn what it returns; its writes are undone.
+
+    The result's arrays are only good for their shapes and dtypes.
+    """
+    session = trace.current()
+    with session.emitting():
+        scratch = create("stablehlo.case", [value(np.int32(0))], [], regions=1)
+        block = scratch.regions[0].blocks.append()
+        with session.inside(block) as writes:
+            result = fn()
+        for array, old in writes.values():
+            array.restore(old)
+        scratch.erase()
+    return result
+
+
 @functools.lru_cache(maxsize=256)
 def _eager_program(kind, functions):
     from solvent.api import jit  # noqa: PLC0415  (api sits above transforms; eager use only)

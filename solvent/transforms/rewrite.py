@@ -1,0 +1,416 @@
+"""Rewriting a function's source so its `if`/`while`/`for` work on traced values.
+
+The function's syntax tree is transformed so that statements and boolean
+expressions call `solvent.transforms.statements`, which runs plain Python when
+a condition is static and builds `stablehlo.case`/`while` when it is traced.
+Variables a statement assigns are passed in and out of the nested functions
+that hold its branches or body; arrays mutated inside are found at trace time
+(see `control_flow`). Functions the rewritten code calls are rewritten too when
+they are the user's own (not NumPy, the standard library or installed packages).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import os
+import sysconfig
+import textwrap
+import types
+
+from solvent.transforms import statements
+
+HELPER = "__solvent_statements__"
+_LIBRARY_DIRS = tuple({os.path.realpath(p) + os.sep for p in (
+    sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"],
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))))})
+
+
+def _helper(name: str, *args, **keywords) -> ast.Call:
+    return ast.Call(ast.Attribute(ast.Name(HELPER, ast.Load()), name, ast.Load()), list(args),
+                    [ast.keyword(k, v) for k, v in keywords.items()])
+
+
+def _names_tuple(names, ctx) -> ast.Tuple:
+    return ast.Tuple([ast.Name(n, ctx()) for n in names], ctx())
+
+
+def _loads(names) -> ast.Tuple:
+    """(load(lambda: x, 'x'), ...): current values, `Undefined` where unbound."""
+    return ast.Tuple([_helper("load", ast.Lambda(_no_arguments(), ast.Name(n, ast.Load())), ast.Constant(n))
+                      for n in names], ast.Load())
+
+
+def _no_arguments(names=()) -> ast.arguments:
+    return ast.arguments(posonlyargs=[], args=[ast.arg(n) for n in names], kwonlyargs=[], kw_defaults=[],
+                         defaults=[])
+
+
+def _function(name, params, body) -> ast.FunctionDef:
+    return ast.FunctionDef(name, _no_arguments(params), body or [ast.Pass()], [], None, type_params=[])
+
+
+class _Assigned(ast.NodeVisitor):
+    """Names bound by a list of statements, not looking into nested scopes."""
+
+    def __init__(self):
+        self.names: list[str] = []
+
+    def add(self, name):
+        if name not in self.names:
+            self.names.append(name)
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Store):
+            self.add(node.id)
+
+    def visit_FunctionDef(self, node):
+        if not node.name.startswith("__solvent_"):  # the rewrite's own branch and body functions
+            self.add(node.name)
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+    def visit_Lambda(self, node):
+        pass
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_Lambda
+
+    def visit_alias(self, node):
+        self.add((node.asname or node.name).split(".")[0])
+
+    def visit_ExceptHandler(self, node):
+        if node.name:
+            self.add(node.name)
+        self.generic_visit(node)
+
+
+def assigned(statements_) -> list[str]:
+    finder = _Assigned()
+    for s in statements_:
+        finder.visit(s)
+    return finder.names
+
+
+def _contains(statements_, kinds, into_loops=True) -> bool:
+    """Whether `kinds` occur in `statements_` outside nested functions (and loops, if not `into_loops`)."""
+    stack = list(statements_)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, kinds):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if not into_loops and isinstance(node, (ast.For, ast.While)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+class _LoopExits(ast.NodeTransformer):
+    """`break`/`continue` of one loop level become flag assignments; later statements are guarded."""
+
+    def __init__(self, brk, cont):
+        self.brk, self.cont = brk, cont
+
+    def block(self, body):
+        out = []
+        for i, stmt in enumerate(body):
+            stmt = self.visit(stmt)
+            out.extend(stmt if isinstance(stmt, list) else [stmt])
+            if _contains([stmt], ast.Assign) and self._sets_flag(stmt) and i + 1 < len(body):
+                guard = _helper("not_", _helper("or_", *[ast.Lambda(_no_arguments(), ast.Name(f, ast.Load()))
+                                                          for f in (self.brk, self.cont)]))
+                out.append(ast.If(guard, self.block(body[i + 1:]), []))
+                break
+        return out
+
+    def _sets_flag(self, stmt) -> bool:
+        return any(isinstance(n, ast.Name) and n.id in (self.brk, self.cont) and isinstance(n.ctx, ast.Store)
+                   for n in ast.walk(stmt))
+
+    def visit_Break(self, node):
+        return ast.Assign([ast.Name(self.brk, ast.Store())], ast.Constant(True))
+
+    def visit_Continue(self, node):
+        return ast.Assign([ast.Name(self.cont, ast.Store())], ast.Constant(True))
+
+    def visit_If(self, node):
+        node.body, node.orelse = self.block(node.body), self.block(node.orelse)
+        return node
+
+    def visit_With(self, node):
+        node.body = self.block(node.body)
+        return node
+
+    def visit_For(self, node):  # an inner loop's break/continue are its own
+        return node
+
+    visit_While = visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_For
+
+
+RETURN = "__solvent_return"
+
+
+def fold_returns(stmts):
+    """Statements where every path ends by assigning RETURN instead of returning, or None.
+
+    `if c: return a` followed by `return b` becomes `if c: r = a else: r = b`, so
+    the `if` can be captured; returns inside loops (or `try`/`with`) are left alone.
+    """
+    out = []
+    for i, stmt in enumerate(stmts):
+        if isinstance(stmt, ast.Return):
+            out.append(ast.Assign([ast.Name(RETURN, ast.Store())], stmt.value or ast.Constant(None)))
+            return out
+        if isinstance(stmt, ast.If) and _contains([stmt], ast.Return):
+            rest = stmts[i + 1:]
+            body, orelse = fold_returns(stmt.body + rest), fold_returns(stmt.orelse + rest)
+            if body is None or orelse is None:
+                return None
+            out.append(ast.copy_location(ast.If(stmt.test, body, orelse), stmt))
+            return out
+        if _contains([stmt], ast.Return):
+            return None
+        out.append(stmt)
+    out.append(ast.Assign([ast.Name(RETURN, ast.Store())], ast.Constant(None)))
+    return out
+
+
+class _Rewriter(ast.NodeTransformer):
+    def __init__(self, filename, first_line):
+        self.filename = filename
+        self.offset = first_line - 1
+        self.count = 0
+
+    def fresh(self, kind) -> str:
+        self.count += 1
+        return f"__solvent_{kind}_{self.count}"
+
+    def where(self, node) -> ast.Tuple:
+        return ast.Tuple([ast.Constant(self.filename), ast.Constant(node.lineno + self.offset)], ast.Load())
+
+    # -- expressions ---------------------------------------------------------------
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        name = "and_" if isinstance(node.op, ast.And) else "or_"
+        return _helper(name, *[ast.Lambda(_no_arguments(), v) for v in node.values])
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        return _helper("not_", node.operand) if isinstance(node.op, ast.Not) else node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) == 1:
+            return node
+        operands = [node.left] + node.comparators
+        pairs = [ast.Compare(operands[i], [op], [operands[i + 1]]) for i, op in enumerate(node.ops)]
+        return _helper("and_", *[ast.Lambda(_no_arguments(), p) for p in pairs])
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        return _helper("ifexp", node.test, ast.Lambda(_no_arguments(), node.body),
+                       ast.Lambda(_no_arguments(), node.orelse))
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        ours = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == HELPER
+        if not ours and not (isinstance(func, ast.Name) and func.id in ("super", "locals", "globals", "vars")):
+            node.func = _helper("converted", func)
+        return node
+
+    # -- statements ----------------------------------------------------------------
+
+    def visit_If(self, node):
+        self.generic_visit(node)
+        if _contains(node.body + node.orelse, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal, ast.Break,
+                                                ast.Continue)):
+            node.test = _helper("refuse", node.test, ast.Constant("an `if` holding return/break/continue"),
+                                self.where(node))
+            return node
+        names = assigned(node.body + node.orelse)
+        true_name, false_name = self.fresh("if_true"), self.fresh("if_false")
+        done = [ast.Return(_names_tuple(names, ast.Load))]
+        call = _helper("if_stmt", node.test, ast.Name(true_name, ast.Load()), ast.Name(false_name, ast.Load()),
+                       _loads(names), ast.Constant(tuple(names)))
+        return [_function(true_name, names, node.body + done), _function(false_name, names, node.orelse + done),
+                self._assign(names, call)]
+
+    def _assign(self, names, call):
+        if not names:
+            return ast.Expr(call)
+        return ast.Assign([_names_tuple(names, ast.Store)], call)
+
+    def visit_While(self, node):
+        if node.orelse or _contains(node.body, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal)):
+            self.generic_visit(node)
+            node.test = _helper("refuse", node.test, ast.Constant("a `while` holding return (or with else)"),
+                                self.where(node))
+            return node
+        prologue, node = self._lower_exits(node)
+        self.generic_visit(node)
+        names = assigned(node.body)
+        test_name, body_name = self.fresh("while_test"), self.fresh("while_body")
+        done = [ast.Return(_names_tuple(names, ast.Load))]
+        call = _helper("while_stmt", ast.Name(test_name, ast.Load()), ast.Name(body_name, ast.Load()),
+                       _loads(names), ast.Constant(tuple(names)))
+        return prologue + [_function(test_name, names, [ast.Return(node.test)]),
+                           _function(body_name, names, node.body + done), self._assign(names, call)]
+
+    def _lower_exits(self, node):
+        """Loop with break/continue -> flags in the body and `not brk and test`."""
+        if not _contains(node.body, (ast.Break, ast.Continue), into_loops=False):
+            return [], node
+        brk, cont = self.fresh("break"), self.fresh("continue")
+        body = _LoopExits(brk, cont).block(node.body)
+        reset = ast.Assign([ast.Name(cont, ast.Store())], ast.Constant(False))
+        node.body = [reset] + body
+        node.test = ast.BoolOp(ast.And(), [ast.UnaryOp(ast.Not(), ast.Name(brk, ast.Load())), node.test])
+        flags = [ast.Assign([ast.Name(f, ast.Store())], ast.Constant(False)) for f in (brk, cont)]
+        return flags, node
+
+    def visit_For(self, node):
+        if node.orelse or _contains(node.body, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal)):
+            self.generic_visit(node)
+            return node
+        if _contains(node.body, (ast.Break, ast.Continue), into_loops=False):
+            return self.visit(self._for_as_while(node))
+        iterator = node.iter
+        range_args = (iterator.args if isinstance(iterator, ast.Call) and _is_range(iterator.func)
+                      and not iterator.keywords and 1 <= len(iterator.args) <= 3 else None)
+        self.generic_visit(node)
+        item = self.fresh("item")
+        body = [ast.Assign([node.target], ast.Name(item, ast.Load()))] + node.body
+        names = assigned(body)
+        body_name = self.fresh("for_body")
+        done = [ast.Return(_names_tuple(names, ast.Load))]
+        function = _function(body_name, [item] + names, body + done)
+        if range_args is not None:  # generic_visit rewrote the arguments in place
+            call = _helper("for_range", ast.Tuple(range_args, ast.Load()), ast.Name(body_name, ast.Load()),
+                           _loads(names), ast.Constant(tuple(names)), self.where(node))
+        else:
+            call = _helper("for_stmt", node.iter, ast.Name(body_name, ast.Load()), _loads(names),
+                           ast.Constant(tuple(names)))
+        return [function, self._assign(names, call)]
+
+    def _for_as_while(self, node):
+        """`for t in it:` with break/continue -> an index-driven `while` over the items."""
+        items, index = self.fresh("items"), self.fresh("index")
+        iterator = node.iter
+        if isinstance(iterator, ast.Call) and _is_range(iterator.func):
+            sequence = _helper("range_items", *iterator.args)
+        else:
+            sequence = _helper("items", iterator)
+        setup = [ast.Assign([ast.Name(items, ast.Store())], sequence),
+                 ast.Assign([ast.Name(index, ast.Store())], ast.Constant(0))]
+        test = ast.Compare(ast.Name(index, ast.Load()), [ast.Lt()],
+                           [_helper("length", ast.Name(items, ast.Load()))])
+        advance = [ast.Assign([node.target], ast.Subscript(ast.Name(items, ast.Load()), ast.Name(index, ast.Load()),
+                                                           ast.Load())),
+                   ast.AugAssign(ast.Name(index, ast.Store()), ast.Add(), ast.Constant(1))]
+        loop = ast.While(test, advance + node.body, [])
+        return ast.copy_location(ast.Module(setup + [ast.copy_location(loop, node)], []), node)
+
+    def visit_Module(self, node):  # only for the synthetic module of _for_as_while
+        self.generic_visit(node)
+        return node.body
+
+
+def _is_range(func) -> bool:
+    return isinstance(func, ast.Name) and func.id == "range"
+
+
+# -- converting functions --------------------------------------------------------------
+
+
+def is_user_code(fn) -> bool:
+    """A plain Python function from the user's own files (not libraries, not solvent)."""
+    code = getattr(fn, "__code__", None)
+    if not isinstance(fn, types.FunctionType) or code is None or fn.__name__ == "<lambda>":
+        return False
+    filename = os.path.realpath(code.co_filename)
+    return not filename.startswith(_LIBRARY_DIRS) and not code.co_filename.startswith("<")
+
+
+def convert(fn):
+    """`fn` with its control flow rewritten, or `fn` itself when it cannot or need not be."""
+    if isinstance(fn, types.MethodType):
+        converted_function = convert(fn.__func__)
+        return fn if converted_function is fn.__func__ else types.MethodType(converted_function, fn.__self__)
+    if not is_user_code(fn) or getattr(fn, "__solvent_converted__", False):
+        return fn
+    factory = _factory(fn.__code__)
+    if factory is None:
+        return fn
+    cells = [cell.cell_contents if _filled(cell) else statements.Undefined(name)
+             for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ())]
+    new = factory(fn.__globals__)(statements, *cells)
+    new.__defaults__, new.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
+    new.__solvent_converted__ = True
+    functools.update_wrapper(new, fn)
+    return new
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=1024)
+def _factory(code):
+    """Compile the rewritten source of `code` once; returns globals -> (helpers, *cells) -> function."""
+    try:
+        lines, _ = inspect.findsource(code)
+    except (OSError, TypeError):
+        return None
+    source = textwrap.dedent("".join(inspect.getblock(lines[code.co_firstlineno - 1:])))
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    definition = tree.body[0]
+    if not isinstance(definition, ast.FunctionDef) or _uses_unsupported(definition):
+        return None
+    definition.decorator_list = []
+    if any(isinstance(s, ast.If) and _contains([s], ast.Return) for s in ast.walk(definition)):
+        folded = fold_returns(definition.body)
+        if folded is not None:
+            definition.body = folded + [ast.Return(ast.Name(RETURN, ast.Load()))]
+    rewriter = _Rewriter(code.co_filename, code.co_firstlineno)
+    definition.body = _flatten([rewriter.visit(s) for s in definition.body])
+    if rewriter.count == 0 and not _has_calls(definition):
+        return None
+    outer = _function("__solvent_factory__", [HELPER, *code.co_freevars], [definition,
+                                                                              ast.Return(ast.Name(definition.name, ast.Load()))])
+    module = ast.fix_missing_locations(ast.Module([outer], []))
+    ast.increment_lineno(module, code.co_firstlineno - 1)
+    compiled = compile(module, code.co_filename, "exec")
+
+    def build(globals_):
+        namespace = {}
+        exec(compiled, globals_, namespace)
+        return namespace["__solvent_factory__"]
+    return build
+
+
+def _flatten(items):
+    out = []
+    for item in items:
+        out.extend(item if isinstance(item, list) else [item])
+    return out
+
+
+def _has_calls(definition) -> bool:
+    return any(isinstance(n, ast.Call) for n in ast.walk(definition))
+
+
+def _uses_unsupported(definition) -> bool:
+    """Generators, `super()` and async code keep their own source."""
+    return any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) or (isinstance(n, ast.Name) and n.id in (
+        "super", "__class__")) for n in ast.walk(definition))

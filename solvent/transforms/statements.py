@@ -1,0 +1,221 @@
+"""What rewritten `if`/`while`/`for` statements and `and`/`or`/`not`/`x if c else y` call.
+
+Each helper decides at trace time: with a static (Python) condition it runs
+the plain Python statement; with a traced one it builds the control-flow op.
+`solvent.transforms.rewrite` turns a function's source into calls to these.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from solvent.core import trace
+from solvent.core.traced import TracedArray
+from solvent.errors import SolventError, TracerConversionError, UnsupportedError
+from solvent.transforms import control_flow
+
+
+class Undefined:
+    """Stands for a variable that is not bound yet where a statement starts."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"<undefined {self.name}>"
+
+
+def load(getter, name):
+    """The variable's current value, or `Undefined` where Python would raise NameError."""
+    try:
+        return getter()
+    except NameError:
+        return Undefined(name)
+
+
+def is_traced(x) -> bool:
+    return isinstance(x, TracedArray)
+
+
+def _check_defined(values, names, where):
+    for v, n in zip(values, names):
+        if isinstance(v, Undefined):
+            raise UnsupportedError(f"variable {n!r} is set in only one branch of the traced {where}; "
+                                   "give it a value before the statement or in every branch")
+
+
+def if_stmt(test, true_fn, false_fn, values, names):
+    """`if test: ... else: ...` assigning `names`; returns their values afterwards."""
+    if not is_traced(test):
+        return true_fn(*values) if test else false_fn(*values)
+    outcome = control_flow.cond(test, lambda: _wrap(true_fn(*values)), lambda: _wrap(false_fn(*values)))
+    _check_defined(outcome, names, "if")
+    return outcome
+
+
+def _wrap(values):
+    return tuple(values)
+
+
+def ifexp(test, if_true, if_false):
+    """`if_true() if test else if_false()`."""
+    if not is_traced(test):
+        return if_true() if test else if_false()
+    return control_flow.cond(test, if_true, if_false)
+
+
+def and_(*operands):
+    """Python's `and` over thunks; element-wise `np.logical_and` once a value is traced."""
+    result = operands[0]()
+    for operand in operands[1:]:
+        if is_traced(result):
+            result = np.logical_and(result, operand())
+        elif not result:
+            return result
+        else:
+            result = operand()
+    return result
+
+
+def or_(*operands):
+    result = operands[0]()
+    for operand in operands[1:]:
+        if is_traced(result):
+            result = np.logical_or(result, operand())
+        elif result:
+            return result
+        else:
+            result = operand()
+    return result
+
+
+def not_(value):
+    return np.logical_not(value) if is_traced(value) else not value
+
+
+def _fill_undefined(values, run_body):
+    """Variables first set inside a rolled loop start as zeros of the type the body gives them."""
+    missing = [k for k, v in enumerate(values) if isinstance(v, Undefined)]
+    if not missing:
+        return values
+    produced = control_flow.probe(lambda: run_body(values))
+    filled = list(values)
+    for k in missing:
+        if hasattr(produced[k], "dtype") or type(produced[k]) in (bool, int, float, complex):
+            filled[k] = np.zeros(np.shape(produced[k]) if not is_traced(produced[k]) else produced[k].shape,
+                                 np.result_type(produced[k]) if not is_traced(produced[k]) else produced[k].dtype)
+    return tuple(filled)
+
+
+def while_stmt(test_fn, body_fn, values, names):
+    """`while test: body` over the loop variables `names`; Python loop while the test is static."""
+    values = tuple(values)
+    while True:
+        test = test_fn(*values)
+        if is_traced(test):
+            break
+        if not test:
+            return values
+        values = tuple(body_fn(*values))
+    values = _fill_undefined(values, lambda v: tuple(body_fn(*v)))
+    _check_defined(values, names, "while loop")
+    carried = control_flow.while_loop(lambda c: test_fn(*c), lambda c: tuple(body_fn(*c)), values)
+    return tuple(carried)
+
+
+def for_range(bounds, body_fn, values, names, where):
+    """`for i in range(*bounds): body` (body_fn(i, *values)); rolled when traced or long."""
+    values = tuple(values)
+    if not any(is_traced(b) for b in bounds):
+        steps = range(*[int(b) for b in bounds])
+        session = trace.current()
+        limit = session.unroll if session is not None else None
+        if limit is None or len(steps) <= limit:
+            return _unrolled(steps, body_fn, values)
+        try:
+            session.rolled.append(where)
+            return _rolled(bounds, body_fn, values, names)
+        except (TracerConversionError, UnsupportedError, TypeError, IndexError) as error:
+            warnings.warn(f"{where[0]}:{where[1]}: loop of {len(steps)} steps unrolled: its body "
+                          f"cannot run with a traced loop index ({error.__class__.__name__}: "
+                          f"{str(error).splitlines()[0]})", stacklevel=2)
+            return _unrolled(steps, body_fn, values)
+    return _rolled(bounds, body_fn, values, names)
+
+
+def _unrolled(steps, body_fn, values):
+    for i in steps:
+        values = tuple(body_fn(i, *values))
+    return values
+
+
+def _rolled(bounds, body_fn, values, names):
+    start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+    index = np.asarray(start, dtype=np.int64) if not is_traced(start) else start
+    values = _fill_undefined(values, lambda v: tuple(body_fn(np.add(index, 0), *v)))
+    _check_defined(values, names, "for loop")
+    if not is_traced(step) and step < 0:
+        test = lambda c: c[0] > c[1]  # noqa: E731
+    else:
+        test = lambda c: c[0] < c[1]  # noqa: E731
+
+    def body(carry):
+        i, end, inner = carry
+        return i + step, end, tuple(body_fn(i, *inner))
+
+    bounds = [b if is_traced(b) else np.asarray(b, dtype=np.int64) for b in (start, stop)]
+    return tuple(control_flow.while_loop(test, body, (*bounds, values))[2])
+
+
+def for_stmt(iterable, body_fn, values, names):
+    """`for x in iterable: body` over a static iterable (lists, tuples, arrays' first axis)."""
+    values = tuple(values)
+    for item in iterable:
+        values = tuple(body_fn(item, *values))
+    return values
+
+
+def converted(fn):
+    """Called functions that are the user's own are rewritten too."""
+    from solvent.transforms.rewrite import convert  # noqa: PLC0415  (rewrite imports this module)
+    return convert(fn)
+
+
+class RangeItems:
+    """`range(start, stop, step)` that a traced index can read: start + index * step."""
+
+    def __init__(self, *bounds):
+        self.start, self.stop, self.step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+
+    def __len__(self):
+        return len(range(self.start, self.stop, self.step))
+
+    def __getitem__(self, index):
+        return self.start + index * self.step
+
+
+def range_items(*bounds):
+    if any(is_traced(b) for b in bounds):
+        raise UnsupportedError("a `for` loop over range() with traced bounds that uses break/continue; "
+                               "write it as a `while` loop")
+    return RangeItems(*bounds)
+
+
+def items(iterable):
+    """The items of a `for` loop's iterable, indexable (arrays index by their first axis)."""
+    return iterable if hasattr(iterable, "__getitem__") and hasattr(iterable, "__len__") else list(iterable)
+
+
+def length(sequence):
+    return len(sequence)
+
+
+def refuse(test, construct, where):
+    """The test of a statement solvent cannot capture: fine while static, an error if traced."""
+    if is_traced(test):
+        raise UnsupportedError(
+            f"{construct} at {where[0]}:{where[1]} depends on a traced value and cannot be captured; "
+            "assign results to variables in the branches and return after the statement", location=where)
+    return test

@@ -1,0 +1,222 @@
+"""Unmodified functions with data-dependent if/while/for, against plain NumPy execution."""
+
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+import solvent
+from differential import assert_same, check_like_numpy
+
+
+def converge(a, tol, maxit):
+    x = np.ones_like(a)
+    err = 1.0
+    it = 0
+    while err > tol and it < maxit:
+        new = 0.5 * (x + a / x)
+        err = np.max(np.abs(new - x))
+        x = new
+        it += 1
+    return x, it
+
+
+def test_convergence_loop():
+    a = np.array([2.0, 10.0, 1e3])
+    x, it = solvent.jit(converge)(a, 1e-12, 100)
+    ref_x, ref_it = converge(a, 1e-12, 100)
+    assert_same(x, ref_x)
+    assert int(it) == ref_it
+    assert solvent.code_hlo(converge, a, 1e-12, 100, optimize="none").count("stablehlo.while") == 1
+
+
+def classify(x):
+    total = x.sum()
+    if total > 10:
+        scale = 2.0
+        label = 1
+    elif total > 0:
+        scale = 1.0
+        label = 0
+    else:
+        scale = -1.0
+        label = -1
+    y = x * scale if label >= 0 else x - 1
+    return y, label
+
+
+@pytest.mark.parametrize("values", [[5.0, 6.0], [1.0, 2.0], [-1.0, -2.0]])
+def test_data_dependent_branches(values):
+    x = np.array(values)
+    y, label = solvent.jit(classify)(x)
+    ref_y, ref_label = classify(x)
+    assert_same(y, ref_y)
+    assert int(label) == ref_label
+
+
+def early_return(x):
+    if x.sum() > 0:
+        return x * 2
+    return -x
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_if_with_early_return(sign):
+    check_like_numpy(early_return, sign * np.arange(1.0, 4.0))
+
+
+def inplace_loop(u, n):
+    i = 0
+    while u.max() < n:
+        u[i % 3] += 1.0
+        i += 1
+    return i
+
+
+def test_loop_mutating_argument_in_place():
+    check_like_numpy(inplace_loop, np.zeros(3), 5.0)
+
+
+def nested(a):
+    total = 0.0
+    i = 0
+    while i < a.shape[0]:
+        j = 0
+        while a[i, j] > 0 and j < a.shape[1] - 1:
+            total += a[i, j]
+            j += 1
+        i += 1
+    return total
+
+
+def test_nested_loops_with_traced_conditions():
+    a = np.array([[1.0, 2.0, -1.0, 4.0], [3.0, -1.0, 5.0, 6.0], [1.0, 1.0, 1.0, 1.0]])
+    assert_same(solvent.jit(nested)(a), nested(a))
+
+
+def break_and_continue(x):
+    total = 0.0
+    count = 0
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            continue
+        if x[i] > 100:
+            break
+        total = total + x[i]
+        count += 1
+    return total, count
+
+
+@pytest.mark.parametrize("values", [[1.0, -2.0, 3.0, 200.0, 5.0], [1.0, 2.0, 3.0, 4.0, 5.0], [-1.0] * 5])
+def test_break_and_continue(values):
+    x = np.array(values)
+    total, count = solvent.jit(break_and_continue)(x)
+    ref_total, ref_count = break_and_continue(x)
+    np.testing.assert_allclose(total, ref_total)
+    assert int(count) == ref_count
+
+
+def traced_bounds(x, n):
+    acc = np.zeros_like(x)
+    for k in range(1, n):
+        acc = acc + x * k
+    return acc
+
+
+def test_for_over_range_with_traced_bound():
+    x = np.arange(3.0)
+    out = solvent.jit(traced_bounds)(solvent.asarray(x), solvent.Scalar(np.int64(5)))
+    assert_same(np.asarray(out), traced_bounds(x, 5))
+
+
+def helper_with_branch(v):
+    if v.mean() > 0:
+        v = v + 1
+    else:
+        v = v - 1
+    return v
+
+
+def calls_helper(x):
+    return helper_with_branch(x) * 2
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_functions_called_are_rewritten_too(sign):
+    check_like_numpy(calls_helper, sign * np.ones(3))
+
+
+def logic(x, y):
+    a = x.sum()
+    return (0 < a < 10), (a > 0 and y.sum() > 0), (not a > 0), (a > 5 or y.max() > 1)
+
+
+@pytest.mark.parametrize("sx", [1.0, -1.0, 5.0])
+def test_and_or_not_and_chained_comparisons(sx):
+    x, y = sx * np.ones(2), np.array([0.5, 2.0])
+    for actual, expected in zip(solvent.jit(logic)(x, y), logic(x, y)):
+        assert bool(np.asarray(actual)) == bool(expected)
+
+
+def static_control_flow(x, mode, n):
+    if mode == "double":
+        x = x * 2
+    for _ in range(n):
+        x = x + 1
+    return x
+
+
+def test_static_conditions_stay_python():
+    check_like_numpy(static_control_flow, np.ones(2), "double", 3)
+    text = solvent.code_hlo(static_control_flow, np.ones(2), "double", 3, optimize="none")
+    assert "while" not in text and "stablehlo.case" not in text
+
+
+def stepper(u, steps):
+    for _ in range(steps):
+        u[1:-1] = u[1:-1] + 0.1 * (u[2:] - 2 * u[1:-1] + u[:-2])
+    return u.sum()
+
+
+def test_long_static_loop_is_rolled_and_compiles_in_constant_time():
+    u = np.sin(np.linspace(0, 3, 32))
+    ref = u.copy()
+    out = solvent.jit(stepper)(u, 10_000)
+    expected = stepper(ref, 10_000)
+    np.testing.assert_allclose(out, expected, rtol=1e-10)
+    np.testing.assert_allclose(u, ref, rtol=1e-10)
+
+    def compile_time(steps):
+        start = time.perf_counter()
+        solvent.compile(stepper, np.zeros(32), steps)
+        return time.perf_counter() - start
+
+    compile_time(100)  # warm caches
+    short, long = min(compile_time(100) for _ in range(2)), min(compile_time(10_000) for _ in range(2))
+    assert long < 2.0 * short, (short, long)
+    text = solvent.code_hlo(stepper, np.zeros(32), 10_000)
+    assert text.count("stablehlo.while") == 1
+
+
+def test_short_static_loops_unroll_below_the_threshold():
+    text = solvent.code_hlo(stepper, np.zeros(8), 3, optimize="none")
+    assert "while" not in text
+    rolled = solvent.code_hlo(stepper, np.zeros(8), 3, optimize="none", unroll=2)
+    assert rolled.count("stablehlo.while") == 1
+
+
+def uses_index_statically(x, n):
+    parts = []
+    for i in range(n):
+        parts.append(x[i] * i)
+    return sum(parts)
+
+
+def test_loop_that_cannot_roll_is_unrolled_with_a_warning():
+    x = np.arange(5.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = solvent.jit(uses_index_statically, unroll=2)(x, 5)
+    assert_same(out, uses_index_statically(x, 5))
+    assert any("unrolled" in str(w.message) for w in caught)
