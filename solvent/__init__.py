@@ -15,9 +15,9 @@ from solvent.errors import (CompileError, SignatureError, SolventError, TracerCo
                             UnsupportedError)
 from solvent.numpy.registry import supported
 from solvent.runtime.array import Array, Scalar, asarray
-from solvent.transforms.control_flow import cond, fori_loop, switch, while_loop
+from solvent.transforms.control_flow import cond, fori_loop, scan, switch, while_loop
 
 __all__ = ["Array", "Compiled", "CompileError", "Scalar", "SignatureError", "SolventError",
            "TracerConversionError", "UnsupportedError", "asarray", "code_hlo", "code_mhlo", "code_xla",
-           "compile", "cond", "fori_loop", "jit", "supported", "switch", "while_loop"]
+           "compile", "cond", "fori_loop", "jit", "scan", "supported", "switch", "while_loop"]
 __version__ = "0.1.0"

@@ -218,6 +218,49 @@ def fori_loop(lower, upper, body_fn, init):
     return while_loop(keep_going, step, (*bounds, init))[2]
 
 
+def scan(f, init, xs=None, length=None):
+    """`carry, y = f(carry, x)` for each x along xs's first axis; returns (carry, stacked ys).
+
+    Example::
+
+        total, partial_sums = solvent.scan(lambda c, x: (c + x, c + x), 0.0, values)
+    """
+    session = trace.current()
+    if session is None:
+        return _eager_program("scan", (f,))(init, xs, length)
+    with session.emitting():
+        return _scan(f, init, xs, length)
+
+
+def _scan(f, init, xs, length):
+    xs_leaves = [leaf if is_traced(leaf) else wrap(value(leaf), scalar=False) for leaf in _leaves(xs)]
+    lengths = {leaf.shape[0] for leaf in xs_leaves} | ({length} if length is not None else set())
+    if len(lengths) != 1:
+        raise ControlFlowError(f"scan needs one length along the first axis of xs, got {sorted(lengths)}")
+    n = lengths.pop()
+    xs = _rebuild(xs, xs_leaves) if xs is not None else None
+
+    def item(i):
+        return _rebuild(xs, [leaf[i] for leaf in xs_leaves]) if xs is not None else None
+
+    index = wrap(value(np.asarray(0, dtype=np.int64)))
+    _, first_y = probe(lambda: f(_numbers_to_arrays(init), item(index)))
+    y_leaves = _leaves(_numbers_to_arrays(first_y))
+    buffers = [np.zeros((n,) + tuple(np.shape(y) if not is_traced(y) else y.shape),
+                        y.dtype if hasattr(y, "dtype") else np.result_type(y)) for y in y_leaves]
+
+    def body(state):
+        i, carry, stacked = state
+        carry, y = f(carry, item(i))
+        for buffer, leaf in zip(stacked, _leaves(_numbers_to_arrays(y))):
+            buffer[i] = leaf
+        return i + 1, carry, stacked
+
+    _, carry, stacked = while_loop(lambda state: state[0] < n, body,
+                                   (np.asarray(0, dtype=np.int64), init, list(buffers)))
+    return carry, _rebuild(_numbers_to_arrays(first_y), stacked) if y_leaves else first_y
+
+
 def cond(pred, true_fn, false_fn, *operands):
     """`true_fn(*operands) if pred else false_fn(*operands)` with a traced `pred`."""
     index = np.logical_not(pred) if is_traced(pred) else (0 if pred else 1)
@@ -289,4 +332,4 @@ class _BranchCarry(_Carry):
         return values + [t.value for t in self.implicit]
 
 
-_FORMS = {"while_loop": while_loop}
+_FORMS = {"while_loop": while_loop, "scan": scan}

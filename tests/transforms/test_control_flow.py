@@ -179,3 +179,31 @@ def test_carried_array_mutated_in_place_keeps_its_identity_for_views():
     out = solvent.jit(f)(x)
     assert_same(x, np.full(3, 4.0))
     assert_same(out, np.full(2, 4.0))
+
+
+def test_scan_matches_a_python_loop():
+    def f(values, weights):
+        def step(carry, x):
+            total = carry["total"] + x["v"] * x["w"]
+            return {"total": total, "count": carry["count"] + 1}, (total, x["v"] > 0)
+
+        return solvent.scan(step, {"total": np.zeros(2), "count": 0}, {"v": values, "w": weights})
+
+    values, weights = np.arange(-3.0, 9.0).reshape(6, 2), np.linspace(0.5, 1.0, 6)[:, None] * np.ones((6, 2))
+    carry, (totals, positive) = solvent.jit(f)(values, weights)
+    total, expected_totals, expected_positive = np.zeros(2), [], []
+    for v, w in zip(values, weights):
+        total = total + v * w
+        expected_totals.append(total)
+        expected_positive.append(v > 0)
+    assert_same(carry["total"], total)
+    assert int(carry["count"]) == 6
+    assert_same(totals, np.array(expected_totals))
+    assert_same(positive, np.array(expected_positive))
+    assert solvent.code_hlo(f, values, weights, optimize="none").count("stablehlo.while") == 1
+
+
+def test_scan_with_length_and_no_xs():
+    out = solvent.jit(lambda x: solvent.scan(lambda c, _: (c * 2, c), x, length=4))(np.ones(2))
+    assert_same(out[0], np.full(2, 16.0))
+    assert_same(out[1], np.array([[1.0, 1.0], [2.0, 2.0], [4.0, 4.0], [8.0, 8.0]]))
