@@ -51,42 +51,8 @@ def trace(fn, args: tuple, kwargs: dict, static_argnames=(), unroll: int | None 
     """Run `fn` on traced copies of its arguments and build the module `main`."""
     traced_kwargs = {k: v for k, v in kwargs.items() if k not in static_argnames}
     static_kwargs = {k: v for k, v in kwargs.items() if k in static_argnames}
-    pending = []
-
-    def make_tracer(leaf, index):
-        aval = Aval.of(leaf)
-        if aval.dtype not in SUPPORTED_DTYPES:
-            raise UnsupportedError(f"argument of dtype {aval.dtype} cannot be compiled")
-        kind = TracedScalar if getattr(leaf, "is_scalar", False) else TracedArray
-        tracer = kind(None, aval)
-        pending.append(tracer)
-        return tracer
-
-    copied = structure.copy_structure((args, traced_kwargs), make_tracer)
     module = new_module()
-    with context(), ir.Location.unknown():
-        types = [tensor_type(t.aval.shape, t.aval.dtype) for t in pending]
-        with ir.InsertionPoint(module.body):
-            main = func.FuncOp("main", ir.FunctionType.get(types, []))
-        block = main.add_entry_block()
-    arguments = list(block.arguments)
-    for tracer, argument in zip(pending, arguments):
-        tracer._value = argument
-    session = Trace(module, block, unroll)
-    call_args, call_kwargs = copied.tree
-    with tracing(session), fresh_arrays():
-        result = fn(*call_args, **call_kwargs, **static_kwargs)
-    signature = Signature(copied.paths, [t.aval for t in pending], [type(x) for x in copied.leaves])
-    with context(), session.insertion, ir.Location.unknown():  # views may still emit their reads
-        outputs = _Outputs(signature, copied)
-        signature.result = outputs.spec(result)
-        for i, tracer in enumerate(pending):
-            if tracer._value != arguments[i]:
-                signature.mutated[i] = outputs.add(tracer)
-        _find_reassignments(copied, outputs, signature)
-        func.ReturnOp(outputs.values)
-        main.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
-            types, [v.type for v in outputs.values]))
+    built = build_function(module, "main", fn, (args, traced_kwargs), static_kwargs, unroll=unroll)
     try:
         verify(module)
     except ir.MLIRError as error:
@@ -94,9 +60,77 @@ def trace(fn, args: tuple, kwargs: dict, static_argnames=(), unroll: int | None 
             raise EscapedValueError(
                 "a value computed inside a traced loop or branch escaped it through a Python object "
                 "(a list, an attribute, a global) and is used after it; return it from the loop or "
-                f"branch instead. MLIR said: {str(error).splitlines()[1].strip()}", rolled=session.rolled) from None
+                f"branch instead. MLIR said: {str(error).splitlines()[1].strip()}",
+                rolled=built.session.rolled) from None
         raise
-    return Traced(module, signature)
+    return Traced(module, built.signature)
+
+
+@dataclass
+class Built:
+    """A function traced into a `func.func` of a module."""
+
+    function: func.FuncOp
+    signature: Signature
+    copied: structure.Copied
+    session: Trace
+    result: object = None
+    outside_writes: dict = field(default_factory=dict)  # arrays of an enclosing trace assigned inside
+    outputs: list = field(default_factory=list)         # the traced array behind each output
+
+
+def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace | None = None,
+                   unroll: int | None = None) -> Built:
+    """Trace `fn(*args, **kwargs)` for `tree = (args, kwargs)` into a new `func.func @name`.
+
+    Outside any trace this starts a new one; `within` an enclosing trace (call
+    outlining) the body is traced as a region of it, so writes to its arrays are seen.
+    """
+    pending = []
+
+    def make_tracer(leaf, index):
+        aval = Aval.of(leaf)
+        if aval.dtype not in SUPPORTED_DTYPES:
+            raise UnsupportedError(f"argument of dtype {aval.dtype} cannot be compiled")
+        scalar = getattr(leaf, "is_scalar", False) or isinstance(leaf, TracedScalar)
+        tracer = (TracedScalar if scalar else TracedArray)(None, aval)
+        pending.append(tracer)
+        return tracer
+
+    copied = structure.copy_structure(tree, make_tracer)
+    with context(), ir.Location.unknown():
+        types = [tensor_type(t.aval.shape, t.aval.dtype) for t in pending]
+        with ir.InsertionPoint(module.body):
+            function = func.FuncOp(name, ir.FunctionType.get(types, []))
+        if name != "main":
+            function.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        block = function.add_entry_block()
+    arguments = list(block.arguments)
+    for tracer, argument in zip(pending, arguments):
+        tracer._value = argument
+    call_args, call_kwargs = copied.tree
+    if within is None:
+        session = Trace(module, block, unroll)
+        with tracing(session), fresh_arrays():
+            result = fn(*call_args, **call_kwargs, **(static_kwargs or {}))
+        writes = {}
+    else:
+        session = within
+        with session.inside(block) as writes:
+            result = fn(*call_args, **call_kwargs, **(static_kwargs or {}))
+        writes = dict(writes)
+    signature = Signature(copied.paths, [t.aval for t in pending], [type(x) for x in copied.leaves])
+    with context(), ir.InsertionPoint(block), ir.Location.unknown():  # views may still emit their reads
+        outputs = _Outputs(signature, copied)
+        signature.result = outputs.spec(result)
+        for i, tracer in enumerate(pending):
+            if tracer._value != arguments[i]:
+                signature.mutated[i] = outputs.add(tracer)
+        _find_reassignments(copied, outputs, signature)
+        func.ReturnOp(outputs.values)
+        function.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+            types, [v.type for v in outputs.values]))
+    return Built(function, signature, copied, session, result, writes, outputs.keep)
 
 
 class EscapedValueError(UnsupportedError):

@@ -336,35 +336,32 @@ def is_user_code(fn) -> bool:
 
 
 def convert(fn):
-    """`fn` with its control flow rewritten, or `fn` itself when it cannot or need not be."""
+    """`fn` with its control flow rewritten, or `fn` itself when it cannot or need not be.
+
+    The rewritten function shares `fn`'s globals, defaults and closure cells, so
+    it sees later changes to the variables it closes over exactly as `fn` would.
+    """
     if isinstance(fn, types.MethodType):
-        converted_function = convert(fn.__func__)
-        return fn if converted_function is fn.__func__ else types.MethodType(converted_function, fn.__self__)
+        function = convert(fn.__func__)
+        return fn if function is fn.__func__ else types.MethodType(function, fn.__self__)
     if not is_user_code(fn) or getattr(fn, "__solvent_converted__", False):
         return fn
-    factory = _factory(fn.__code__)
-    if factory is None:
+    code = _rewritten_code(fn.__code__)
+    if code is None:
         return fn
-    cells = [cell.cell_contents if _filled(cell) else statements.Undefined(name)
-             for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ())]
-    new = factory(fn.__globals__)(statements, *cells)
-    new.__defaults__, new.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
-    new.__solvent_converted__ = True
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    cells[HELPER] = types.CellType(statements)
+    closure = tuple(cells[name] for name in code.co_freevars)
+    new = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
+    new.__kwdefaults__ = fn.__kwdefaults__
     functools.update_wrapper(new, fn)
+    new.__solvent_converted__ = True
     return new
 
 
-def _filled(cell) -> bool:
-    try:
-        cell.cell_contents
-    except ValueError:
-        return False
-    return True
-
-
 @functools.lru_cache(maxsize=1024)
-def _factory(code):
-    """Compile the rewritten source of `code` once; returns globals -> (helpers, *cells) -> function."""
+def _rewritten_code(code):
+    """The code object of `code`'s function with its source rewritten, or None."""
     try:
         lines, _ = inspect.findsource(code)
     except (OSError, TypeError):
@@ -386,17 +383,15 @@ def _factory(code):
     definition.body = _flatten([rewriter.visit(s) for s in definition.body])
     if rewriter.count == 0 and not _has_calls(definition):
         return None
-    outer = _function("__solvent_factory__", [HELPER, *code.co_freevars], [definition,
-                                                                              ast.Return(ast.Name(definition.name, ast.Load()))])
+    # Nest the definition in a function whose locals are the closure's names, so that
+    # they compile as free variables (cells) of the rewritten function.
+    outer = _function("__solvent_factory__", [HELPER, *code.co_freevars],
+                      [definition, ast.Return(ast.Name(definition.name, ast.Load()))])
     module = ast.fix_missing_locations(ast.Module([outer], []))
     ast.increment_lineno(module, code.co_firstlineno - 1)
     compiled = compile(module, code.co_filename, "exec")
-
-    def build(globals_):
-        namespace = {}
-        exec(compiled, globals_, namespace)
-        return namespace["__solvent_factory__"]
-    return build
+    factory = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
+    return next(c for c in factory.co_consts if isinstance(c, types.CodeType) and c.co_name == definition.name)
 
 
 def _flatten(items):

@@ -7,14 +7,16 @@ the plain Python statement; with a traced one it builds the control-flow op.
 
 from __future__ import annotations
 
+import types
 import warnings
+import weakref
 
 import numpy as np
 
 from solvent.core import trace
 from solvent.core.traced import TracedArray
 from solvent.errors import SolventError, TracerConversionError, UnsupportedError
-from solvent.transforms import control_flow
+from solvent.transforms import control_flow, outline
 
 
 class Undefined:
@@ -177,10 +179,21 @@ def for_stmt(iterable, body_fn, values, names):
     return values
 
 
+_CONVERTED = weakref.WeakKeyDictionary()
+
+
 def converted(fn):
-    """Called functions that are the user's own are rewritten too."""
-    from solvent.transforms.rewrite import convert  # noqa: PLC0415  (rewrite imports this module)
-    return convert(fn)
+    """Called functions that are the user's own are rewritten too, and outlined (see `outline`)."""
+    from solvent.transforms import rewrite  # noqa: PLC0415  (rewrite imports this module)
+    if isinstance(fn, types.MethodType):
+        inner = converted(fn.__func__)
+        return fn if inner is fn.__func__ else types.MethodType(inner, fn.__self__)
+    if not rewrite.is_user_code(fn):
+        return fn
+    wrapper = _CONVERTED.get(fn)
+    if wrapper is None:
+        wrapper = _CONVERTED[fn] = outline.outlined(rewrite.convert(fn), key=fn)
+    return wrapper
 
 
 class RangeItems:

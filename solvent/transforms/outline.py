@@ -1,0 +1,121 @@
+"""Call outlining: a function called repeatedly with one signature is traced once as a `func.func`.
+
+Reactant's call cache. Every later call with the same argument structure,
+shapes, dtypes and static values becomes a `func.call`, so a layer applied 100
+times is traced once. Calls that cannot be expressed as a pure function of
+their arguments (they write arrays from outside, read traced values from a
+closure, change Python objects, or return views of their arguments) are
+inlined as plain calls instead, and remembered as such.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
+
+from solvent.core import structure, trace
+from solvent.core.traced import TracedArray
+from solvent.numpy.values import value, wrap
+from solvent.tracing import build_function
+
+_INLINE = object()
+_names = itertools.count()
+
+
+def outlined(fn, key=None):
+    """`fn`, called as an outlined function while tracing (and as itself otherwise).
+
+    `key` identifies the function in the per-trace cache (default: `fn` itself).
+    """
+    identity = fn if key is None else key
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        session = trace.current()
+        if session is None or _closure_holds_traced(fn):
+            return fn(*args, **kwargs)
+        cache = session.__dict__.setdefault("outlined", {})
+        key = (identity, structure.signature_key((args, kwargs)))
+        entry = cache.get(key)
+        if entry is None:
+            entry = cache[key] = _outline(session, fn, args, kwargs)
+        if entry is _INLINE:
+            return fn(*args, **kwargs)
+        return _call(session, entry, args, kwargs)
+    call.__solvent_outlined__ = True
+    return call
+
+
+def _closure_holds_traced(fn) -> bool:
+    cells = [c.cell_contents for c in (fn.__closure__ or ()) if _filled(c)]
+    return any(isinstance(v, TracedArray) for v in cells + list(fn.__defaults__ or ()))
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+def _outline(session, fn, args, kwargs):
+    built = build_function(session.module, f"{getattr(fn, '__name__', 'fn')}_{next(_names)}", fn,
+                           (args, kwargs), within=session)
+    arguments = set(map(id, built.copied.tracers))
+    returns_view = any(t._parent is not None and id(t.root()) in arguments for t in built.outputs)
+    pure = not (built.outside_writes or built.signature.setters or built.signature.deleted or returns_view)
+    if pure:
+        try:
+            built.function.operation.verify()  # a closure's traced value would be used across functions
+        except ir.MLIRError:
+            pure = False
+    for array, old in built.outside_writes.values():
+        array.restore(old)
+    if not pure:
+        built.function.operation.erase()
+        return _INLINE
+    return built
+
+
+def _call(session, built, args, kwargs):
+    """Emit `func.call` and rebuild the results; arguments mutated inside take their new values."""
+    signature = built.signature
+    leaves = structure.copy_structure((args, kwargs), lambda leaf, i: leaf).leaves
+    with session.emitting():
+        operands = [value(leaf) for leaf in leaves]
+        results = list(func.CallOp(built.function, operands).results)
+    for i, k in signature.mutated.items():
+        leaves[i].assign(results[k])
+    outputs = [wrap(r, scalar=s) for r, s in zip(results, signature.output_scalar)]
+    return _build(signature.result, leaves, outputs, (args, kwargs))
+
+
+def _build(spec, leaves, outputs, root):
+    tag = spec[0]
+    if tag == "input":
+        return leaves[spec[1]]
+    if tag == "output":
+        return outputs[spec[1]]
+    if tag == "static":
+        return spec[1]
+    if tag == "argument":
+        node = root
+        for kind, key in spec[1]:
+            node = getattr(node, key) if kind == structure.ATTR else node[key]
+        return node
+    kind, kids = spec
+    items = [_build(child, leaves, outputs, root) for _, child in kids]
+    if kind is tuple or kind is list:
+        return kind(items)
+    if kind is dict:
+        return {step[1]: item for (step, _), item in zip(kids, items)}
+    if issubclass(kind, tuple):
+        return kind(*items)
+    obj = kind.__new__(kind)
+    for (step, _), item in zip(kids, items):
+        object.__setattr__(obj, step[1], item)
+    return obj

@@ -1,0 +1,85 @@
+"""Call outlining: user functions called many times are traced once, and NumPy semantics hold."""
+
+import dataclasses
+
+import numpy as np
+
+import solvent
+from differential import assert_same, check_like_numpy
+
+
+def layer(x, w):
+    return np.tanh(x @ w) + x
+
+
+def network(x, w):
+    for _ in range(20):
+        x = layer(x, w)
+    return x
+
+
+def test_layer_called_many_times_is_one_function():
+    rng = np.random.default_rng(0)
+    x, w = rng.random((4, 3)), rng.random((3, 3)) * 0.1
+    check_like_numpy(network, x, w)
+    text = solvent.code_hlo(network, x, w, optimize="none")
+    assert text.count("func.func private @layer") == 1
+    assert text.count("call @layer") == 20
+
+
+def scale_in_place(a, factor):
+    a *= factor
+
+
+def interior(u):
+    return u[1:-1]
+
+
+def uses_impure_helpers(u, v):
+    scale_in_place(u, 2.0)       # mutates its argument: outlined, the mutation comes back
+    scale_in_place(u, 2.0)
+    interior(v)[:] = -1.0        # returns a view of its argument: inlined
+    interior(v)[0] = 5.0
+    return u.sum()
+
+
+def test_mutation_and_views_through_helpers():
+    check_like_numpy(uses_impure_helpers, np.arange(4.0), np.zeros(5))
+
+
+@dataclasses.dataclass
+class Counter:
+    n: int
+    total: np.ndarray
+
+
+def bump(counter, x):
+    counter.n = counter.n + 1
+    counter.total = counter.total + x
+
+
+def uses_object_helper(counter, x):
+    bump(counter, x)
+    bump(counter, x)
+    return counter.total
+
+
+def test_helpers_changing_python_objects_are_inlined():
+    counter, ref = Counter(0, np.zeros(2)), Counter(0, np.zeros(2))
+    out = solvent.jit(uses_object_helper)(counter, np.ones(2))
+    expected = uses_object_helper(ref, np.ones(2))
+    assert_same(out, expected)
+    assert counter.n == 2
+    assert_same(counter.total, ref.total)
+
+
+def test_closure_over_traced_values_is_inlined():
+    def f(x):
+        shift = x.sum()
+
+        def add_shift(y):
+            return y + shift
+
+        return add_shift(x) + add_shift(x * 2)
+
+    check_like_numpy(f, np.arange(3.0))
