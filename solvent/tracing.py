@@ -8,6 +8,7 @@ become extra program outputs that the thunk writes back to the caller's objects.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -60,8 +61,7 @@ def trace(fn, args: tuple, kwargs: dict, static_argnames=(), unroll: int | None 
             raise EscapedValueError(
                 "a value computed inside a traced loop or branch escaped it through a Python object "
                 "(a list, an attribute, a global) and is used after it; return it from the loop or "
-                f"branch instead. MLIR said: {str(error).splitlines()[1].strip()}",
-                rolled=built.session.rolled) from None
+                "branch instead", location=_defined_at(str(error)), rolled=built.session.rolled) from None
         raise
     return Traced(module, built.signature)
 
@@ -136,9 +136,15 @@ def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace 
 class EscapedValueError(UnsupportedError):
     """A traced value left the region (loop body, branch) it was computed in."""
 
-    def __init__(self, message, rolled=()):
-        super().__init__(message)
+    def __init__(self, message, location=None, rolled=()):
+        super().__init__(message, location)
         self.rolled = list(rolled)
+
+
+def _defined_at(mlir_error: str):
+    """(file, line) of the op MLIR's dominance error says defined the escaped value."""
+    match = re.search(r'"([^"]+)":(\d+):\d+: operand defined here', mlir_error)
+    return (match.group(1), int(match.group(2))) if match else None
 
 
 class _Outputs:

@@ -121,7 +121,7 @@ class _LoopExits(ast.NodeTransformer):
             if _contains([stmt], ast.Assign) and self._sets_flag(stmt) and i + 1 < len(body):
                 guard = _helper("not_", _helper("or_", *[ast.Lambda(_no_arguments(), ast.Name(f, ast.Load()))
                                                           for f in (self.brk, self.cont)]))
-                out.append(ast.If(guard, self.block(body[i + 1:]), []))
+                out.append(ast.copy_location(ast.If(guard, self.block(body[i + 1:]), []), body[i + 1]))
                 break
         return out
 
@@ -235,7 +235,7 @@ class _Rewriter(ast.NodeTransformer):
         true_name, false_name = self.fresh("if_true"), self.fresh("if_false")
         done = [ast.Return(_names_tuple(names, ast.Load))]
         call = _helper("if_stmt", node.test, ast.Name(true_name, ast.Load()), ast.Name(false_name, ast.Load()),
-                       _loads(names), ast.Constant(tuple(names)))
+                       _loads(names), ast.Constant(tuple(names)), self.where(node))
         return [_function(true_name, names, node.body + done), _function(false_name, names, node.orelse + done),
                 self._assign(names, call)]
 
@@ -256,7 +256,7 @@ class _Rewriter(ast.NodeTransformer):
         test_name, body_name = self.fresh("while_test"), self.fresh("while_body")
         done = [ast.Return(_names_tuple(names, ast.Load))]
         call = _helper("while_stmt", ast.Name(test_name, ast.Load()), ast.Name(body_name, ast.Load()),
-                       _loads(names), ast.Constant(tuple(names)))
+                       _loads(names), ast.Constant(tuple(names)), self.where(node))
         return prologue + [_function(test_name, names, [ast.Return(node.test)]),
                            _function(body_name, names, node.body + done), self._assign(names, call)]
 
@@ -275,6 +275,10 @@ class _Rewriter(ast.NodeTransformer):
     def visit_For(self, node):
         if node.orelse or _contains(node.body, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal)):
             self.generic_visit(node)
+            if isinstance(node.iter, ast.Call) and _is_range(node.iter.func.args[0] if _is_helper_call(
+                    node.iter.func) else node.iter.func):
+                construct = ast.Constant("a `for` loop holding return (or with else) over a range")
+                node.iter.args = [_helper("refuse", a, construct, self.where(node)) for a in node.iter.args]
             return node
         if _contains(node.body, (ast.Break, ast.Continue), into_loops=False):
             return self.visit(self._for_as_while(node))
@@ -317,6 +321,12 @@ class _Rewriter(ast.NodeTransformer):
     def visit_Module(self, node):  # only for the synthetic module of _for_as_while
         self.generic_visit(node)
         return node.body
+
+
+def _is_helper_call(node) -> bool:
+    """Whether `node` is `__solvent_statements__.converted(...)` (a call the rewrite wrapped)."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == HELPER)
 
 
 def _is_range(func) -> bool:

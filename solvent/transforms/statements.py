@@ -41,24 +41,25 @@ def is_traced(x) -> bool:
     return isinstance(x, TracedArray)
 
 
-def _check_defined(values, names, where):
+def _check_defined(values, names, construct, where=None):
     for v, n in zip(values, names):
         if isinstance(v, Undefined):
-            raise UnsupportedError(f"variable {n!r} is set in only one branch of the traced {where}; "
-                                   "give it a value before the statement or in every branch")
+            raise UnsupportedError(f"variable {n!r} is set in only one branch of the traced {construct}; "
+                                   "give it a value before the statement or in every branch", location=where)
 
 
-def if_stmt(test, true_fn, false_fn, values, names):
+def if_stmt(test, true_fn, false_fn, values, names, where=None):
     """`if test: ... else: ...` assigning `names`; returns their values afterwards."""
     if not is_traced(test):
         return true_fn(*values) if test else false_fn(*values)
-    outcome = control_flow.cond(test, lambda: _wrap(true_fn(*values)), lambda: _wrap(false_fn(*values)))
-    _check_defined(outcome, names, "if")
-    return outcome
+    def branch(fn):
+        def run():
+            outcome = tuple(fn(*values))
+            _check_defined(outcome, names, "if", where)
+            return outcome
+        return run
 
-
-def _wrap(values):
-    return tuple(values)
+    return control_flow.cond(test, branch(true_fn), branch(false_fn))
 
 
 def ifexp(test, if_true, if_false):
@@ -111,7 +112,7 @@ def _fill_undefined(values, run_body):
     return tuple(filled)
 
 
-def while_stmt(test_fn, body_fn, values, names):
+def while_stmt(test_fn, body_fn, values, names, where=None):
     """`while test: body` over the loop variables `names`; Python loop while the test is static."""
     values = tuple(values)
     while True:
@@ -122,7 +123,7 @@ def while_stmt(test_fn, body_fn, values, names):
             return values
         values = tuple(body_fn(*values))
     values = _fill_undefined(values, lambda v: tuple(body_fn(*v)))
-    _check_defined(values, names, "while loop")
+    _check_defined(values, names, "while loop", where)
     carried = control_flow.while_loop(lambda c: test_fn(*c), lambda c: tuple(body_fn(*c)), values)
     return tuple(carried)
 
@@ -138,13 +139,13 @@ def for_range(bounds, body_fn, values, names, where):
             return _unrolled(steps, body_fn, values)
         try:
             session.rolled.append(where)
-            return _rolled(bounds, body_fn, values, names)
+            return _rolled(bounds, body_fn, values, names, where)
         except (TracerConversionError, UnsupportedError, TypeError, IndexError) as error:
             warnings.warn(f"{where[0]}:{where[1]}: loop of {len(steps)} steps unrolled: its body "
                           f"cannot run with a traced loop index ({error.__class__.__name__}: "
                           f"{str(error).splitlines()[0]})", stacklevel=2)
             return _unrolled(steps, body_fn, values)
-    return _rolled(bounds, body_fn, values, names)
+    return _rolled(bounds, body_fn, values, names, where)
 
 
 def _unrolled(steps, body_fn, values):
@@ -153,11 +154,11 @@ def _unrolled(steps, body_fn, values):
     return values
 
 
-def _rolled(bounds, body_fn, values, names):
+def _rolled(bounds, body_fn, values, names, where):
     start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
     index = np.asarray(start, dtype=np.int64) if not is_traced(start) else start
     values = _fill_undefined(values, lambda v: tuple(body_fn(np.add(index, 0), *v)))
-    _check_defined(values, names, "for loop")
+    _check_defined(values, names, "for loop", where)
     if not is_traced(step) and step < 0:
         test = lambda c: c[0] > c[1]  # noqa: E731
     else:

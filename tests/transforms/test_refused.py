@@ -1,0 +1,84 @@
+"""Constructs that cannot be captured raise an error naming the file, line and construct."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import solvent
+
+
+def _line(fn, text):
+    source, start = inspect.getsourcelines(fn)
+    return start + next(i for i, line in enumerate(source) if text in line)
+
+
+def return_in_while(x):
+    i = 0
+    while i < 4:
+        if x[i] > 0:
+            return i
+        i += 1
+    return -1
+
+
+def return_in_for_over_traced_range(x, n):
+    for i in range(n):
+        if i > 2:
+            return x
+    return -x
+
+
+def while_else(x):
+    while x.sum() > 0:
+        x = x - 1
+    else:
+        x = x + 1
+    return x
+
+
+def defined_in_one_branch(x):
+    if x.sum() > 0:
+        y = x * 2
+    return y
+
+
+def escapes_through_list(x):
+    kept = []
+    i = 0
+    while x[i] < 3:
+        kept.append(x * i)
+        i += 1
+    return kept[0]
+
+
+CASES = [
+    (return_in_while, (np.arange(5.0),), "if x[i] > 0", "return"),
+    (return_in_for_over_traced_range, (np.ones(2), solvent.Scalar(np.int64(4))), "for i in range(n)", "for"),
+    (while_else, (np.ones(2),), "while x.sum() > 0", "else"),
+]
+
+
+@pytest.mark.parametrize("fn, args, line_text, construct", CASES, ids=[c[0].__name__ for c in CASES])
+def test_refused_construct_message(fn, args, line_text, construct):
+    with pytest.raises(solvent.UnsupportedError) as info:
+        solvent.jit(fn)(*args)
+    message = str(info.value)
+    assert f"{__file__}:{_line(fn, line_text)}" in message
+    assert construct in message and "traced" in message
+
+
+def test_variable_set_in_only_one_traced_branch():
+    with pytest.raises(solvent.UnsupportedError) as info:
+        solvent.jit(defined_in_one_branch)(np.ones(2))
+    message = str(info.value)
+    assert "'y'" in message and "only one branch" in message
+    assert f"{__file__}:{_line(defined_in_one_branch, 'if x.sum() > 0')}" in message
+
+
+def test_value_escaping_a_loop_through_a_list():
+    with pytest.raises(solvent.UnsupportedError) as info:
+        solvent.jit(escapes_through_list)(np.arange(5.0))
+    message = str(info.value)
+    assert "escaped" in message and "return it from the loop" in message
+    assert f"{__file__}:{_line(escapes_through_list, 'kept.append')}" in message
