@@ -10,14 +10,18 @@
 
 import jax  # noqa: F401  (before jaxlib.mlir: otherwise PJRT logs its start-up on stderr)
 
+from solvent import distributed, sharding
 from solvent.api import Compiled, code_hlo, code_mhlo, code_xla, compile, jit
 from solvent.errors import (CompileError, SignatureError, SolventError, TracerConversionError,
                             UnsupportedError)
 from solvent.numpy.registry import supported
 from solvent.runtime.array import Array, Scalar, asarray
+from solvent.transforms.autodiff import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
+from solvent.transforms.batching import vmap
 from solvent.transforms.control_flow import cond, fori_loop, scan, switch, while_loop
 
-__all__ = ["Array", "Compiled", "CompileError", "Scalar", "SignatureError", "SolventError",
-           "TracerConversionError", "UnsupportedError", "asarray", "code_hlo", "code_mhlo", "code_xla",
-           "compile", "cond", "fori_loop", "jit", "scan", "supported", "switch", "while_loop"]
+__all__ = ["Array", "asarray", "code_hlo", "code_mhlo", "code_xla", "compile", "Compiled", "CompileError",
+           "cond", "distributed", "fori_loop", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp",
+           "Scalar", "scan", "sharding", "SignatureError", "SolventError", "supported", "switch",
+           "TracerConversionError", "UnsupportedError", "value_and_grad", "vjp", "vmap", "while_loop"]
 __version__ = "0.1.0"

@@ -13,14 +13,14 @@ import warnings
 
 from jaxlib.mlir import ir
 
-from solvent import passes, thunk as thunks
+from solvent import gspmd, halos, partitioning, passes, thunk as thunks
 from solvent import eager  # noqa: F401  (installs NumPy-on-Array outside jit)
 from solvent.cache import ThunkCache, call_key, full_key
 from solvent.core import trace as trace_state
-from solvent.errors import SignatureError
+from solvent.errors import EscapedValueError, SignatureError
 from solvent.ir.module import find_function, parse, to_text
 from solvent.runtime import executable as executables
-from solvent.tracing import EscapedValueError, Signature, trace
+from solvent.tracing import Signature, trace
 from solvent.transforms import rewrite
 
 
@@ -34,16 +34,23 @@ class Options:
     device: object = None
     donate: bool = True
     static_argnames: tuple = ()
-    shardings: object = None
     control_flow: bool = True    # rewrite if/while/for so traced conditions become stablehlo ops
     unroll: int = 64             # static `for ... in range(n)` loops longer than this are rolled
+    in_shardings: object = None  # one sharding, or one per positional argument, or {parameter: sharding}
+    out_shardings: object = None  # one sharding, or one per returned item (tuple, list or dict)
+    shardy_passes: str = "none"  # "none": XLA's Shardy partitions; "to_mhlo_shardings": GSPMD does
 
     def __post_init__(self):
         passes.pipeline(passes.level_name(self.optimize), self.no_nan)  # fail early on a bad level
         if isinstance(self.static_argnames, str):
             object.__setattr__(self, "static_argnames", (self.static_argnames,))
-        if self.shardings is not None:
-            raise NotImplementedError("shardings= is not implemented yet")
+        if self.shardy_passes not in SHARDY_PASSES:
+            raise ValueError(f"unknown shardy_passes={self.shardy_passes!r}; choose one of "
+                             f"{', '.join(map(repr, SHARDY_PASSES))}")
+
+
+#: `shardy_passes` choices (Reactant's names): who turns the module's shardings into a partitioned program.
+SHARDY_PASSES = ("none", "to_mhlo_shardings")
 
 
 @dataclasses.dataclass
@@ -54,23 +61,51 @@ class Lowered:
     traced_text: str     # as traced, before passes
     optimized_text: str  # after solvent's pass pipeline (code_hlo)
     xla_text: str        # as handed to XLA: entry point public, donations marked (code_mhlo)
+    placement: partitioning.Placement | None = None  # mesh and shardings of an SPMD program
 
 
 def lower(fn, args, kwargs, options: Options) -> Lowered:
+    parameters = _parameters(fn)
     if options.control_flow:
         fn = rewrite.convert(fn)
+    with partitioning.program(partitioning.find_mesh(args, kwargs, options)) as program:
+        traced = _trace(fn, args, kwargs, options)
+    placement = partitioning.plan(traced.signature, options, program.mesh, parameters)
+    if placement is not None:
+        partitioning.annotate(traced.module, placement, traced.signature)
+    traced_text = to_text(traced.module)
+    optimized = passes.run(traced_text, passes.level_name(options.optimize), options.no_nan)
+    xla_text = _for_xla(optimized, traced.signature, options)
+    if placement is not None:
+        xla_text = _for_partitioner(xla_text, placement, options)
+    return Lowered(traced.signature, traced_text, optimized, xla_text, placement)
+
+
+def _for_partitioner(text: str, placement: partitioning.Placement, options: Options) -> str:
+    """Block updates as pad + select (halo exchanges, not gathers); mhlo shardings if asked for."""
+    text = halos.rewrite(text)
+    if options.shardy_passes == "to_mhlo_shardings":
+        text = gspmd.export(text, placement.mesh)
+    return text
+
+
+def _trace(fn, args, kwargs, options: Options):
     try:
-        traced = trace(fn, args, kwargs, options.static_argnames, options.unroll)
+        return trace(fn, args, kwargs, options.static_argnames, options.unroll)
     except EscapedValueError as error:
         if not error.rolled:
             raise
         lines = ", ".join(f"{file}:{line}" for file, line in error.rolled)
         warnings.warn(f"loops at {lines} were unrolled: a rolled body let a value escape "
-                      "through a Python object", stacklevel=3)
-        traced = trace(fn, args, kwargs, options.static_argnames, None)
-    traced_text = to_text(traced.module)
-    optimized = passes.run(traced_text, passes.level_name(options.optimize), options.no_nan)
-    return Lowered(traced.signature, traced_text, optimized, _for_xla(optimized, traced.signature, options))
+                      "through a Python object", stacklevel=4)
+        return trace(fn, args, kwargs, options.static_argnames, None)
+
+
+def _parameters(fn) -> tuple:
+    try:
+        return tuple(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):  # builtins and some callables have no signature
+        return ()
 
 
 def _for_xla(text: str, signature: Signature, options: Options) -> str:
@@ -97,8 +132,9 @@ class Compiled:
         self.fn, self.lowered, self.options = fn, lowered, options
         self.key = call_key(args, kwargs, options.static_argnames)
         self.full_key = full_key(args, kwargs, options.static_argnames)
-        self.executable = executables.compile(lowered.xla_text, options.device)
-        self.thunk = thunks.generate(lowered.signature, self.executable, options.device, options.sync)
+        self.executable, self.placement = _compile(lowered, options)
+        self.thunk = thunks.generate(lowered.signature, self.executable, options.device, options.sync,
+                                     self.placement)
 
     def __call__(self, *args, **kwargs):
         key = call_key(args, kwargs, self.options.static_argnames)
@@ -123,6 +159,20 @@ class Compiled:
 
     def __repr__(self) -> str:
         return f"Compiled({_name(self.fn)}, {describe(self.full_key)})"
+
+
+def _compile(lowered: Lowered, options: Options):
+    """(executable, placement with XLA's chosen layouts filled in, or None on one device)."""
+    placement = lowered.placement
+    if placement is None:
+        return executables.compile(lowered.xla_text, options.device), None
+    if options.device is not None:
+        raise ValueError("device= names one device, but this program is sharded over a mesh; "
+                         "drop device= (the shardings say where the program runs)")
+    free_inputs, free_outputs = placement.free()
+    executable = executables.compile(lowered.xla_text, mesh=placement.mesh, free_inputs=free_inputs,
+                                     free_outputs=free_outputs, shardy=options.shardy_passes == "none")
+    return executable, partitioning.settle(placement, executable)
 
 
 class Jitted:
@@ -203,7 +253,8 @@ def code_mhlo(fn, *args, **kwargs) -> str:
 
 
 def code_xla(fn, *args, **kwargs) -> str:
-    """XLA's optimized HLO module(s) after compilation."""
+    """XLA's optimized HLO module(s) after compilation; for a sharded program, the partitioned
+    per-device module with the collectives XLA inserted."""
     return compile(fn, *args, **kwargs).hlo()
 
 
@@ -228,8 +279,9 @@ def describe(key) -> str:
     from solvent.core.aval import Aval
 
     def show(k):
-        if isinstance(k, tuple) and len(k) == 2 and isinstance(k[1], Aval):
-            return f"{k[0].__name__}:{k[1]}"
+        if isinstance(k, tuple) and len(k) in (2, 3) and isinstance(k[1], Aval):
+            layout = f" sharded {k[2].spec}" if len(k) == 3 and hasattr(k[2], "spec") else ""
+            return f"{k[0].__name__}:{k[1]}{layout}"
         if isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], type) and isinstance(k[1], tuple):
             inner = ", ".join(show(v) for _, v in k[1])
             return f"{k[0].__name__}({inner})"

@@ -63,3 +63,15 @@ class SignatureError(SolventError, TypeError):
 
 class CompileError(SolventError):
     """The program could not be optimized or compiled by XLA."""
+
+
+class EscapedValueError(UnsupportedError):
+    """A traced value was used outside the loop or branch body it was computed in.
+
+    `rolled` lists the (file, line) of static loops the trace rolled into
+    `stablehlo.while`; unrolling them is the way out.
+    """
+
+    def __init__(self, message: str, location: tuple[str, int] | None = None, rolled=()):
+        super().__init__(message, location)
+        self.rolled = list(rolled)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 
 from enzyme_ad.jax import enzyme_call, optimization_passes
 from jaxlib.mlir import ir
@@ -29,16 +30,36 @@ LEVELS: dict[str, list[str]] = {
 }
 
 
+#: Enzyme ops in a traced module; XLA knows none of them, so every level lowers them.
+_ENZYME_OPS = re.compile(r'"enzyme\.(autodiff|fwddiff|batch)"')
+
+
+def _lowering_enzyme(stages: list[str]) -> list[str]:
+    """`stages` with `enzyme-batch` and the AD pass added where the level lacks them; patterns
+    before the AD pass leave alone the forms `transforms.equivalents` gave underivable ops."""
+    stages = list(stages)
+    if "enzyme-batch" not in stages:
+        stages.insert(0, "enzyme-batch")
+    if ENZYME_AD not in stages:
+        stages.insert(stages.index("enzyme-batch") + 1, ENZYME_AD)
+    before = stages.index(ENZYME_AD)
+    return [("patterns_before_ad" if stage == "patterns" and i < before else stage)
+            for i, stage in enumerate(stages)]
+
+
 @functools.lru_cache(maxsize=None)
-def pipeline(level: str, no_nan: bool = False) -> str:
-    """The pass pipeline text of an optimize level."""
+def pipeline(level: str, no_nan: bool = False, enzyme_ops: bool = False) -> str:
+    """The pass pipeline text of an optimize level (`enzyme_ops`: the module holds autodiff or
+    batch ops, which every level then lowers to StableHLO)."""
     if level not in LEVELS:
         raise ValueError(f"unknown optimize level {level!r}; choose one of {', '.join(LEVELS)}")
     patterns = {
         "patterns": optimization_passes(no_nan=no_nan),
         "patterns_down": optimization_passes(no_nan=no_nan, transpose_propagate="down", reshape_propagate="down"),
+        "patterns_before_ad": optimization_passes(no_nan=no_nan, enable_reduce_slice_fusion_passes=False),
     }
-    stages = [patterns.get(stage, stage) for stage in LEVELS[level]]
+    stages = _lowering_enzyme(LEVELS[level]) if enzyme_ops else LEVELS[level]
+    stages = [patterns.get(stage, stage) for stage in stages]
     # enzymexla.* attributes the passes leave behind are not StableHLO: XLA refuses them.
     return ",".join(stages + ["drop-unsupported-attributes"]) if stages else ""
 
@@ -52,16 +73,141 @@ def level_name(optimize) -> str:
     return optimize
 
 
+def callees_first(module_text: str) -> str:
+    """The module with every function after the functions it names (calls, Enzyme ops).
+
+    enzyme-batch rewrites the ops in module order; a batched function holding another
+    `enzyme.batch` (vmap of vmap, Jacobians of Jacobians) comes out right only when the
+    inner op was rewritten first.
+    """
+    module = parse(module_text)
+    functions = {op.sym_name.value: op for op in module.body.operations if hasattr(op, "sym_name")}
+    order: list[str] = []
+
+    def visit(name, path):
+        if name in order or name in path:
+            return
+        for callee in re.findall(r"@([\w$.-]+)", str(functions[name])):
+            if callee in functions and callee != name:
+                visit(callee, path | {name})
+        order.append(name)
+    for name in functions:
+        visit(name, set())
+    with module.context:
+        for name in order:
+            functions[name].operation.move_after(list(module.body.operations)[-1])
+    return to_text(module)
+
+
+#: Enzyme's messages for an op it cannot differentiate; the op's name is the last group.
+_NO_DERIVATIVE = [re.compile(r'could not compute the adjoint for this operation\s+%\S+ = "([\w.]+)"'),
+                  re.compile(r'Unsupported ([\w ]+) autodiff[^\n]*\n\s*%\S+ = "([\w.]+)"')]
+
+
+def _explained(message: str, module_text: str, level: str) -> CompileError:
+    """A pipeline failure as an error naming the op and the user's line, where Enzyme says which."""
+    for pattern in _NO_DERIVATIVE:
+        found = pattern.search(message)
+        if found:
+            name, text = found.groups()[-1], _normalized(message[found.start(len(found.groups())) - 1:])
+            where = (_location_of(module_text, lambda op: text.startswith(_normalized(_generic(op))))
+                     or _location_of(module_text, lambda op: op.name == name))
+            return CompileError(f"Enzyme has no derivative for `{name}` (used at {_describe(where)}); "
+                                "differentiate around it, or express it with other NumPy functions", where)
+    if "enzyme.autodiff" in module_text:
+        where = _location_of(module_text, _uncounted_loop)
+        if where is not None:
+            return CompileError(
+                f"reverse mode (grad, vjp, jacrev) cannot go through the `while` loop at {_describe(where)}: "
+                "its trip count depends on traced values, and the reverse pass must know how many steps to "
+                "store. Use forward mode (solvent.jvp, solvent.jacfwd), or a loop with a static trip count "
+                f"(Enzyme said: {message.strip().splitlines()[-1]})", where)
+    return CompileError(f"the {level!r} pass pipeline failed: {message}")
+
+
+def _generic(op) -> str:
+    text = op.get_asm(print_generic_op_form=True, enable_debug_info=False)
+    return text.split(" = ", 1)[-1] if text.startswith("%") else text
+
+
+def _normalized(text: str) -> str:
+    """Op text without value names and spacing, to compare an op Enzyme printed with ours."""
+    return re.sub(r"\s+", "", re.sub(r"[%^][\w#:]+", "%", text))
+
+
+def _describe(where) -> str:
+    return f"{where[0]}:{where[1]}" if where else "an unknown line"
+
+
+def _location_of(module_text: str, matches):
+    """(file, line) of the first op for which `matches(op)`, or None."""
+    found = []
+
+    def visit(op):
+        if not found and matches(op):
+            place = re.search(r'"([^"]+)":(\d+)', str(op.location))
+            found.append((place.group(1), int(place.group(2))) if place else None)
+        return ir.WalkResult.ADVANCE
+    parse(module_text).operation.walk(visit)
+    return found[0] if found else None
+
+
+def _uncounted_loop(op) -> bool:
+    """A `stablehlo.while` carrying floats whose condition is not `counter < constant limit`."""
+    if op.name != "stablehlo.while" or not any("f" in str(v.type).split("x")[-1] for v in op.operands):
+        return False
+    cond, body = op.regions[0].blocks[0], op.regions[1].blocks[0]
+    predicate = list(cond.operations)[-1].operands[0]
+    compare = _defining(predicate)
+    if compare is None or compare.name != "stablehlo.compare":
+        return True
+    inits, arguments = list(op.operands), list(body.arguments)
+    returned = list(list(body.operations)[-1].operands)
+
+    def argument(v):
+        v = v.maybe_downcast()
+        return v.arg_number if isinstance(v, ir.BlockArgument) and v.owner == cond else None
+
+    def fixed(v):
+        j = argument(v)
+        return _constant(v) if j is None else returned[j] == arguments[j] and _constant(inits[j])
+
+    def counter(v):
+        j = argument(v)
+        step = _defining(returned[j]) if j is not None else None
+        return (step is not None and step.name in ("stablehlo.add", "stablehlo.subtract") and _constant(inits[j])
+                and arguments[j] in list(step.operands) and any(_constant(x) for x in step.operands))
+    a, b = compare.operands
+    return not ((counter(a) and fixed(b)) or (counter(b) and fixed(a)))
+
+
+def _defining(v):
+    v = v.maybe_downcast()
+    return None if isinstance(v, ir.BlockArgument) else v.owner
+
+
+def _constant(v) -> bool:
+    op = _defining(v)
+    if op is None:
+        return False
+    if op.name in ("stablehlo.convert", "stablehlo.broadcast_in_dim", "stablehlo.reshape"):
+        return _constant(op.operands[0])
+    return op.name == "stablehlo.constant"
+
+
 def run(module_text: str, level: str, no_nan: bool = False) -> str:
     """Run an optimize level over a module whose entry point is `main`; returns the new text."""
-    passes = pipeline(level, no_nan)
+    enzyme_ops = bool(_ENZYME_OPS.search(module_text))
+    passes = pipeline(level, no_nan, enzyme_ops)
     if not passes:
         return module_text
+    if enzyme_ops:
+        module_text = callees_first(module_text)
     names = [op.sym_name.value for op in parse(module_text).body.operations]
     try:
         name, text = enzyme_call.run_pass_pipeline(names, module_text, passes)
     except Exception as error:  # enzyme_call raises plain RuntimeErrors
-        raise CompileError(f"the {level!r} pass pipeline failed: {error}") from error
+        raise _explained(str(error), module_text, level) from error
     module = parse(text)
     main = find_function(module, name)  # the pipeline renames main and makes it private
     with module.context:

@@ -14,8 +14,9 @@ import numpy as np
 
 from solvent.core import structure
 from solvent.runtime import devices
-from solvent.runtime.array import Array, Scalar
-from solvent.runtime.dispatch import fast_executor
+from solvent.runtime.array import Array, Scalar, array_key
+from solvent.runtime.dispatch import fast_executor, python_executor
+from solvent.runtime.sharding import SingleDeviceSharding, host_value
 from solvent.tracing import Signature
 
 _counter = itertools.count()
@@ -56,7 +57,59 @@ def _set(container, step, value):
 
 
 def _host_copy(buffer):
-    return np.array(buffer)  # writable, like every array NumPy returns
+    return np.array(host_value(buffer))  # writable, like every array NumPy returns
+
+
+def _input(signature: Signature, i: int, placement, ns: _Namespace) -> str:
+    """Source of input `i`'s device buffer, placed as the program expects it."""
+    if placement is None:
+        return f"x{i}.buffer" if issubclass(signature.input_kinds[i], Array) else f"_put(x{i}, _device)"
+    wanted = ns.name(placement.inputs[i], "sharding")
+    if not issubclass(signature.input_kinds[i], Array):
+        return f"_put(x{i}, {wanted})"  # sliced over the mesh, each device its part
+    if signature.input_shardings[i] == placement.inputs[i]:
+        return f"x{i}.buffer"
+    return f"_put(x{i}.buffer, {wanted})"  # a device array of another layout: resharded on the devices
+
+
+def _write_back(signature: Signature, out_shardings, ns: _Namespace) -> list[str]:
+    """Lines giving each mutated argument its new value (an Array its new buffer and layout)."""
+    lines = []
+    for i, k in signature.mutated.items():
+        kind = signature.input_kinds[i]
+        if not issubclass(kind, Array):
+            lines.append(f"    _copyto(x{i}, _asarray(outs[{k}]))")
+        elif out_shardings is None or out_shardings[k] == signature.input_shardings[i]:
+            lines.append(f"    x{i}.buffer = outs[{k}]")
+        else:
+            key = array_key(kind, signature.input_avals[i], out_shardings[k])
+            lines.append(f"    x{i}.buffer, x{i}.key = outs[{k}], {ns.name(key, 'key')}")
+    return lines
+
+
+def _wrap_outputs(signature: Signature, out_shardings, ns: _Namespace) -> list[str]:
+    """Lines naming each result `o{k}`: a solvent.Array when an input was one, else host values."""
+    device_results = any(issubclass(k, Array) for k in signature.input_kinds)
+    written = set(signature.mutated.values())
+    lines = []
+    for k, (aval, scalar) in enumerate(zip(signature.output_avals, signature.output_scalar)):
+        if k in written:
+            continue
+        if device_results:
+            kind = Scalar if scalar else Array
+            key = array_key(kind, aval, out_shardings[k] if out_shardings else None)
+            wrapped = f"_{kind.__name__}(outs[{k}], {ns.name(key, 'key')})"
+        else:
+            wrapped = f"_asarray(outs[{k}])[()]" if scalar else f"_host_copy(outs[{k}])"
+        lines.append(f"    o{k} = {wrapped}")
+    return lines
+
+
+def _one_run_at_a_time(placement) -> bool:
+    """Whether each call waits for its results: XLA's in-process CPU collectives can deadlock when
+    many SPMD runs are queued on few cores (seen with jax.jit too), so CPU SPMD programs run one by one."""
+    mesh = placement.mesh if placement is not None else None
+    return mesh is not None and mesh.size > 1 and mesh.devices.flat[0].platform == "cpu"
 
 
 def _reach(path, constant) -> str:
@@ -65,46 +118,8 @@ def _reach(path, constant) -> str:
     return structure.path_expression("args" if which == 0 else "kwargs", rest, constant)
 
 
-def generate(signature: Signature, executable, device=None, sync: bool = False):
-    """Python function `thunk(args, kwargs)` running one compiled signature.
-
-    When every input is a `solvent.Array` the buffers go through jaxlib's C++
-    dispatch path; otherwise (host arrays to copy in) through `execute_sharded`.
-    """
-    device = devices.resolve(device)
-    ns = _Namespace(_put=devices.put, _device=device, _copyto=np.copyto,
-                    _asarray=np.asarray, _host_copy=_host_copy, _new_object=_new_object,
-                    _set=_set, _delete=_delete, _Array=Array.from_buffer, _Scalar=Scalar.from_buffer)
-    device_results = any(issubclass(k, Array) for k in signature.input_kinds)
-    lines = ["def thunk(args, kwargs):"]
-    for i, path in enumerate(signature.input_paths):
-        lines.append(f"    x{i} = {_reach(path, ns.name)}")
-    buffers = ", ".join(f"x{i}.buffer" if issubclass(kind, Array) else f"_put(x{i}, _device)"
-                        for i, kind in enumerate(signature.input_kinds))
-    if all(issubclass(kind, Array) for kind in signature.input_kinds):
-        ns["_run"] = fast_executor(executable, device, signature.input_avals, signature.output_avals)
-        lines.append(f"    outs = _run({buffers})")
-    else:
-        ns["_execute"] = executable.execute_sharded
-        lines.append(f"    outs = [out[0] for out in _execute([{buffers}]).disassemble_into_single_device_arrays()]")
-    if sync:
-        lines.append("    for out in outs: out.block_until_ready()")
-    for i, k in signature.mutated.items():
-        if issubclass(signature.input_kinds[i], Array):
-            lines.append(f"    x{i}.buffer = outs[{k}]")
-        else:
-            lines.append(f"    _copyto(x{i}, _asarray(outs[{k}]))")
-
-    written = set(signature.mutated.values())
-    for k, (aval, scalar) in enumerate(zip(signature.output_avals, signature.output_scalar)):
-        if k in written:
-            continue
-        if device_results:
-            kind = Scalar if scalar else Array
-            wrapped = f"_{kind.__name__}(outs[{k}], {ns.name((kind, aval), 'key')})"
-        else:
-            wrapped = f"_asarray(outs[{k}])[()]" if scalar else f"_host_copy(outs[{k}])"
-        lines.append(f"    o{k} = {wrapped}")
+def _builder(ns: _Namespace):
+    """`build(spec)`: source rebuilding a result or reassigned value from its spec (see tracing)."""
 
     def build(spec) -> str:
         tag = spec[0]
@@ -129,6 +144,43 @@ def generate(signature: Signature, executable, device=None, sync: bool = False):
         fields = ", ".join(f"{step[1]!r}: {i}" for (step, _), i in zip(kids, items))
         return f"_new_object({ns.name(kind, 'type')}, {{{fields}}})"
 
+    return build
+
+
+def generate(signature: Signature, executable, device=None, sync: bool = False, placement=None):
+    """Python function `thunk(args, kwargs)` running one compiled signature.
+
+    When every input is a `solvent.Array` the buffers go through jaxlib's C++
+    dispatch path; otherwise (host arrays to copy in) through `execute_sharded`.
+    With a `placement` (an SPMD program) each input is placed as XLA asked:
+    host arrays sliced over the mesh, device arrays of another layout resharded.
+    """
+    device = devices.resolve(device)
+    ns = _Namespace(_put=devices.put, _device=device, _copyto=np.copyto,
+                    _asarray=host_value, _host_copy=_host_copy, _new_object=_new_object,
+                    _set=_set, _delete=_delete, _Array=Array.from_buffer, _Scalar=Scalar.from_buffer)
+    single = SingleDeviceSharding(device)
+    in_shardings = placement.inputs if placement else [single] * len(signature.input_avals)
+    out_shardings = placement.outputs if placement else [single] * len(signature.output_avals)
+    lines = ["def thunk(args, kwargs):"]
+    for i, path in enumerate(signature.input_paths):
+        lines.append(f"    x{i} = {_reach(path, ns.name)}")
+    buffers = ", ".join(_input(signature, i, placement, ns) for i in range(len(signature.input_kinds)))
+    if all(issubclass(kind, Array) for kind in signature.input_kinds):
+        ns["_run"] = fast_executor(executable, in_shardings, out_shardings, signature.output_avals)
+        lines.append(f"    outs = _run({buffers})")
+    elif placement is None:
+        ns["_execute"] = executable.execute_sharded
+        lines.append(f"    outs = [out[0] for out in _execute([{buffers}]).disassemble_into_single_device_arrays()]")
+    else:
+        ns["_execute"] = python_executor(executable, signature.output_avals, out_shardings)
+        lines.append(f"    outs = _execute({buffers})")
+    if sync or _one_run_at_a_time(placement):
+        lines.append("    for out in outs: out.block_until_ready()")
+    lines += _write_back(signature, out_shardings if placement else None, ns)
+    lines += _wrap_outputs(signature, out_shardings if placement else None, ns)
+
+    build = _builder(ns)
     for path, step, spec in signature.setters:
         lines.append(f"    _set({_reach(path, ns.name)}, {ns.name(step, 'step')}, {build(spec)})")
     for path, step in signature.deleted:

@@ -20,7 +20,7 @@ from solvent.core import structure
 from solvent.core.aval import Aval
 from solvent.core.trace import Trace, tracing
 from solvent.core.traced import TracedArray, TracedScalar
-from solvent.errors import UnsupportedError
+from solvent.errors import EscapedValueError, UnsupportedError
 from solvent.ir.context import context
 from solvent.ir.module import new_module, verify
 from solvent.ir.types import SUPPORTED_DTYPES, tensor_type
@@ -40,6 +40,7 @@ class Signature:
     mutated: dict = field(default_factory=dict)   # input index -> output index (in-place)
     setters: list = field(default_factory=list)   # (container path, step, spec) reassignments
     deleted: list = field(default_factory=list)   # (container path, step) removed keys
+    input_shardings: list = field(default_factory=list)  # per input: its sharding if over several devices
 
 
 @dataclass
@@ -111,15 +112,20 @@ def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace 
     call_args, call_kwargs = copied.tree
     if within is None:
         session = Trace(module, block, unroll)
-        with tracing(session), fresh_arrays():
-            result = fn(*call_args, **call_kwargs, **(static_kwargs or {}))
+        try:
+            with tracing(session), fresh_arrays():
+                result = fn(*call_args, **call_kwargs, **(static_kwargs or {}))
+        except EscapedValueError as error:
+            error.rolled = list(session.rolled)
+            raise
         writes = {}
     else:
         session = within
-        with session.inside(block) as writes:
+        with session.inside(block) as region:
             result = fn(*call_args, **call_kwargs, **(static_kwargs or {}))
-        writes = dict(writes)
+        writes = dict(region.writes)
     signature = Signature(copied.paths, [t.aval for t in pending], [type(x) for x in copied.leaves])
+    signature.input_shardings = [_sharding_of(x) for x in copied.leaves]
     with context(), ir.InsertionPoint(block), ir.Location.unknown():  # views may still emit their reads
         outputs = _Outputs(signature, copied)
         signature.result = outputs.spec(result)
@@ -133,12 +139,10 @@ def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace 
     return Built(function, signature, copied, session, result, writes, outputs.keep)
 
 
-class EscapedValueError(UnsupportedError):
-    """A traced value left the region (loop body, branch) it was computed in."""
-
-    def __init__(self, message, location=None, rolled=()):
-        super().__init__(message, location)
-        self.rolled = list(rolled)
+def _sharding_of(leaf):
+    """The sharding of a `solvent.Array` laid out over several devices (its key says), else None."""
+    key = leaf.key if isinstance(leaf, tuple(structure.KEYED_TYPES)) else ()
+    return key[2] if len(key) > 2 else None
 
 
 def _defined_at(mlir_error: str):

@@ -20,6 +20,8 @@ from solvent.core.traced import TracedArray
 
 #: Leaf array types; the runtime adds `solvent.Array` (it lives above core/).
 ARRAY_TYPES: list[type] = [np.ndarray, TracedArray]
+#: Leaf types that carry their own call key (`solvent.Array`: its sharding too); the runtime adds them.
+KEYED_TYPES: list[type] = []
 
 _STATIC_TYPES = (type(None), bool, int, float, complex, str, bytes, np.generic, np.dtype, type,
                  types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType,
@@ -71,6 +73,8 @@ def static_key(x):
 
 
 def leaf_key(x) -> tuple:
+    if KEYED_TYPES and isinstance(x, tuple(KEYED_TYPES)):
+        return x.key
     aval = getattr(x, "aval", None)
     return (type(x), aval if isinstance(aval, Aval) else Aval.of(x))
 

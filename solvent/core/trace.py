@@ -7,7 +7,7 @@ import threading
 
 from jaxlib.mlir import ir
 
-from solvent.core.traced import REGIONS
+from solvent.core.traced import REGIONS, Region
 from solvent.errors import user_location
 from solvent.ir.context import context
 from solvent.ir.module import location
@@ -38,19 +38,18 @@ class Trace:
     def inside(self, block: ir.Block):
         """Trace into `block` (a region of a control-flow op) for the duration.
 
-        Yields a dict that collects the arrays from outside the region that were
-        assigned inside it: id -> (array, value before the region).
+        Yields the `Region` record: arrays from outside it assigned inside, and
+        arrays created inside.
         """
         self.blocks.append(block)
-        REGIONS.depth += 1
         REGIONS.epoch += 1
-        REGIONS.writes.append({})
+        region = Region()
+        REGIONS.stack.append(region)
         try:
             with self.insertion:
-                yield REGIONS.writes[-1]
+                yield region
         finally:
-            REGIONS.writes.pop()
-            REGIONS.depth -= 1
+            REGIONS.stack.pop()
             REGIONS.epoch += 1
             self.blocks.pop()
 

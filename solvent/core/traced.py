@@ -14,26 +14,48 @@ from jaxlib.mlir import ir
 
 from solvent.core import dispatch, operators
 from solvent.core.aval import Aval
-from solvent.errors import TracerConversionError
+from solvent.errors import EscapedValueError, TracerConversionError
+
+
+class Region:
+    """What happened while one region was traced.
+
+    `writes` maps each array from outside the region that was assigned inside
+    to (array, value before), so a loop or branch can carry it; `created` lists
+    the arrays made inside, so they can be retired if the region is thrown away.
+    """
+
+    def __init__(self):
+        self.writes: dict = {}
+        self.created: list = []
+
+    def discard(self) -> None:
+        """The region's ops are gone: its arrays must never be used again."""
+        for array in self.created:
+            array._value, array._parent = _DEAD, None
 
 
 class _Regions(threading.local):
-    """Control-flow regions being traced on this thread.
+    """Control-flow regions being traced on this thread (innermost last).
 
-    `depth` counts nested regions; `writes[-1]` records, for the innermost one,
-    each array from outside it that was assigned inside (with its old value),
-    so a loop or branch can carry it; `epoch` changes on entering and leaving
-    a region, so views re-read values that were read inside one.
+    `epoch` changes on entering and leaving a region, so views re-read values
+    that were read inside one.
     """
 
-    depth = 0
     epoch = 0
 
     def __init__(self):
-        self.writes: list[dict] = []
+        self.stack: list[Region] = []
 
 
 REGIONS = _Regions()
+
+
+class _Dead:
+    """The value of an array whose region was thrown away (a probe, a failed attempt)."""
+
+
+_DEAD = _Dead()
 
 
 class TracedArray:
@@ -48,7 +70,9 @@ class TracedArray:
         self._parent = None
         self._view = None  # (read(parent value) -> value, write(parent value, value) -> parent value)
         self._seen = None
-        self.depth = REGIONS.depth
+        self.depth = len(REGIONS.stack)
+        if self.depth:
+            REGIONS.stack[-1].created.append(self)
 
     @classmethod
     def view_of(cls, parent: "TracedArray", aval: Aval, read, write) -> "TracedArray":
@@ -56,7 +80,9 @@ class TracedArray:
         view = cls.__new__(cls)
         view._value, view.aval, view.version = None, aval, 0
         view._parent, view._view, view._seen = parent, (read, write), None
-        view.depth = REGIONS.depth
+        view.depth = len(REGIONS.stack)
+        if view.depth:
+            REGIONS.stack[-1].created.append(view)
         return view
 
     # -- value and mutation ------------------------------------------------
@@ -71,6 +97,8 @@ class TracedArray:
     def value(self) -> ir.Value:
         """The current SSA value, re-read from the parent if it changed since."""
         if self._parent is None:
+            if self._value.__class__ is _Dead:
+                raise _escaped(self)
             return self._value
         stamp = (self.root().version, REGIONS.epoch)
         if self._seen != stamp:
@@ -81,8 +109,8 @@ class TracedArray:
     def assign(self, value: ir.Value) -> None:
         """Replace the contents (same shape and dtype), writing through views."""
         if self._parent is None:
-            if self.depth < REGIONS.depth and id(self) not in REGIONS.writes[-1]:
-                REGIONS.writes[-1][id(self)] = (self, self._value)
+            if self.depth < len(REGIONS.stack) and id(self) not in REGIONS.stack[-1].writes:
+                REGIONS.stack[-1].writes[id(self)] = (self, self._value)
             self._value = value
             self.version += 1
             return
@@ -174,6 +202,13 @@ class TracedScalar(TracedArray):
 
     def __setitem__(self, key, value):
         raise TypeError(f"'{self.aval.dtype.name}' object does not support item assignment")
+
+
+def _escaped(x: TracedArray):
+    return EscapedValueError(
+        f"a traced value ({x.aval}) made while tracing a loop or branch body that solvent then "
+        "discarded was used afterwards; keep values computed in a loop or branch inside it, "
+        "or return them from it")
 
 
 def _conversion_error(x: TracedArray, what: str) -> TracerConversionError:

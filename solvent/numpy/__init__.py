@@ -2,4 +2,5 @@
 
 from solvent.numpy import (creation, indexing, linalg, methods, protocol, reductions, shape,  # noqa: F401
                            ufuncs)
+from solvent.numpy import vectorize  # noqa: F401  (np.vectorize on traced values)
 from solvent.numpy.registry import supported  # noqa: F401

@@ -25,7 +25,10 @@ from solvent.ops.constant import constant, iota
 
 
 def _shape(shape) -> tuple[int, ...]:
-    return tuple(int(n) for n in shape) if isinstance(shape, (tuple, list)) else (int(shape),)
+    shape = tuple(int(n) for n in shape) if isinstance(shape, (tuple, list)) else (int(shape),)
+    if any(n < 0 for n in shape):
+        raise ValueError("negative dimensions are not allowed")
+    return shape
 
 
 def _filled(fill, shape, dtype):
@@ -79,7 +82,10 @@ def arange(start, stop=None, step=None, dtype=None, *, like=None, device=None):
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
     if is_traced(start) or is_traced(stop):
         raise UnsupportedError("np.linspace with traced start or stop")
-    return wrap(constant(np.linspace(start, stop, num, endpoint, retstep, dtype, axis)), scalar=False)
+    host = _originals["linspace"](start, stop, num, endpoint, retstep, dtype, axis)
+    if retstep:
+        return wrap(constant(host[0]), scalar=False), host[1]
+    return wrap(constant(host), scalar=False)
 
 
 def _like(fill):
@@ -125,7 +131,7 @@ def copy(a, order="K", subok=False):
 # -- fresh arrays in traced code ---------------------------------------------------
 
 FRESH = {"zeros": zeros, "ones": ones, "empty": empty, "full": full, "eye": eye,
-         "identity": identity, "arange": arange,
+         "identity": identity, "arange": arange, "linspace": linspace,
          **{name: _converter(name) for name in ("array", "asarray", "asanyarray", "ascontiguousarray")}}
 _originals = {name: getattr(np, name) for name in FRESH}
 _lock = threading.Lock()

@@ -12,6 +12,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.errors import UnsupportedError
+from solvent.numpy import masked
 from solvent.numpy.registry import implements
 from solvent.numpy.shape import view
 from solvent.numpy.values import broadcast_value, full, is_traced, value, wrap
@@ -69,6 +70,9 @@ def parse(key, base_shape) -> Index:
             axes.append(Axis(start, step, length, True))
             result_shape.append(length)
         elif is_traced(k):
+            if k.dtype.kind not in "iu":
+                raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+                                 "integer or boolean arrays are valid indices")
             axes.append(Axis(0, 1, 1, False, dynamic=k))
         else:
             i = int(k)
@@ -104,6 +108,8 @@ def _block(index: Index, base_shape):
 
 
 def read(v: ir.Value, index: Index) -> ir.Value:
+    if 0 in index.result_shape:  # nothing to read (Enzyme-HLO miscompiles empty slices of reverses)
+        return full(0, index.result_shape, dtype_of(v))
     base_shape = shape_of(v)
     if any(a.dynamic is not None for a in index.axes):
         v = ops.dynamic_slice(v, _dynamic_starts(index, base_shape), _block(index, base_shape))
@@ -122,6 +128,8 @@ def read(v: ir.Value, index: Index) -> ir.Value:
 
 def write(v: ir.Value, index: Index, update: ir.Value) -> ir.Value:
     """`v` with the indexed region replaced by `update` (already broadcast to the read shape)."""
+    if 0 in index.result_shape:
+        return v
     base_shape = shape_of(v)
     block_shape = [a.length for a in index.axes]
     update = ops.reshape(update, block_shape)
@@ -152,15 +160,26 @@ def _strided_update(target, update, positive):
 
 @implements("getitem")
 def getitem(array, key):
+    if masked.applies(key):  # a slice bound is traced (a rolled loop's index)
+        return masked.getitem(array, key)
     index = parse(key, array.shape)
-    if not any(a.keep for a in index.axes) and index.result_shape == ():
+    if _is_element(key, index):
         return wrap(read(array.value, index))  # an element: a NumPy scalar, not a view
     return view(array, index.result_shape, lambda v: read(v, index),
                 lambda parent, new: write(parent, index, new))
 
 
+def _is_element(key, index: Index) -> bool:
+    """NumPy returns a scalar when every dimension has an integer index and there is no `...`."""
+    keys = key if isinstance(key, tuple) else (key,)
+    integers_only = index.result_shape == () and not any(a.keep for a in index.axes)
+    return integers_only and not any(k is Ellipsis for k in keys)
+
+
 @implements("setitem")
 def setitem(array, key, new):
+    if masked.applies(key):
+        return masked.setitem(array, key, new)
     index = parse(key, array.shape)
     update = broadcast_value(value(new, array.dtype), index.result_shape)
     array.assign(write(array.value, index, update))

@@ -6,7 +6,7 @@ import numpy as np
 
 from solvent.errors import UnsupportedError
 from solvent.numpy.registry import implements
-from solvent.numpy.values import broadcast_value, full, shape, value, wrap, write_out
+from solvent.numpy.values import broadcast_value, full, result_type, shape, value, wrap, write_out
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.numpy.math import add
 from solvent.ops.base import dtype_of, shape_of
@@ -15,7 +15,7 @@ from solvent.ops.reduction import reduce as reduce_op
 
 
 def _operands(a, b):
-    dtype = np.result_type(*[x.dtype if hasattr(x, "dtype") else x for x in (a, b)])
+    dtype = result_type(a, b)
     compute = np.dtype(np.int64) if dtype == np.bool_ else dtype  # no boolean dot in XLA
     return value(a, compute), value(b, compute), dtype
 
@@ -50,6 +50,12 @@ def matmul(method, a, b, out=None, **kwargs):
     final = batch + (shape(a)[-2:-1] if len(shape(a)) > 1 else ()) + (shape(b)[-1:] if len(shape(b)) > 1 else ())
     result = _finish(ops.reshape(v, final), dtype)
     return write_out(out, result) if out is not None else result
+
+
+@implements(np.outer)
+def outer(a, b, out=None):
+    """Every product a[i] * b[j] of the flattened operands."""
+    return np.multiply(np.reshape(a, (-1, 1)), np.reshape(b, (1, -1)), out=out)
 
 
 @implements(np.dot)
@@ -96,7 +102,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     if not isinstance(subscripts, str) or len(operands) not in (1, 2):
         raise UnsupportedError("np.einsum with other than one or two operands in subscripts form")
     terms, output = _parse_einsum(subscripts, len(operands))
-    result_dtype = np.result_type(*[x.dtype if hasattr(x, "dtype") else np.asarray(x) for x in operands])
+    result_dtype = result_type(*operands)
     if dtype is not None:
         result_dtype = np.dtype(dtype)
     values = [value(x, result_dtype) for x in operands]

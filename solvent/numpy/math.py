@@ -36,11 +36,42 @@ def multiply(a, b):
     return ew.binary("and" if is_bool(dtype_of(a)) else "multiply", a, b)
 
 
+def compare(direction: str):
+    """A comparison body; complex numbers order lexicographically, as NumPy's CLT & co."""
+    def apply(a, b):
+        if dtype_of(a) != dtype_of(b):
+            return _mixed_sign_compare(direction, a, b)
+        if not is_complex(dtype_of(a)) or direction in ("EQ", "NE"):
+            return ew.compare(direction, a, b)
+        (ar, ai), (br, bi) = _parts(a), _parts(b)
+        strict = {"LE": "LT", "GE": "GT"}.get(direction, direction)
+        imag_ok = ew.unary("not", ew.binary("or", isnan(ai), isnan(bi)))
+        by_real = ew.binary("and", ew.compare(strict, ar, br), imag_ok)
+        by_imag = ew.binary("and", ew.compare("EQ", ar, br), ew.compare(direction, ai, bi))
+        return ew.binary("or", by_real, by_imag)
+    return apply
+
+
+def _mixed_sign_compare(direction: str, a, b):
+    """NumPy 2's exact int64-vs-uint64 comparison loops (qQ->?, Qq->?): a negative signed side
+    is below every unsigned value."""
+    signed_first = not is_unsigned(dtype_of(a))
+    signed = a if signed_first else b
+    negative = ew.compare("LT", signed, const(signed, 0))
+    as_unsigned = [ew.convert(v, np.uint64) for v in (a, b)]
+    below = direction in ("LT", "LE", "NE") if signed_first else direction in ("GT", "GE", "NE")
+    return ew.select(negative, full(below, shape_of(a), np.bool_), ew.compare(direction, *as_unsigned))
+
+
 def maximum(a, b):
+    if is_complex(dtype_of(a)):
+        return ew.select(ew.binary("or", isnan(a), compare("GE")(a, b)), a, b)
     return ew.binary("or" if is_bool(dtype_of(a)) else "maximum", a, b)
 
 
 def minimum(a, b):
+    if is_complex(dtype_of(a)):
+        return ew.select(ew.binary("or", isnan(a), compare("LE")(a, b)), a, b)
     return ew.binary("and" if is_bool(dtype_of(a)) else "minimum", a, b)
 
 
@@ -51,11 +82,11 @@ def isnan(x):
 
 
 def fmax(a, b):
-    return ew.select(isnan(a), b, ew.select(isnan(b), a, maximum(a, b)))
+    return ew.select(isnan(b), a, ew.select(isnan(a), b, maximum(a, b)))
 
 
 def fmin(a, b):
-    return ew.select(isnan(a), b, ew.select(isnan(b), a, minimum(a, b)))
+    return ew.select(isnan(b), a, ew.select(isnan(a), b, minimum(a, b)))
 
 
 def _int_remainder(a, b):
@@ -110,6 +141,10 @@ def floor_divide(a, b):
     return ew.select(ew.compare("EQ", b, zero), quotient, floor)
 
 
+def divmod(a, b):
+    return floor_divide(a, b), remainder(a, b)
+
+
 def fmod(a, b):
     if is_float(dtype_of(a)):
         return ew.binary("remainder", a, b)
@@ -142,7 +177,21 @@ def sign(x):
         return x
     if is_unsigned(dtype_of(x)):
         return ew.convert(ew.compare("NE", x, const(x, 0)), dtype_of(x))
+    if is_complex(dtype_of(x)):
+        return _complex_sign(x)
     return ew.unary("sign", x)
+
+
+def _complex_sign(z):
+    """NumPy 2's z / |z|, with an infinite part giving the unit vector along it (loops.c.src)."""
+    re, im = _parts(z)
+    unit = ew.unary("sign", z)
+    inf_re, inf_im = isinf(re), isinf(im)
+    zero = const(re, 0)
+    along_re = ew.binary("complex", ew.unary("sign", re), zero)
+    along_im = ew.binary("complex", zero, ew.unary("sign", im))
+    along = ew.select(inf_re, ew.select(inf_im, const(z, complex(np.nan, np.nan)), along_re), along_im)
+    return ew.select(ew.binary("or", inf_re, inf_im), along, unit)
 
 
 def absolute(x):
@@ -155,8 +204,45 @@ def negative(x):
     return ew.unary("negate", x)
 
 
+def _parts(z):
+    return ew.unary("real", z), ew.unary("imag", z)
+
+
+def divide(a, b):
+    """a / b; complex numbers by NumPy's Smith division, so that z / 0 has NumPy's inf and nan parts."""
+    if not is_complex(dtype_of(a)):
+        return ew.binary("divide", a, b)
+    (ar, ai), (br, bi) = _parts(a), _parts(b)
+    op = ew.binary
+    abs_br, abs_bi = ew.unary("abs", br), ew.unary("abs", bi)
+    rat = op("divide", bi, br)  # for |br| >= |bi|
+    scale = op("divide", const(br, 1), op("add", br, op("multiply", bi, rat)))
+    wide = (op("multiply", op("add", ar, op("multiply", ai, rat)), scale),
+            op("multiply", op("subtract", ai, op("multiply", ar, rat)), scale))
+    rat = op("divide", br, bi)  # for |br| < |bi|
+    scale = op("divide", const(br, 1), op("add", bi, op("multiply", br, rat)))
+    tall = (op("multiply", op("add", op("multiply", ar, rat), ai), scale),
+            op("multiply", op("subtract", op("multiply", ai, rat), ar), scale))
+    by_zero = (op("divide", ar, abs_br), op("divide", ai, abs_br))
+    zero = op("and", ew.compare("EQ", abs_br, const(br, 0)), ew.compare("EQ", abs_bi, const(bi, 0)))
+    first = ew.compare("GE", abs_br, abs_bi)
+    re, im = (ew.select(first, ew.select(zero, z, w), t) for z, w, t in zip(by_zero, wide, tall))
+    return op("complex", re, im)
+
+
 def reciprocal(x):
-    return ew.binary("divide", const(x, 1), x)
+    """1 / x; complex as NumPy's loop (1 / 0j is nan, not inf)."""
+    if not is_complex(dtype_of(x)):
+        return ew.binary("divide", const(x, 1), x)
+    (re, im), op = _parts(x), ew.binary
+    wide_r = op("divide", im, re)  # for |im| <= |re|
+    wide_d = op("add", re, op("multiply", im, wide_r))
+    tall_r = op("divide", re, im)
+    tall_d = op("add", op("multiply", re, tall_r), im)
+    first = ew.compare("LE", ew.unary("abs", im), ew.unary("abs", re))
+    real = ew.select(first, op("divide", const(re, 1), wide_d), op("divide", tall_r, tall_d))
+    imag = ew.select(first, op("divide", wide_r, wide_d), op("divide", const(re, 1), tall_d))
+    return op("complex", real, ew.unary("negate", imag))
 
 
 def square(x):
@@ -191,13 +277,15 @@ def logaddexp(a, b, base=None):
 
 
 def hypot(a, b):
+    """sqrt(a**2 + b**2) without overflow; infinite if either is (even with a NaN), as C99."""
     big = maximum(ew.unary("abs", a), ew.unary("abs", b))
     small = minimum(ew.unary("abs", a), ew.unary("abs", b))
     zero = ew.compare("EQ", big, const(big, 0))
     ratio = ew.binary("divide", small, ew.select(zero, const(big, 1), big))
     root = ew.unary("sqrt", ew.binary("add", const(big, 1), multiply(ratio, ratio)))
-    inf = ew.compare("EQ", big, const(big, np.inf))
-    return ew.select(ew.binary("or", zero, inf), big, multiply(big, root))
+    inf = ew.binary("or", isinf(a), isinf(b))
+    result = ew.select(zero, big, multiply(big, root))
+    return ew.select(inf, const(big, np.inf), result)
 
 
 def trunc(x):
@@ -207,7 +295,11 @@ def trunc(x):
 
 
 def rounding(name):
-    return lambda x: ew.unary(name, x) if is_float(dtype_of(x)) else x
+    def apply(x):
+        if is_complex(dtype_of(x)):  # np.rint rounds both parts
+            return ew.binary("complex", apply(ew.unary("real", x)), apply(ew.unary("imag", x)))
+        return ew.unary(name, x) if is_float(dtype_of(x)) else x
+    return apply
 
 
 def logical(name):
@@ -249,7 +341,12 @@ def scale(c):
 
 
 def ldexp(x, e):
-    return ew.binary("multiply", x, ew.binary("power", const(x, 2), ew.convert(e, dtype_of(x))))
+    """x * 2**e, in two factors so that 2**e itself neither overflows nor underflows early."""
+    e = ew.convert(e, dtype_of(x))
+    half = ew.unary("floor", ew.binary("multiply", e, const(e, 0.5)))
+    two = const(x, 2)
+    scaled = ew.binary("multiply", x, ew.binary("power", two, half))
+    return ew.binary("multiply", scaled, ew.binary("power", two, ew.binary("subtract", e, half)))
 
 
 def cbrt(x):

@@ -1,4 +1,4 @@
-"""ndarray methods and attributes of traced arrays: each is the NumPy function of that name."""
+"""ndarray methods and attributes of traced arrays (each the NumPy function of that name), and np.copyto."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import numpy as np
 
 from solvent.errors import UnsupportedError
 from solvent.numpy.registry import implements
-from solvent.numpy.values import value, wrap
+from solvent.numpy.shape import view
+from solvent.numpy.values import full, is_python_scalar, is_traced, result_type, shape, value, wrap
 from solvent.ops import elementwise as ew
+from solvent.ops.base import is_complex
 
 #: Methods whose arguments are exactly the NumPy function's after the array.
 SAME_AS_FUNCTION = {
@@ -61,6 +63,48 @@ def flatten(self, order="C"):
 @implements(("method", "fill"))
 def fill(self, fill_value):
     self.assign(value(fill_value, self.dtype, self.shape))
+
+
+@implements(np.copyto)
+def copyto(dst, src, casting="same_kind", where=True):
+    """`np.copyto(dst, src)`: `src` broadcast into `dst` (in place), where `where` holds."""
+    if not is_traced(dst):
+        raise UnsupportedError("np.copyto into an array that solvent does not trace")
+    source = np.result_type(dst.dtype, src) if is_python_scalar(src) else result_type(src)  # weak scalar
+    if not np.can_cast(source, dst.dtype, casting):
+        raise TypeError(f"Cannot cast array data from {source!r} to {dst.dtype!r} "
+                        f"according to the rule {casting!r}")
+    new = value(src, dst.dtype, dst.shape)
+    if where is not True:
+        new = ew.select(value(where, np.bool_, dst.shape), new, dst.value)
+    dst.assign(new)
+
+
+@implements(np.real)
+def real(val):
+    """`np.real(a)` / `a.real`: a view; writing it changes the real part of `a`."""
+    if not is_complex(val.dtype):
+        return view(val, shape(val), lambda v: v, lambda parent, new: new)
+    return _part_view(val, "real")
+
+
+@implements(np.imag)
+def imag(val):
+    """`np.imag(a)` / `a.imag`: a view for complex `a`, zeros otherwise (as NumPy's read-only array)."""
+    if not is_complex(val.dtype):
+        return wrap(full(0, shape(val), val.dtype), scalar=False)
+    return _part_view(val, "imag")
+
+
+def _part_view(array, part: str):
+    """The real or imaginary part of a complex array as a view that writes back."""
+    other = "imag" if part == "real" else "real"
+
+    def write(parent, new):
+        pair = (new, ew.unary(other, parent))
+        return ew.binary("complex", *(pair if part == "real" else pair[::-1]))
+    part_dtype = np.float32 if array.dtype == np.complex64 else np.float64
+    return view(array, shape(array), lambda v: ew.unary(part, v), write, part_dtype)
 
 
 @implements(("method", "nonzero"))

@@ -8,9 +8,9 @@ from solvent.errors import UnsupportedError
 from solvent.numpy import math as m
 from solvent.numpy.registry import implements
 from solvent.numpy.shape import ravel, reshape
-from solvent.numpy.ufuncs import reduce as ufunc_reduce
-from solvent.numpy.values import (full, is_traced, normalize_axes, probe_array, shape, value, wrap,
-                                  write_out)
+from solvent.numpy.ufuncs import identity_of, reduce as ufunc_reduce
+from solvent.numpy.values import (full, is_traced, normalize_axis, normalize_axes, probe_array, result_type,
+                                  shape, value, wrap, write_out)
 from solvent.ops import elementwise as ew
 from solvent.ops.constant import iota
 from solvent.ops.reduction import reduce as reduce_op
@@ -106,27 +106,26 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
 def _arg_extremum(direction):
     def apply(a, axis=None, out=None, *, keepdims=False):
         a = _array(a)
-        kept_shape = [1] * len(shape(a))
-        if axis is None:
+        rank = len(shape(a))
+        if axis is not None and rank == 0:
+            normalize_axis(axis, 1)  # NumPy lets a 0-d array name axis 0 or -1
+        if axis is None or rank == 0:
+            kept_shape = [1] * rank
             a, axis = ravel(a), 0
         else:
-            kept_shape = list(shape(a))
-            kept_shape[normalize_axes(axis, len(kept_shape))[0]] = 1
-        (axis,) = normalize_axes(axis, len(shape(a)))
+            axis = normalize_axis(axis, rank)
+            kept_shape = [1 if i == axis else n for i, n in enumerate(shape(a))]
         if shape(a)[axis] == 0:
             raise ValueError(f"attempt to get arg{'max' if direction == 'GT' else 'min'} of an empty sequence")
         v = value(a)
         indices = iota(shape(a), np.int64, axis)
-        start = -np.inf if direction == "GT" else np.inf
-        if not np.issubdtype(a.dtype, np.floating):
-            start = (np.iinfo(a.dtype).min if direction == "GT" else np.iinfo(a.dtype).max) \
-                if a.dtype != np.bool_ else direction != "GT"
+        start = identity_of(np.maximum if direction == "GT" else np.minimum, a.dtype)
         inits = [full(start, (), a.dtype), full(np.iinfo(np.int64).max, (), np.int64)]
 
         def body(best, best_i, x, x_i):
             best_nan, x_nan = m.isnan(best), m.isnan(x)
             earlier = ew.compare("LT", best_i, x_i)
-            better = ew.binary("or", ew.compare(direction, best, x),
+            better = ew.binary("or", m.compare(direction)(best, x),
                                ew.binary("and", ew.compare("EQ", best, x), earlier))
             keep = ew.select(best_nan, ew.binary("or", ew.unary("not", x_nan), earlier),
                              ew.binary("and", ew.unary("not", x_nan), better))
@@ -147,7 +146,7 @@ def where(condition, x=None, y=None):
     if x is None and y is None:
         raise UnsupportedError("np.where(condition) has a data-dependent shape; "
                                "use np.where(condition, x, y) instead")
-    dtype = np.result_type(*[v.dtype if hasattr(v, "dtype") else v for v in (x, y)])
+    dtype = result_type(x, y)
     out_shape = np.broadcast_shapes(shape(condition), shape(x), shape(y))
     pred = value(condition, np.bool_, out_shape)
     return wrap(ew.select(pred, value(x, dtype, out_shape), value(y, dtype, out_shape)), scalar=False)

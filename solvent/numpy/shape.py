@@ -11,16 +11,17 @@ import numpy as np
 from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray
 from solvent.numpy.registry import implements
-from solvent.numpy.values import broadcast_value, is_traced, normalize_axis, shape, value, wrap
+from solvent.numpy.values import broadcast_value, is_traced, normalize_axis, result_type, shape, value, wrap
 from solvent.ops import shape as ops
 from solvent.ops.base import dtype_of, shape_of
 
 
-def view(parent, new_shape, read, write):
+def view(parent, new_shape, read, write, dtype=None):
     """A traced view of `parent` (or a fresh array when `parent` is not traced)."""
     if not is_traced(parent):
         return wrap(read(value(parent)), scalar=False)
-    return TracedArray.view_of(parent, Aval(tuple(new_shape), parent.dtype), read, write)
+    dtype = parent.dtype if dtype is None else np.dtype(dtype)
+    return TracedArray.view_of(parent, Aval(tuple(new_shape), dtype), read, write)
 
 
 def _reshape_shape(old, new) -> tuple[int, ...]:
@@ -35,6 +36,24 @@ def _reshape_shape(old, new) -> tuple[int, ...]:
     if int(np.prod(new, dtype=np.int64)) != size or any(n < 0 for n in new):
         raise ValueError(f"cannot reshape array of size {size} into shape {tuple(new)}")
     return tuple(new)
+
+
+@implements(np.shape)
+def array_shape(a):
+    """`np.shape(a)`: static, known while tracing."""
+    return shape(a)
+
+
+@implements(np.ndim)
+def ndim(a):
+    return len(shape(a))
+
+
+@implements(np.size)
+def size(a, axis=None):
+    if axis is None:
+        return int(np.prod(shape(a), dtype=np.int64))
+    return shape(a)[normalize_axis(axis, len(shape(a)))]
 
 
 @implements(np.reshape)
@@ -113,7 +132,7 @@ def broadcast_to(array, shape, subok=False):
 def _common_dtype(arrays, dtype=None):
     if dtype is not None:
         return np.dtype(dtype)
-    return np.result_type(*[a.dtype if hasattr(a, "dtype") else np.asarray(a) for a in arrays])
+    return result_type(*[a if hasattr(a, "dtype") else np.asarray(a) for a in arrays])
 
 
 @implements(np.concatenate)
@@ -126,7 +145,16 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     rank = len(shape_of(values[0]))
     if rank == 0:
         raise ValueError("zero-dimensional arrays cannot be concatenated")
-    result = wrap(ops.concatenate(values, normalize_axis(axis, rank)), scalar=False)
+    axis = normalize_axis(axis, rank)
+    for i, v in enumerate(values):
+        if len(shape_of(v)) != rank:
+            raise ValueError("all the input arrays must have same number of dimensions, but the array at "
+                             f"index 0 has {rank} dimension(s) and the array at index {i} has "
+                             f"{len(shape_of(v))} dimension(s)")
+        if any(n != m for d, (n, m) in enumerate(zip(shape_of(v), shape_of(values[0]))) if d != axis):
+            raise ValueError("all the input array dimensions except for the concatenation axis must match "
+                             f"exactly, but the array at index {i} differs from the array at index 0")
+    result = wrap(ops.concatenate(values, axis), scalar=False)
     if out is not None:
         from solvent.numpy.values import write_out
         return write_out(out, result, casting)

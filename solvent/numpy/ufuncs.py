@@ -13,7 +13,7 @@ from solvent.errors import UnsupportedError
 from solvent.numpy import math as m
 from solvent.numpy.registry import implements
 from solvent.numpy.values import (broadcast_value, dtype_key, full, is_traced,
-                                  normalize_axes, probe_array, shape, value, wrap, write_out)
+                                  normalize_axis, normalize_axes, probe_array, shape, value, wrap, write_out)
 from solvent.ops import elementwise as ew
 from solvent.ops.base import dtype_of, one, shape_of
 from solvent.ops.reduction import reduce as reduce_op, reduce_window
@@ -21,18 +21,17 @@ from solvent.ops.scatter import scatter
 
 u = lambda name: (lambda x: ew.unary(name, x))
 b = lambda name: (lambda x, y: ew.binary(name, x, y))
-cmp = lambda direction: (lambda x, y: ew.compare(direction, x, y))
 
 #: ufunc -> body on values cast to its loop dtypes.
 TABLE = {
-    np.add: m.add, np.subtract: b("subtract"), np.multiply: m.multiply, np.true_divide: b("divide"),
+    np.add: m.add, np.subtract: b("subtract"), np.multiply: m.multiply, np.true_divide: m.divide,
     np.floor_divide: m.floor_divide, np.remainder: m.remainder, np.fmod: m.fmod, np.power: m.power,
     np.float_power: m.power, np.maximum: m.maximum, np.minimum: m.minimum, np.fmax: m.fmax,
     np.fmin: m.fmin, np.arctan2: b("atan2"), np.hypot: m.hypot, np.copysign: m.copysign,
     np.logaddexp: m.logaddexp, np.logaddexp2: lambda x, y: m.logaddexp(x, y, base=2),
-    np.heaviside: m.heaviside, np.ldexp: m.ldexp,
-    np.equal: cmp("EQ"), np.not_equal: cmp("NE"), np.less: cmp("LT"), np.less_equal: cmp("LE"),
-    np.greater: cmp("GT"), np.greater_equal: cmp("GE"),
+    np.heaviside: m.heaviside, np.ldexp: m.ldexp, np.divmod: m.divmod,
+    np.equal: m.compare("EQ"), np.not_equal: m.compare("NE"), np.less: m.compare("LT"),
+    np.less_equal: m.compare("LE"), np.greater: m.compare("GT"), np.greater_equal: m.compare("GE"),
     np.logical_and: m.logical("and"), np.logical_or: m.logical("or"), np.logical_xor: m.logical("xor"),
     np.logical_not: m.logical_not, np.bitwise_and: b("and"), np.bitwise_or: b("or"),
     np.bitwise_xor: b("xor"), np.invert: u("not"), np.left_shift: b("shift_left"),
@@ -56,58 +55,93 @@ ALIASES = {np.radians: np.deg2rad, np.degrees: np.rad2deg}
 
 
 def loop_dtypes(ufunc, operands, dtype=None):
-    """(input dtypes, output dtype) that NumPy would use for this call."""
+    """(input dtypes, output dtypes) that NumPy would use for this call."""
     keys = tuple(dtype_key(x) for x in operands)
-    outputs = (np.dtype(dtype),) if dtype is not None else (None,) * ufunc.nout
+    outputs = (np.dtype(dtype),) * ufunc.nout if dtype is not None else (None,) * ufunc.nout
     resolved = ufunc.resolve_dtypes(keys + outputs)
-    return resolved[:ufunc.nin], resolved[ufunc.nin]
+    return resolved[:ufunc.nin], resolved[ufunc.nin:]
 
 
-def apply(ufunc, operands, dtype=None):
-    """Call the table body on operands promoted and broadcast as NumPy would."""
+def apply(ufunc, operands, dtype=None) -> list:
+    """Call the table body on operands promoted and broadcast as NumPy would; one value per output."""
     body = TABLE[ALIASES.get(ufunc, ufunc)]
-    in_dtypes, out_dtype = loop_dtypes(ufunc, operands, dtype)
+    if len(operands) != ufunc.nin:
+        raise TypeError(f"{ufunc.__name__}() takes {ufunc.nin} positional arguments, got {len(operands)}")
     out_shape = np.broadcast_shapes(*(shape(x) for x in operands))
+    beyond = _beyond_range(ufunc, operands)
+    if beyond is not None:
+        return [full(beyond, out_shape, np.bool_)]
+    in_dtypes, out_dtypes = loop_dtypes(ufunc, operands, dtype)
     values = [value(x, d, out_shape) for x, d in zip(operands, in_dtypes)]
-    return ew.convert(body(*values), out_dtype)
+    results = body(*values)
+    results = results if isinstance(results, tuple) else (results,)
+    return [ew.convert(v, d) for v, d in zip(results, out_dtypes)]
+
+
+COMPARISONS = {np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal}
+
+
+def _beyond_range(ufunc, operands):
+    """NumPy 2 compares integers with a Python int outside their dtype's range exactly: every
+    element lies on one side, so the answer is that of the nearest extreme (or None)."""
+    ints = [x for x in operands if type(x) is int]
+    if ufunc not in COMPARISONS or len(ints) != 1 or len(operands) != 2:
+        return None
+    array = operands[1] if type(operands[0]) is int else operands[0]
+    dtype = np.dtype(dtype_key(array))
+    if dtype.kind not in "iu" or np.iinfo(dtype).min <= ints[0] <= np.iinfo(dtype).max:
+        return None
+    extreme = np.array(np.iinfo(dtype).min if ints[0] < 0 else np.iinfo(dtype).max, dtype)
+    return bool(ufunc(*[x if type(x) is int else extreme for x in operands]))
 
 
 def call(ufunc, *operands, out=None, dtype=None, where=True, casting="same_kind", **unsupported):
-    """`ufunc(*operands, out=..., dtype=..., where=...)`."""
+    """`ufunc(*operands, out=..., dtype=..., where=...)`; a tuple for several outputs (np.divmod)."""
     if unsupported:
         raise UnsupportedError(f"np.{ufunc.__name__} with {', '.join(unsupported)}=")
-    result = wrap(apply(ufunc, operands, dtype))
+    outs = out if isinstance(out, tuple) else (out,) if out is not None else (None,) * ufunc.nout
+    if len(outs) != ufunc.nout:
+        raise ValueError(f"The 'out' tuple must have exactly {ufunc.nout} entries: one per ufunc output")
+    results = [_store(ufunc, wrap(v), target, where, casting)
+               for v, target in zip(apply(ufunc, operands, dtype), outs)]
+    return tuple(results) if ufunc.nout > 1 else results[0]
+
+
+def _store(ufunc, result, out, where, casting):
+    """`result` written into `out` where `where` holds (NumPy's out= and where=)."""
     if where is not True:
         if out is None:
             raise UnsupportedError(f"np.{ufunc.__name__} with where= but no out= (uninitialised memory)")
-        target = out[0] if isinstance(out, tuple) else out
         mask = value(where, np.bool_, result.shape)
-        kept = broadcast_value(ew.convert(result.value, target.dtype), target.shape)
-        result = wrap(ew.select(broadcast_value(mask, target.shape), kept, target.value))
+        kept = broadcast_value(ew.convert(result.value, out.dtype), out.shape)
+        result = wrap(ew.select(broadcast_value(mask, out.shape), kept, out.value))
     if out is not None:
         return write_out(out, result, casting, f"ufunc '{ufunc.__name__}'")
     return result
 
 
+#: ufuncs whose reductions XLA may evaluate in any order (associative and commutative).
+REORDERABLE = {np.add, np.multiply, np.maximum, np.minimum, np.fmax, np.fmin, np.logical_and,
+               np.logical_or, np.logical_xor, np.bitwise_and, np.bitwise_or, np.bitwise_xor,
+               np.logaddexp, np.logaddexp2, np.hypot}
+
+
 def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=np._NoValue,
            where=True):
-    """`ufunc.reduce`: fold the table body over `axis`."""
-    if where is not True:
-        raise UnsupportedError(f"np.{ufunc.__name__}.reduce with where=")
+    """`ufunc.reduce`: fold the table body over `axis`, starting from the ufunc's identity."""
+    if where is not True or ufunc not in REORDERABLE:
+        raise UnsupportedError(f"np.{ufunc.__name__}.reduce" + (" with where=" if where is not True else ""))
     x = array if is_traced(array) else np.asarray(array)
     axes = normalize_axes(axis, x.ndim)
-    probe = ufunc.reduce(probe_array(x), axis=axis, dtype=dtype)
-    out_dtype = np.asarray(probe).dtype
+    out_dtype = np.asarray(ufunc.reduce(probe_array(x), axis=axis, dtype=dtype)).dtype
     loop = ufunc.resolve_dtypes((out_dtype, out_dtype, None))[0]
-    if initial is np._NoValue:
-        initial = ufunc.identity
-        if initial is None:
-            if any(x.shape[a] == 0 for a in axes):
-                raise ValueError(f"zero-size array to reduction operation {ufunc.__name__} which has no identity")
-            initial = _lowest(loop) if ufunc in (np.maximum, np.fmax) else _highest(loop)
+    if initial is np._NoValue and ufunc.identity is None and any(x.shape[a] == 0 for a in axes):
+        raise ValueError(f"zero-size array to reduction operation {ufunc.__name__} which has no identity")
     body = TABLE[ufunc]
-    init = full(initial, (), loop)
-    (v,) = reduce_op([value(x, loop)], [init], axes, lambda acc, e: [body(acc, e)])
+    (v,) = reduce_op([value(x, loop)], [full(identity_of(ufunc, loop), (), loop)], axes,
+                     lambda acc, e: [body(acc, e)])
+    if initial is not np._NoValue:  # folded in once: XLA may apply a reduce's init more than once
+        v = body(v, full(initial, shape_of(v), loop))
     v = ew.convert(v, out_dtype)
     if keepdims:
         v = one("stablehlo.reshape", [v], [1 if i in axes else n for i, n in enumerate(x.shape)], out_dtype)
@@ -115,30 +149,36 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=n
     return write_out(out, result) if out is not None else result
 
 
-def _lowest(dtype):
-    if np.issubdtype(dtype, np.floating):
-        return -np.inf
-    return np.iinfo(dtype).min if dtype != np.bool_ else False
-
-
-def _highest(dtype):
-    if np.issubdtype(dtype, np.floating):
-        return np.inf
-    return np.iinfo(dtype).max if dtype != np.bool_ else True
+def identity_of(ufunc, dtype):
+    """The neutral element of `ufunc` in `dtype` (the lowest value for maximum, ...)."""
+    dtype = np.dtype(dtype)
+    if ufunc is np.bitwise_and:
+        return np.invert(np.zeros((), dtype))  # all bits set, for unsigned types too
+    if ufunc.identity is not None:
+        return ufunc.identity
+    lowest = ufunc in (np.maximum, np.fmax)
+    if dtype.kind == "b":
+        return not lowest
+    if dtype.kind in "iu":
+        return np.iinfo(dtype).min if lowest else np.iinfo(dtype).max
+    limit = -np.inf if lowest else np.inf
+    return complex(limit, limit) if dtype.kind == "c" else limit
 
 
 def accumulate(ufunc, array, axis=0, dtype=None, out=None):
     """`ufunc.accumulate` as a prefix reduce_window along `axis`."""
-    if ufunc.identity is None and ufunc not in (np.maximum, np.minimum):
+    if ufunc not in REORDERABLE:
         raise UnsupportedError(f"np.{ufunc.__name__}.accumulate")
     x = array if is_traced(array) else np.asarray(array)
-    axis = normalize_axes(axis, x.ndim)[0]
+    axis = normalize_axis(axis, x.ndim)
     out_dtype = ufunc.accumulate(probe_array(x), axis=axis, dtype=dtype).dtype
     n = x.shape[axis]
+    if 0 in x.shape:
+        result = wrap(full(0, x.shape, out_dtype), scalar=False)
+        return write_out(out, result) if out is not None else result
     window = [n if i == axis else 1 for i in range(x.ndim)]
     padding = [(n - 1, 0) if i == axis else (0, 0) for i in range(x.ndim)]
-    initial = ufunc.identity if ufunc.identity is not None else (
-        _lowest(out_dtype) if ufunc is np.maximum else _highest(out_dtype))
+    initial = identity_of(ufunc, out_dtype)
     body = TABLE[ufunc]
     v = reduce_window(value(x, out_dtype), full(initial, (), out_dtype), window, padding,
                       lambda acc, e: [body(acc, e)])
@@ -147,10 +187,10 @@ def accumulate(ufunc, array, axis=0, dtype=None, out=None):
 
 
 def outer(ufunc, a, b, **kwargs):
-    """`ufunc.outer(a, b)`: every pair, result shape a.shape + b.shape."""
+    """`ufunc.outer(a, b)`: every pair, result shape a.shape + b.shape (scalars count as arrays)."""
     from solvent.numpy.shape import reshape
-    a_shape, b_shape = shape(a), shape(b)
-    left = reshape(a, a_shape + (1,) * len(b_shape)) if is_traced(a) else np.reshape(a, a_shape + (1,) * len(b_shape))
+    a, b = (x if is_traced(x) else np.asarray(x) for x in (a, b))
+    left = reshape(a, a.shape + (1,) * b.ndim) if is_traced(a) else a.reshape(a.shape + (1,) * b.ndim)
     return call(ufunc, left, b, **kwargs)
 
 

@@ -29,9 +29,20 @@ def is_python_scalar(x) -> bool:
 
 def dtype_key(x):
     """What NumPy's type resolution sees: a dtype, or the Python type of a weak scalar."""
+    if type(x) is bool:  # resolve_dtypes takes int, float, complex as weak types; bool is np.bool_
+        return np.dtype(np.bool_)
     if is_python_scalar(x):
         return type(x)
-    return np.result_type(x) if not hasattr(x, "dtype") else np.dtype(x.dtype)
+    return np.dtype(x.dtype) if hasattr(x, "dtype") else result_type(x)
+
+
+def result_type(*operands) -> np.dtype:
+    """NumPy's promotion of `operands`: Python scalars weak (NEP 50), lists as arrays."""
+    def key(x):
+        if hasattr(x, "dtype") or is_python_scalar(x):
+            return x.dtype if hasattr(x, "dtype") else x
+        return dtype_of(value(x)) if _contains_traced(x) else np.asarray(x).dtype
+    return np.result_type(*[key(x) for x in operands])
 
 
 def shape(x) -> tuple[int, ...]:
@@ -58,6 +69,8 @@ def value(x, dtype=None, to_shape=None) -> ir.Value:
     elif isinstance(x, (list, tuple)) and _contains_traced(x):
         from solvent.numpy.shape import stack_values  # lists of traced values (np.array([...]))
         v = stack_values(x)
+    elif is_python_scalar(x) and dtype is not None:
+        v = constant(np.array(x, dtype=dtype))  # NumPy 2: OverflowError when out of the dtype's range
     else:
         v = constant(host(x) if dtype is None else host(x).astype(dtype))
     if dtype is not None:
@@ -93,15 +106,20 @@ def full(fill, shape, dtype) -> ir.Value:
 
 
 def normalize_axis(axis: int, ndim: int) -> int:
-    if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
+    """`axis` in [0, ndim), NumPy's AxisError otherwise."""
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an integer")
+    if not -ndim <= axis < ndim:
         raise np.exceptions.AxisError(axis, ndim)
-    return axis % ndim if ndim else 0
+    return int(axis) % ndim
 
 
 def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
-    """`axis=None | int | tuple` as a sorted tuple of non-negative axes."""
+    """`axis=None | int | tuple` as a sorted tuple of non-negative axes (reductions' rules)."""
     if axis is None:
         return tuple(range(ndim))
+    if ndim == 0 and not isinstance(axis, (tuple, list)) and axis in (0, -1):
+        return ()  # NumPy lets a reduction of a 0-d array name axis 0 or -1
     axes = tuple(normalize_axis(a, ndim) for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
     if len(set(axes)) != len(axes):
         raise ValueError("duplicate value in 'axis'")

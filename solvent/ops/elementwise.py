@@ -69,6 +69,19 @@ def convert(x: ir.Value, dtype) -> ir.Value:
     dtype = np.dtype(dtype)
     if dtype_of(x) == dtype:
         return x
+    if is_bool(dtype_of(x)) and (is_float(dtype) or is_complex(dtype)):
+        # XLA rewrites multiply(convert(pred), y) as select(pred, y, 0), which loses
+        # 0 * inf = nan; a detour through uint8 keeps IEEE arithmetic.
+        x = one("stablehlo.convert", [x], shape_of(x), np.uint8)
+    if is_complex(dtype_of(x)) and not is_complex(dtype):
+        if is_bool(dtype):  # non-zero in either part; XLA's convert looks at the real part only
+            return binary("or", convert(unary("real", x), dtype), convert(unary("imag", x), dtype))
+        return convert(unary("real", x), dtype)  # as NumPy, dropping the imaginary part
+    part = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
+    if is_complex(dtype) and not is_complex(dtype_of(x)) and dtype_of(x) != part:
+        # Via the real part's own type: Enzyme-HLO's patterns emit invalid IR for
+        # add(convert(int -> complex), constant) and for real(convert(f32 -> complex<f64>)).
+        x = one("stablehlo.convert", [x], shape_of(x), part)
     return one("stablehlo.convert", [x], shape_of(x), dtype)
 
 

@@ -11,6 +11,7 @@ from jaxlib.mlir import ir
 from solvent.ir.types import tensor_type
 from solvent.ops.base import check, create, dtype_of, i64_array, shape_of
 from solvent.ops.region import fill_region
+from solvent.ops.shape import broadcast_in_dim
 
 
 def reduce(operands: Sequence[ir.Value], inits: Sequence[ir.Value], dims: Sequence[int],
@@ -18,6 +19,10 @@ def reduce(operands: Sequence[ir.Value], inits: Sequence[ir.Value], dims: Sequen
     """Reduce `operands` over `dims`; `body(*accumulators, *elements)` returns new accumulators."""
     check(len(operands) == len(inits), "reduce: one init per operand")
     shape = [n for i, n in enumerate(shape_of(operands[0])) if i not in dims]
+    if any(shape_of(operands[0])[d] == 0 for d in dims):
+        # Nothing to fold: the spec's result is the inits. Emitted directly because Enzyme-HLO
+        # folds a reduce of an empty broadcast constant to the constant instead.
+        return [broadcast_in_dim(init, shape, []) for init in inits]
     dtypes = [dtype_of(v) for v in operands]
     op = create("stablehlo.reduce", [*operands, *inits], [tensor_type(shape, d) for d in dtypes],
                 {"dimensions": i64_array(sorted(dims))}, regions=1)

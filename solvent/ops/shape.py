@@ -53,6 +53,10 @@ def reverse(x: ir.Value, dims: Sequence[int]) -> ir.Value:
 
 def concatenate(values: Sequence[ir.Value], dimension: int) -> ir.Value:
     shapes = [shape_of(v) for v in values]
+    for s in shapes:
+        same = len(s) == len(shapes[0]) and all(n == m for i, (n, m) in enumerate(zip(s, shapes[0])) if i != dimension)
+        check(same, f"concatenate: shapes {shapes} differ outside dimension {dimension}")
+    check(len({dtype_of(v) for v in values}) == 1, "concatenate: dtypes differ")
     out = list(shapes[0])
     out[dimension] = sum(s[dimension] for s in shapes)
     return one("stablehlo.concatenate", list(values), out, dtype_of(values[0]),

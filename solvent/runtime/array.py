@@ -12,26 +12,35 @@ import numpy as np
 
 from solvent.core import operators
 from solvent.core.aval import Aval
-from solvent.core.structure import ARRAY_TYPES
+from solvent.core.structure import ARRAY_TYPES, KEYED_TYPES
 from solvent.runtime import devices
+from solvent.runtime.sharding import canonical, host_value, spans_devices
 
 #: Set by solvent.api: eager(kind, callable, args, kwargs) runs NumPy on Arrays outside jit.
 EAGER = {}
 
 
+def array_key(kind: type, aval: Aval, sharding=None) -> tuple:
+    """An array's part of a call key: (type, aval), and its sharding when it spans several devices."""
+    return (kind, aval, sharding) if spans_devices(sharding) else (kind, aval)
+
+
 class Array:
     """A device array: `solvent.asarray(np.zeros(3))`; `np.asarray(a)` copies it back to the host."""
 
-    __slots__ = ("buffer", "key", "__weakref__")  # key = (type, aval): this array's part of a call key
+    __slots__ = ("buffer", "key", "__weakref__")  # key: see `array_key`
     __array_priority__ = 100
     is_scalar = False
 
-    def __init__(self, data, dtype=None, device=None):
+    def __init__(self, data, dtype=None, device=None, sharding=None):
         host = np.asarray(data, dtype=dtype)
         if self.is_scalar and host.shape != ():
             raise ValueError(f"solvent.Scalar needs a 0-d value, got shape {host.shape}")
-        self.buffer = devices.put(host, device)
-        self.key = (type(self), Aval(host.shape, host.dtype))
+        if sharding is not None and device is not None:
+            raise ValueError("give either device= or sharding=, not both (a sharding names its devices)")
+        sharding = canonical(sharding)
+        self.buffer = devices.put(host, device if sharding is None else sharding)
+        self.key = array_key(type(self), Aval(host.shape, host.dtype), sharding)
 
     @classmethod
     def from_buffer(cls, buffer, key: tuple) -> "Array":
@@ -47,6 +56,7 @@ class Array:
     size = property(lambda self: int(np.prod(self.aval.shape, dtype=np.int64)))
     nbytes = property(lambda self: self.size * self.aval.dtype.itemsize)
     device = property(lambda self: next(iter(self.buffer.devices())))
+    sharding = property(lambda self: self.buffer.sharding, doc="How the array is laid out over devices.")
     T = property(lambda self: np.transpose(self))
 
     def __len__(self) -> int:
@@ -55,7 +65,7 @@ class Array:
         return self.aval.shape[0]
 
     def __array__(self, dtype=None, copy=None):
-        host = np.asarray(self.buffer)
+        host = host_value(self.buffer)
         return host if dtype is None else host.astype(dtype)
 
     def __dlpack__(self, *args, **kwargs):
@@ -117,10 +127,21 @@ class Scalar(Array):
 
 operators.install(Array)
 ARRAY_TYPES.append(Array)
+KEYED_TYPES.append(Array)
 
 
-def asarray(data, dtype=None, device=None) -> Array:
-    """A `solvent.Array` on `device` holding `data` (an Array is returned as is when nothing changes)."""
+def asarray(data, dtype=None, device=None, sharding=None) -> Array:
+    """A `solvent.Array` holding `data` on `device`, or laid out over several devices by `sharding`.
+
+    An Array is returned as is when nothing changes; one given a new `sharding`
+    is copied into that layout on the devices (no trip through the host)::
+
+        mesh = solvent.sharding.mesh((8,), ("x",))
+        a = solvent.asarray(np.zeros((1024, 3)), sharding=solvent.sharding.NamedSharding(mesh, P("x")))
+    """
     if isinstance(data, Array) and (dtype is None or np.dtype(dtype) == data.dtype) and device is None:
-        return data
-    return Array(np.asarray(data), dtype=dtype, device=device)
+        if sharding is None or canonical(sharding) == data.buffer.sharding:
+            return data
+        sharding = canonical(sharding)
+        return type(data).from_buffer(devices.put(data.buffer, sharding), array_key(type(data), data.aval, sharding))
+    return Array(np.asarray(data), dtype=dtype, device=device, sharding=sharding)

@@ -24,7 +24,8 @@ def resolve(device=None):
 
 
 def put(host: np.ndarray, device=None) -> jax.Array:
-    """Copy a host array to `device`, keeping 64-bit dtypes 64-bit.
+    """Copy a host array to `device` (None, an index, a device, or a sharding that lays it out
+    over several devices, each getting its part), keeping 64-bit dtypes 64-bit.
 
     `jax.device_put` narrows float64 to float32 unless JAX's x64 mode is on; the
     mode is switched on for this call only, so other JAX code in the process is

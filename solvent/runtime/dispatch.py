@@ -12,8 +12,9 @@ import itertools
 
 from jax._src import core, tree_util
 from jax._src.interpreters import pxla
-from jax.sharding import SingleDeviceSharding
 from jaxlib import _jax
+
+from solvent.runtime.sharding import result_handlers
 
 _CACHE = _jax.PjitFunctionCache(capacity=4096)
 _KEY = pxla.JitGlobalCppCacheKeys(
@@ -24,22 +25,31 @@ _KEY = pxla.JitGlobalCppCacheKeys(
 _ids = itertools.count()
 
 
-def fast_executor(executable, device, input_avals, output_avals):
+def python_executor(executable, output_avals, output_shardings):
+    """`run(*buffers) -> [buffers]` from Python: each output assembled from its per-device parts."""
+    handlers = result_handlers(output_avals, output_shardings)
+
+    def run(*buffers):
+        return executable.execute_sharded(list(buffers)).consume_with_handlers(handlers)
+    return run
+
+
+def fast_executor(executable, input_shardings, output_shardings, output_avals):
     """`run(*buffers) -> [buffers]` executing `executable` through the C++ path.
 
     Each executor gets its own function identity, so the shared C++ cache never
-    mixes two executables; the first call goes through `execute_sharded`.
+    mixes two executables; the first call goes through `execute_sharded`. The
+    C++ path checks every buffer's sharding against `input_shardings`.
     """
-    sharding = SingleDeviceSharding(device)
     fast_data = pxla.MeshExecutableFastpathData(
-        executable, tree_util.tree_structure([0] * len(output_avals)), [sharding] * len(input_avals),
-        [sharding] * len(output_avals), [core.ShapedArray(a.shape, a.dtype) for a in output_avals],
-        [True] * len(output_avals), [True] * len(input_avals), [None] * len(input_avals), [])
+        executable, tree_util.tree_structure([0] * len(output_avals)), list(input_shardings),
+        list(output_shardings), [core.ShapedArray(a.shape, a.dtype) for a in output_avals],
+        [True] * len(output_avals), [True] * len(input_shardings), [None] * len(input_shardings), [])
+    execute = python_executor(executable, output_avals, output_shardings)
 
     def slow_path(*buffers):
-        outs = executable.execute_sharded(list(buffers)).disassemble_into_single_device_arrays()
         slow_path.misses += 1
-        return [out[0] for out in outs], fast_data, False
+        return execute(*buffers), fast_data, False
 
     slow_path.misses = 0
     identity = lambda *buffers: None  # noqa: E731  (the C++ cache keys on this object)

@@ -18,7 +18,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
 from solvent.core import structure, trace
-from solvent.core.traced import TracedArray, TracedScalar
+from solvent.core.traced import Region, TracedArray, TracedScalar
 from solvent.errors import SolventError
 from solvent.numpy.values import is_traced, value, wrap
 from solvent.ops import elementwise as ew
@@ -108,37 +108,65 @@ def _convert(leaves, avals, what):
     return values
 
 
-def _trace_region(session, region, carry: _Carry, fn, what, with_arguments=True):
-    """Trace `fn` into a new block of `region`; returns (outputs, returned-itself flags, new writes).
+def _trace_region(session, region, carry: _Carry, fn, what, eraser, with_arguments=True):
+    """Trace `fn` into a new block of `region`; returns (returned-itself flags, new writes).
 
     Writes to outside arrays not yet carried are undone and reported, so the
-    caller can carry them and trace again.
+    caller can carry them and trace again. Whatever happens, every outside array
+    holds its value from before the region afterwards; `eraser` learns the
+    region, to retire its arrays if the op is thrown away.
     """
     types = carry.types if with_arguments else []
     block = region.blocks.append(*types)
     outer = [t.value for t in carry.implicit]
-    with session.inside(block) as writes:
-        if with_arguments:
-            n = len(carry.leaves)
-            tracers = [wrap(arg, scalar=False) for arg in list(block.arguments)[:n]]
-            for array, arg in zip(carry.implicit, list(block.arguments)[n:]):
-                array.restore(arg)
-            result = fn(_rebuild(carry.tree, tracers))
-        else:
-            tracers, result = [], fn(None)
-        outputs = (carry.outputs(result, tracers, what) if result is not _PREDICATE_ONLY
-                   else None)
-        returned_itself = [i < len(tracers) and leaf is tracers[i]
-                           for i, leaf in enumerate(_leaves(_numbers_to_arrays(result)))] if outputs is not None else []
-        if outputs is not None:
-            stablehlo.ReturnOp(outputs)
-    for array, old in zip(carry.implicit, outer):
-        array.restore(old)
-    known = {id(t) for t in carry.implicit}
-    fresh = [(array, old) for key, (array, old) in writes.items() if key not in known]
-    for array, old in fresh:
-        array.restore(old)
-    return block, returned_itself, [array for array, _ in fresh]
+    record = Region()
+    try:
+        with session.inside(block) as record:
+            eraser.regions.append(record)
+            if with_arguments:
+                n = len(carry.leaves)
+                tracers = [wrap(arg, scalar=False) for arg in list(block.arguments)[:n]]
+                for array, arg in zip(carry.implicit, list(block.arguments)[n:]):
+                    array.restore(arg)
+                result = fn(_rebuild(carry.tree, tracers))
+            else:
+                tracers, result = [], fn(None)
+            returned_itself = []
+            if result is not _PREDICATE_ONLY:
+                stablehlo.ReturnOp(carry.outputs(result, tracers, what))
+                returned_itself = [i < len(tracers) and leaf is tracers[i]
+                                   for i, leaf in enumerate(_leaves(_numbers_to_arrays(result)))]
+    finally:
+        for array, old in zip(carry.implicit, outer):
+            array.restore(old)
+        known = {id(t) for t in carry.implicit}
+        fresh = [(array, old) for key, (array, old) in record.writes.items() if key not in known]
+        for array, old in fresh:
+            array.restore(old)
+    return returned_itself, [array for array, _ in fresh]
+
+
+class _Eraser:
+    """Context for building an op with regions: if tracing fails, the half-built op is
+    erased and the arrays made in its regions are retired (so no Python object can
+    hand out a value of an erased op)."""
+
+    def __init__(self, op):
+        self.op = op
+        self.regions: list[Region] = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, tb):
+        if kind is not None:
+            self.erase()
+        return False
+
+    def erase(self):
+        for record in self.regions:
+            record.discard()
+        self.op.erase()
 
 
 _PREDICATE_ONLY = object()
@@ -162,11 +190,15 @@ def probe(fn):
     with session.emitting():
         scratch = create("stablehlo.case", [value(np.int32(0))], [], regions=1)
         block = scratch.regions[0].blocks.append()
-        with session.inside(block) as writes:
-            result = fn()
-        for array, old in writes.values():
-            array.restore(old)
-        scratch.erase()
+        record = Region()
+        try:
+            with session.inside(block) as record:
+                result = fn()
+        finally:
+            for array, old in record.writes.values():
+                array.restore(old)
+            record.discard()
+            scratch.erase()
     return result
 
 
@@ -196,12 +228,14 @@ def while_loop(cond_fn, body_fn, init):
                 stablehlo.ReturnOp([pred])
                 return _PREDICATE_ONLY
 
-            _, _, cond_writes = _trace_region(session, op.regions[0], carry, test, "the loop condition")
-            _, itself, body_writes = _trace_region(session, op.regions[1], carry, body_fn, "the loop body")
+            with _Eraser(op) as eraser:
+                _, cond_writes = _trace_region(session, op.regions[0], carry, test, "the loop condition", eraser)
+                itself, body_writes = _trace_region(session, op.regions[1], carry, body_fn, "the loop body",
+                                                    eraser)
             new = cond_writes + [a for a in body_writes if a not in cond_writes]
             if not new:
                 return carry.finish(list(op.results), itself)
-            op.erase()
+            eraser.erase()
             carry.implicit += new
 
 
@@ -280,35 +314,39 @@ def switch(index, branches, *operands):
         i = ew.clamp(value(np.int32(0)), i, value(np.int32(len(branches) - 1)))  # case picks the last
         implicit: list[TracedArray] = []
         while True:
-            op, result, new = _trace_branches(session, i, branches, operands, implicit)
+            eraser, result, new = _trace_branches(session, i, branches, operands, implicit)
             if not new:
+                outputs = list(eraser.op.results)
+                for array, new_value in zip(implicit, outputs[len(outputs) - len(implicit):]):
+                    array.assign(new_value)
                 return result
-            op.erase()
+            eraser.erase()
             implicit += new
 
 
 def _trace_branches(session, index, branches, operands, implicit):
     """One `stablehlo.case` whose branch k returns branches[k](*operands) and the implicit arrays."""
     scratch = create("stablehlo.case", [index], [], regions=len(branches))
-    first, carry, new = None, None, []
-    for k, branch in enumerate(branches):
-        def run(_, branch=branch):
-            return branch(*operands)
+    first, new = None, []
+    with _Eraser(scratch) as eraser:
+        for k, branch in enumerate(branches):
+            def run(_, branch=branch):
+                return branch(*operands)
 
-        probe = _BranchCarry(first, implicit)
-        _, _, writes = _trace_region(session, scratch.regions[k], probe, run, f"branch {k}", with_arguments=False)
-        first = first if first is not None else probe.result
-        new += [a for a in writes if a not in new]
+            probe_carry = _BranchCarry(first, implicit)
+            _, writes = _trace_region(session, scratch.regions[k], probe_carry, run, f"branch {k}", eraser,
+                                      with_arguments=False)
+            first = first if first is not None else probe_carry.result
+            new += [a for a in writes if a not in new]
     types = list(scratch.regions[0].blocks[0].operations[-1].operands)
     op = create("stablehlo.case", [index], [v.type for v in types], regions=len(branches))
     for k in range(len(branches)):
         scratch.regions[k].blocks[0].append_to(op.regions[k])
     scratch.erase()
+    eraser.op = op
     results = list(op.results)
     n = len(results) - len(implicit)
-    for array, new_value in zip(implicit, results[n:]):
-        array.assign(new_value)
-    return op, _rebuild(_numbers_to_arrays(first), [wrap(r, scalar=False) for r in results[:n]]), new
+    return eraser, _rebuild(_numbers_to_arrays(first), [wrap(r, scalar=False) for r in results[:n]]), new
 
 
 class _BranchCarry(_Carry):

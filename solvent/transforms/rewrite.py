@@ -177,6 +177,14 @@ def fold_returns(stmts):
     return out
 
 
+def fold_into(definition: ast.FunctionDef) -> None:
+    """Fold `definition`'s early returns (see `fold_returns`) where it has any inside an `if`."""
+    if any(isinstance(s, ast.If) and _contains([s], ast.Return) for s in definition.body):
+        folded = fold_returns(definition.body)
+        if folded is not None:
+            definition.body = folded + [ast.Return(ast.Name(RETURN, ast.Load()))]
+
+
 class _Rewriter(ast.NodeTransformer):
     def __init__(self, filename, first_line):
         self.filename = filename
@@ -223,6 +231,12 @@ class _Rewriter(ast.NodeTransformer):
         return node
 
     # -- statements ----------------------------------------------------------------
+
+    def visit_FunctionDef(self, node):
+        """A function defined inside: its early returns fold too, then its body is rewritten."""
+        fold_into(node)
+        self.generic_visit(node)
+        return node
 
     def visit_If(self, node):
         self.generic_visit(node)
@@ -356,6 +370,8 @@ def convert(fn):
         return fn if function is fn.__func__ else types.MethodType(function, fn.__self__)
     if not is_user_code(fn) or getattr(fn, "__solvent_converted__", False):
         return fn
+    if HELPER in fn.__code__.co_freevars:  # defined inside a rewritten function: rewritten with it
+        return fn
     code = _rewritten_code(fn.__code__)
     if code is None:
         return fn
@@ -385,10 +401,7 @@ def _rewritten_code(code):
     if not isinstance(definition, ast.FunctionDef) or _uses_unsupported(definition):
         return None
     definition.decorator_list = []
-    if any(isinstance(s, ast.If) and _contains([s], ast.Return) for s in ast.walk(definition)):
-        folded = fold_returns(definition.body)
-        if folded is not None:
-            definition.body = folded + [ast.Return(ast.Name(RETURN, ast.Load()))]
+    fold_into(definition)
     rewriter = _Rewriter(code.co_filename, code.co_firstlineno)
     definition.body = _flatten([rewriter.visit(s) for s in definition.body])
     if rewriter.count == 0 and not _has_calls(definition):

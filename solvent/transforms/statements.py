@@ -15,7 +15,8 @@ import numpy as np
 
 from solvent.core import trace
 from solvent.core.traced import TracedArray
-from solvent.errors import SolventError, TracerConversionError, UnsupportedError
+from solvent.errors import TracerConversionError, UnsupportedError
+from solvent.numpy.values import value, wrap
 from solvent.transforms import control_flow, outline
 
 
@@ -156,8 +157,7 @@ def _unrolled(steps, body_fn, values):
 
 def _rolled(bounds, body_fn, values, names, where):
     start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
-    index = np.asarray(start, dtype=np.int64) if not is_traced(start) else start
-    values = _fill_undefined(values, lambda v: tuple(body_fn(np.add(index, 0), *v)))
+    values = _fill_undefined(values, lambda v: tuple(body_fn(_traced_index(start), *v)))
     _check_defined(values, names, "for loop", where)
     if not is_traced(step) and step < 0:
         test = lambda c: c[0] > c[1]  # noqa: E731
@@ -170,6 +170,11 @@ def _rolled(bounds, body_fn, values, names, where):
 
     bounds = [b if is_traced(b) else np.asarray(b, dtype=np.int64) for b in (start, stop)]
     return tuple(control_flow.while_loop(test, body, (*bounds, values))[2])
+
+
+def _traced_index(start):
+    """A traced int64 loop index (so a probe of the body sees what the rolled loop will)."""
+    return start if is_traced(start) else wrap(value(np.asarray(start, dtype=np.int64)), scalar=False)
 
 
 def for_stmt(iterable, body_fn, values, names):

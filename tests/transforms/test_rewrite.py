@@ -220,3 +220,17 @@ def test_loop_that_cannot_roll_is_unrolled_with_a_warning():
         out = solvent.jit(uses_index_statically, unroll=2)(x, 5)
     assert_same(out, uses_index_statically(x, 5))
     assert any("unrolled" in str(w.message) for w in caught)
+
+
+def with_nested_def(x):
+    def clip_positive(v):
+        if v.sum() > 0:
+            return v
+        return np.zeros_like(v)
+
+    return clip_positive(x) + clip_positive(-x)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_functions_defined_inside_are_rewritten_with_it(sign):
+    check_like_numpy(with_nested_def, sign * np.arange(1.0, 4.0))

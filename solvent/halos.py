@@ -1,0 +1,127 @@
+"""Rewrites of a sharded program that let XLA's partitioner exchange halos where it would gather
+whole arrays: a block written at constant offsets (`dynamic_update_slice`, which is what
+`u[1:-1] += ...` becomes) and a concatenation are both expressed as pad + select.
+
+XLA partitions a `dynamic_update_slice` or `concatenate` along a sharded
+dimension whose pieces do not line up with the shards by all-gathering the
+array; a `pad` it partitions with neighbour exchanges (collective-permute) and
+a `select` elementwise. Enzyme-JAX has the same rewrite (`dus_to_pad_comm` in
+its communication passes), which needs Shardy's per-op shardings that the
+enzyme-ad build solvent uses cannot compute; this one runs after the
+optimization passes (which would fold pad + select back) on SPMD programs only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from solvent.ir.context import context
+from solvent.ir.module import parse, to_text
+from solvent.ops.base import create, dtype_of, i64_array, one, shape_of
+from solvent.ops.constant import constant, iota
+
+_REWRITES = ("stablehlo.dynamic_update_slice", "stablehlo.concatenate")
+#: Concatenations of more pieces stay (each piece costs a select over the whole result): the
+#: ones this is for are a block between two borders, which is what the optimizer makes of `u[1:-1] = ...`.
+MOST_PIECES = 3
+
+
+def rewrite(module_text: str) -> str:
+    """The module with every constant-offset dynamic_update_slice, and every concatenate of up to
+    `MOST_PIECES` pieces, as pad + select.
+
+    Example (one dimension of a block update)::
+
+        dynamic_update_slice(u, body, 1)  ->  select(1 <= iota < 63, pad(body, 1, 1), u)
+    """
+    module = parse(module_text)
+    found = []
+
+    def collect(op):
+        if op.name == _REWRITES[0] or (op.name == _REWRITES[1] and len(op.operands) <= MOST_PIECES):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(collect)
+    if not found:
+        return module_text
+    with context():
+        for op in found:
+            with ir.InsertionPoint(op), op.location:
+                new = _block_update(op) if op.name == _REWRITES[0] else _concatenation(op)
+            if new is not None:
+                op.results[0].replace_all_uses_with(new)
+                op.erase()
+    return to_text(module)
+
+
+def _block_update(op) -> ir.Value | None:
+    """`select(inside the block, pad(update), operand)`, or None when an offset is not a constant."""
+    operand, update, *indices = op.operands
+    offsets = [_constant_index(index) for index in indices]
+    if any(offset is None for offset in offsets):
+        return None
+    shape, size = shape_of(operand), shape_of(update)
+    if 0 in size:
+        return operand
+    offsets = [min(max(o, 0), n - s) for o, n, s in zip(offsets, shape, size)]  # as XLA clamps them
+    padded = _pad(update, offsets, [n - o - s for o, n, s in zip(offsets, shape, size)])
+    ranges = [(d, o, o + s) for d, (o, n, s) in enumerate(zip(offsets, shape, size)) if s < n]
+    if not ranges:
+        return padded
+    return _select(_inside(shape, ranges), padded, operand)
+
+
+def _concatenation(op) -> ir.Value | None:
+    """Each piece padded to the full shape and selected where it lies along the dimension."""
+    dimension = ir.IntegerAttr(op.attributes["dimension"]).value
+    shape = shape_of(op.results[0])
+    result, start = None, 0
+    for piece in op.operands:
+        width = shape_of(piece)[dimension]
+        if width:
+            low, high = [0] * len(shape), [0] * len(shape)
+            low[dimension], high[dimension] = start, shape[dimension] - start - width
+            padded = _pad(piece, low, high)
+            result = padded if result is None else _select(
+                _inside(shape, [(dimension, start, start + width)]), padded, result)
+        start += width
+    return result  # None when every piece is empty: the op stays
+
+
+def _constant_index(value: ir.Value) -> int | None:
+    owner = value.owner
+    if not isinstance(owner, ir.Operation) and hasattr(owner, "operation"):
+        owner = owner.operation
+    if getattr(owner, "name", None) != "stablehlo.constant":
+        return None
+    return int(np.asarray(ir.DenseIntElementsAttr(owner.attributes["value"]))[()])
+
+
+def _pad(value: ir.Value, low, high) -> ir.Value:
+    zero = constant(np.zeros((), dtype_of(value)))
+    shape = [s + lo + hi for s, lo, hi in zip(shape_of(value), low, high)]
+    return one("stablehlo.pad", [value, zero], shape, dtype_of(value), edge_padding_low=i64_array(low),
+               edge_padding_high=i64_array(high), interior_padding=i64_array([0] * len(low)))
+
+
+def _inside(shape, ranges) -> ir.Value:
+    """A boolean mask of `shape`: true where every (dimension, start, stop) range holds."""
+    mask = None
+    for dimension, start, stop in ranges:
+        position = iota(shape, np.int64, dimension)
+        for bound, direction in ((start, "GE"), (stop, "LT")):
+            test = one("stablehlo.compare", [position, _splat(bound, shape)], shape, np.bool_,
+                       comparison_direction=ir.Attribute.parse(f"#stablehlo<comparison_direction {direction}>"))
+            mask = test if mask is None else one("stablehlo.and", [mask, test], shape, np.bool_)
+    return mask
+
+
+def _splat(number: int, shape) -> ir.Value:
+    scalar = constant(np.array(number, np.int64))
+    return one("stablehlo.broadcast_in_dim", [scalar], shape, np.int64, broadcast_dimensions=i64_array([]))
+
+
+def _select(mask: ir.Value, on_true: ir.Value, on_false: ir.Value) -> ir.Value:
+    return create("stablehlo.select", [mask, on_true, on_false], [on_true.type]).result

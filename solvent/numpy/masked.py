@@ -1,0 +1,158 @@
+"""Slices whose bounds are traced (`A[i, :i]` in a rolled loop): full extent plus a valid prefix.
+
+A rolled loop traces its body once with a traced index, so `A[k+1:, k]` has a
+length only known at run time. Such a slice is held at the full extent of its
+axes, shifted so that its element j is the base's element start + j, with a
+traced valid length per axis; elements past it are kept at zero. Elementwise
+ufuncs, sums, dot products, matmul and outer products then give NumPy's
+results on the valid part, and writes go back through a mask. Functions that
+would look at the padding (sorting, say) raise `UnsupportedError`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from solvent.core.aval import Aval
+from solvent.core.traced import TracedArray
+from solvent.errors import UnsupportedError
+from solvent.numpy.values import broadcast_value, full, is_traced, value
+from solvent.ops import elementwise as ew, shape as ops
+from solvent.ops.base import dtype_of, shape_of
+from solvent.ops.constant import iota
+
+_I64 = np.int64
+
+
+def applies(key) -> bool:
+    """Whether an index has a slice bound that is traced."""
+    keys = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, slice) and any(is_traced(b) for b in (k.start, k.stop, k.step)) for k in keys)
+
+
+def _scalar(x) -> ir.Value:
+    return value(x, _I64)
+
+
+def _clamp(v, n) -> ir.Value:
+    """A bound as NumPy normalizes it: negative counts from the end, then clipped to [0, n]."""
+    v = _scalar(v)
+    negative = ew.compare("LT", v, full(0, (), _I64))
+    v = ew.select(negative, ew.binary("add", v, full(n, (), _I64)), v)
+    return ew.clamp(full(0, (), _I64), v, full(n, (), _I64))
+
+
+def parse(key, shape):
+    """Per base axis: ("index", start) or ("slice", start, length); step must be 1."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if any(k is None for k in keys):
+        raise UnsupportedError("None (np.newaxis) in an index whose slice bounds are traced")
+    if sum(k is Ellipsis for k in keys) == 1:
+        at = next(i for i, k in enumerate(keys) if k is Ellipsis)
+        keys = keys[:at] + (slice(None),) * (len(shape) - len(keys) + 1) + keys[at + 1:]
+    keys = keys + (slice(None),) * (len(shape) - len(keys))
+    axes = []
+    for k, n in zip(keys, shape):
+        if isinstance(k, slice):
+            if k.step not in (None, 1):
+                raise UnsupportedError("a slice with traced bounds and a step other than 1")
+            start = _clamp(0 if k.start is None else k.start, n)
+            stop = _clamp(n if k.stop is None else k.stop, n)
+            length = ew.binary("maximum", ew.binary("subtract", stop, start), full(0, (), _I64))
+            axes.append(("slice", start, length))
+        else:
+            if not is_traced(k) and not -n <= int(k) < n:
+                raise IndexError(f"index {int(k)} is out of bounds for axis with size {n}")
+            axes.append(("index", _clamp(k, n)))
+    return axes
+
+
+def mask(shape, lengths) -> ir.Value:
+    """True on the valid prefix: iota < length on every axis that has one."""
+    result = full(True, shape, np.bool_)
+    for axis, length in enumerate(lengths):
+        if length is not None:
+            inside = ew.compare("LT", iota(shape, _I64, axis), ops.broadcast_in_dim(length, shape, []))
+            result = ew.binary("and", result, inside)
+    return result
+
+
+def _window(v, axes):
+    """(padded value, starts, sizes): slice axes padded by their size so a shifted read stays in bounds."""
+    shape = shape_of(v)
+    high = [n if a[0] == "slice" else 0 for a, n in zip(axes, shape)]
+    padded = ops.pad(v, full(0, (), dtype_of(v)), [0] * len(shape), high, [0] * len(shape))
+    sizes = [n if a[0] == "slice" else 1 for a, n in zip(axes, shape)]
+    return padded, [a[1] for a in axes], sizes
+
+
+def read(v, axes):
+    padded, starts, sizes = _window(v, axes)
+    region = ops.dynamic_slice(padded, starts, sizes)
+    lengths = [a[2] for a in axes if a[0] == "slice"]
+    region = ops.reshape(region, [n for a, n in zip(axes, sizes) if a[0] == "slice"])
+    return fill(region, lengths, 0)
+
+
+def write(v, axes, update):
+    padded, starts, sizes = _window(v, axes)
+    region = ops.dynamic_slice(padded, starts, sizes)
+    lengths = [a[2] if a[0] == "slice" else None for a in axes]
+    update = ops.reshape(ew.convert(update, dtype_of(v)), sizes)
+    region = ew.select(mask(sizes, lengths), update, region)
+    padded = ops.dynamic_update_slice(padded, region, starts)
+    return ops.slice(padded, [0] * len(sizes), list(shape_of(v)), [1] * len(sizes))
+
+
+def fill(v, lengths, filler) -> ir.Value:
+    """`v` with every element outside the valid prefix replaced by `filler`."""
+    if all(length is None for length in lengths):
+        return v
+    return ew.select(mask(shape_of(v), lengths), v, full(filler, shape_of(v), dtype_of(v)))
+
+
+class MaskedArray(TracedArray):
+    """A traced slice with traced bounds: full-extent data, zero past `lengths[axis]`."""
+
+    lengths: tuple = ()
+
+    def __repr__(self) -> str:
+        return f"MaskedArray({self.aval}, valid prefix traced)"
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from solvent.numpy import masked_ops  # noqa: PLC0415  (the table below this class)
+        return masked_ops.ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from solvent.numpy import masked_ops  # noqa: PLC0415
+        return masked_ops.function(func, args, kwargs)
+
+    def __getitem__(self, key):
+        raise UnsupportedError("indexing a slice whose bounds are traced; index the base array instead")
+
+
+def make(v: ir.Value, lengths) -> MaskedArray:
+    """A fresh masked array holding `v` (already zero past the valid prefix)."""
+    array = MaskedArray(v, Aval(shape_of(v), dtype_of(v)))
+    array.lengths = tuple(lengths)
+    return array
+
+
+def getitem(array, key):
+    axes = parse(key, array.shape)
+    lengths = tuple(a[2] for a in axes if a[0] == "slice")
+    shape = tuple(n for a, n in zip(axes, array.shape) if a[0] == "slice")
+    if not is_traced(array):
+        return make(read(value(array), axes), lengths)
+    view = MaskedArray.view_of(array, Aval(shape, array.dtype), lambda v: read(v, axes),
+                               lambda parent, new: write(parent, axes, new))
+    view.lengths = lengths
+    return view
+
+
+def setitem(array, key, new):
+    axes = parse(key, array.shape)
+    shape = [n for a, n in zip(axes, array.shape) if a[0] == "slice"]
+    update = new.value if isinstance(new, TracedArray) else value(new, array.dtype)
+    array.assign(write(array.value, axes, broadcast_value(ew.convert(update, array.dtype), shape)))

@@ -1,0 +1,186 @@
+"""Batching through Enzyme: `vmap`, one `enzyme.batch` op lowered by the `enzyme-batch` pass.
+
+The function is traced once for one example (see `lifting`); the op runs it
+over a leading batch dimension of every input. Inputs not mapped
+(`in_axes=None`) and values the body captured are broadcast along it, since
+`enzyme.batch` maps all its operands. Mapped arguments the function mutates
+get the new values of every example, as the Python loop over the examples
+would leave them.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from solvent.core import dispatch, structure, trace
+from solvent.core.aval import Aval
+from solvent.core.traced import TracedArray, TracedScalar
+from solvent.errors import UnsupportedError
+from solvent.numpy.values import value, wrap
+from solvent.ops import shape as shape_ops
+from solvent.ops.base import create, i64_array, shape_of
+from solvent.transforms.lifting import lift
+
+
+def vmap(fn, in_axes=0, out_axes=0, axis_size=None):
+    """`fn` mapped over an axis of its arguments: `vmap(f)(xs)[i] == f(xs[i])`.
+
+    `in_axes` is one axis (or None: not mapped) for every argument, or a tuple with
+    one entry per positional argument, each an axis or a structure of axes matching
+    the argument; keyword arguments are mapped over axis 0. `out_axes` places the
+    batch axis in the results the same way.
+
+    Example::
+
+        per_example = solvent.vmap(solvent.grad(loss), in_axes=(None, 0, 0))(params, xs, ys)
+    """
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        if trace.current() is None:
+            return _program(fn, in_axes, out_axes, axis_size)(*args, **kwargs)
+        with trace.current().emitting():
+            return _batch(fn, args, kwargs, in_axes, out_axes, axis_size)
+    return run
+
+
+def _batch(fn, args, kwargs, in_axes, out_axes, axis_size):
+    copied = structure.copy_structure((args, kwargs), lambda leaf, i: leaf)
+    axes = [_axis_of(leaf, _spec_at(in_axes, path, len(args))) for leaf, path in zip(copied.leaves, copied.paths)]
+    size = _size(copied.leaves, axes, axis_size)
+    examples = {}
+    for leaf, axis in zip(copied.leaves, axes):
+        if axis is not None:
+            shape = tuple(n for d, n in enumerate(leaf.shape) if d != axis)
+            examples[id(leaf)] = (TracedScalar if not shape else TracedArray)(None, Aval(shape, np.dtype(leaf.dtype)))
+    batched = {id(examples[id(leaf)]): _to_front(value(leaf), axis)
+               for leaf, axis in zip(copied.leaves, axes) if axis is not None}
+    tree = structure.copy_structure((args, kwargs), lambda leaf, i: examples.get(id(leaf), leaf)).tree
+    lifted = lift(fn, tree[0], tree[1], "solvent.vmap",
+                  operand=lambda leaf: batched[id(leaf)] if id(leaf) in batched else _spread(value(leaf), size))
+    signature = lifted.signature
+    count = len(lifted.leaves)
+    operands = lifted.operands[:count] + [_spread(v, size) for v in lifted.operands[count:]]
+    types = [ir.RankedTensorType.get([size, *ir.RankedTensorType(v.type).shape],
+                                     ir.RankedTensorType(v.type).element_type) for v in lifted.output_values()]
+    op = create("enzyme.batch", operands, types,
+                {"fn": ir.FlatSymbolRefAttr.get(lifted.name), "batch_shape": i64_array([size])})
+    results = list(op.results)
+    if signature.setters or signature.deleted:
+        raise UnsupportedError("a function mapped by solvent.vmap reassigns attributes or items of its "
+                               "arguments; return the new values instead")
+    originals = {id(examples[id(leaf)]): (leaf, axis) for leaf, axis in zip(copied.leaves, axes) if axis is not None}
+    for i, k in signature.mutated.items():
+        leaf, axis = originals.get(id(lifted.leaves[i]), (None, None))
+        if axis is None:
+            raise UnsupportedError("a function mapped by solvent.vmap mutates an argument that is not mapped "
+                                   "(in_axes=None); map it, or return the new value")
+        if isinstance(leaf, TracedArray):
+            leaf.assign(_from_front(results[k], axis))
+    placed = _out_axes(signature.result, out_axes)
+    outputs = []
+    for k, result in enumerate(results):
+        axis = placed.get(k, 0)
+        if axis is None:
+            example = shape_ops.slice(result, [0] * len(shape_of(result)), [1, *shape_of(result)[1:]],
+                                      [1] * len(shape_of(result)))
+            outputs.append(wrap(shape_ops.reshape(example, shape_of(result)[1:]), scalar=signature.output_scalar[k]))
+        else:
+            outputs.append(wrap(_from_front(result, _normalize(axis, len(shape_of(result)))), scalar=False))
+    return lifted.finish(outputs, effects=False)
+
+
+def _spec_at(in_axes, path, count: int):
+    """The entry of `in_axes` (a prefix of the arguments' structure) that covers `path`."""
+    if path[0] == (structure.ITEM, 1):  # keyword arguments: mapped over their first axis
+        return 0
+    spec = in_axes
+    if isinstance(spec, (tuple, list)) and len(spec) != count:
+        raise ValueError(f"vmap in_axes has {len(spec)} entries for {count} positional arguments")
+    for _, key in path[1:]:
+        if spec is None or isinstance(spec, int):
+            return spec
+        try:
+            spec = spec[key]
+        except (KeyError, IndexError, TypeError):
+            raise ValueError(f"vmap in_axes {in_axes!r} does not match the arguments' structure") from None
+    return spec
+
+
+def _axis_of(leaf, axis):
+    if axis is None:
+        return None
+    if not isinstance(axis, (int, np.integer)):
+        raise ValueError(f"vmap in_axes entries are axes or None, got {axis!r}")
+    return _normalize(int(axis), len(leaf.shape))
+
+
+def _normalize(axis: int, ndim: int) -> int:
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"vmap axis {axis} is out of range for an array of {ndim} dimensions")
+    return axis % ndim
+
+
+def _size(leaves, axes, axis_size) -> int:
+    sizes = {leaf.shape[axis] for leaf, axis in zip(leaves, axes) if axis is not None}
+    if axis_size is not None:
+        sizes.add(axis_size)
+    if len(sizes) != 1:
+        raise ValueError("vmap needs one size along the mapped axes, got "
+                         f"{sorted(sizes) if sizes else 'no mapped argument (pass axis_size=)'}")
+    return sizes.pop()
+
+
+def _to_front(v: ir.Value, axis: int) -> ir.Value:
+    rank = len(shape_of(v))
+    return shape_ops.transpose(v, [axis] + [d for d in range(rank) if d != axis])
+
+
+def _from_front(v: ir.Value, axis: int) -> ir.Value:
+    rank = len(shape_of(v))
+    order = list(range(1, rank))
+    order.insert(axis, 0)
+    return shape_ops.transpose(v, order)
+
+
+def _spread(v: ir.Value, size: int) -> ir.Value:
+    """`v` repeated along a new leading axis."""
+    shape = shape_of(v)
+    return shape_ops.broadcast_in_dim(v, (size, *shape), range(1, len(shape) + 1))
+
+
+def _out_axes(spec, out_axes) -> dict:
+    """Output index -> the batch axis `out_axes` (a prefix of the result's structure) gives it."""
+    placed = {}
+
+    def walk(spec, axes):
+        if spec[0] == "output":
+            if axes is not None and not isinstance(axes, (int, np.integer)):
+                raise ValueError(f"vmap out_axes {out_axes!r} does not match the result's structure")
+            placed[spec[1]] = axes
+        elif isinstance(spec[0], type):
+            for (_, key), child in spec[1]:
+                try:
+                    walk(child, axes if axes is None or isinstance(axes, int) else axes[key])
+                except (KeyError, IndexError, TypeError):
+                    raise ValueError(f"vmap out_axes {out_axes!r} does not match the result's structure") from None
+    walk(spec, out_axes)
+    return placed
+
+
+_PROGRAMS: dict = {}
+
+
+def _program(fn, in_axes, out_axes, axis_size):
+    """Outside `jit`: the mapped function as a jitted program, cached per function and axes."""
+    key = (fn, repr(in_axes), repr(out_axes), axis_size)
+    program = _PROGRAMS.get(key)
+    if program is None:
+        from solvent.api import jit  # noqa: PLC0415  (api sits above transforms; eager use only)
+        program = _PROGRAMS[key] = jit(lambda *args, **kwargs: vmap(fn, in_axes, out_axes, axis_size)(*args, **kwargs))
+    return program
+
+
+dispatch.HOOKS["vmap"] = vmap  # np.vectorize on traced values (solvent.numpy.vectorize) maps through it

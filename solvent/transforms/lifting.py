@@ -1,0 +1,178 @@
+"""Tracing a function into a pure `func.func` that Enzyme's ops can name: `fn = @name`.
+
+`enzyme.autodiff`, `enzyme.fwddiff` and `enzyme.batch` take a symbol, so the
+function they transform has to be a function of its inputs alone. The body is
+traced inside the enclosing trace (so NumPy semantics, fresh arrays and
+control flow work as anywhere else); afterwards every value it read from the
+enclosing function (a traced array captured by a closure, a global, an
+attribute) becomes an extra input, passed at the call site. Arguments the body
+mutates come back as outputs and are written back by `Lifted.finish`.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from dataclasses import dataclass
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
+
+from solvent.core import structure, trace
+from solvent.core.traced import TracedArray, TracedScalar
+from solvent.errors import UnsupportedError
+from solvent.numpy.values import value, wrap
+from solvent.tracing import Built, build_function
+from solvent.transforms import equivalents, rewrite
+from solvent.transforms.outline import _build as build_result
+
+_names = itertools.count()
+
+
+@dataclass
+class Lifted:
+    """One traced function: its inputs are the caller's array leaves, then the captured values."""
+
+    built: Built
+    tree: tuple                 # (args, kwargs) as the caller passed them
+    leaves: list                # the caller's arrays, one per leading input of the function
+    operands: list[ir.Value]    # the call's operands: the leaves' values at the call, then the
+                                # values of the enclosing function the body read (captures)
+
+    @property
+    def name(self) -> str:
+        return self.built.function.sym_name.value
+
+    @property
+    def signature(self):
+        return self.built.signature
+
+    def reached(self) -> list:
+        """This function and every function of the module it names (calls, Enzyme ops), transitively."""
+        functions = {op.sym_name.value: op for op in self.built.session.module.body.operations
+                     if isinstance(op, func.FuncOp)}
+        seen, todo = [], [self.name]
+        while todo:
+            name = todo.pop()
+            if name in seen or name not in functions:
+                continue
+            seen.append(name)
+            todo += re.findall(r"@([\w$.-]+)", str(functions[name]))
+        return [functions[name] for name in seen]
+
+    def output_values(self) -> list[ir.Value]:
+        """The function's return values (to learn their types)."""
+        return list(self.built.function.regions[0].blocks[0].operations[-1].operands)
+
+    def finish(self, outputs: list, effects: bool = True):
+        """The caller's result from one traced array per output; arguments the body mutated
+        (and containers it reassigned) take their new values first when `effects`."""
+        signature = self.signature
+        if effects:
+            for i, k in signature.mutated.items():
+                if isinstance(self.leaves[i], TracedArray):
+                    self.leaves[i].assign(value(outputs[k]))
+            for path, step, spec in signature.setters:
+                container = reach(self.tree, path)
+                built = build_result(spec, self.leaves, outputs, self.tree)
+                if step == structure.ALL:
+                    container[:] = built
+                else:
+                    structure.set_child(container, step, built)
+            for path, step in signature.deleted:
+                container = reach(self.tree, path)
+                delattr(container, step[1]) if step[0] == structure.ATTR else container.pop(step[1])
+        return build_result(signature.result, self.leaves, outputs, self.tree)
+
+
+def reach(tree, path):
+    """The object at `path` inside `tree`."""
+    node = tree
+    for kind, key in path:
+        node = getattr(node, key) if kind == structure.ATTR else node[key]
+    return node
+
+
+def lift(fn, args: tuple, kwargs: dict, purpose: str, operand=value) -> Lifted:
+    """Trace `fn(*args, **kwargs)` into a private function of the module being traced.
+
+    `purpose` names the transformation in error messages ("solvent.grad");
+    `operand(leaf)` is the value passed for an array leaf (default: its value now).
+    """
+    session = trace.current()
+    fn = _converted(fn)
+    name = re.sub(r"\W", "_", getattr(fn, "__name__", "fn"))
+    built = build_function(session.module, f"{name}_{purpose.split('.')[-1]}_{next(_names)}",
+                           _returning_copies(fn), (args, kwargs), within=session)
+    own = {id(t) for t in built.copied.tracers}
+    outside = [array for key, (array, _) in built.outside_writes.items() if key not in own]
+    for array, old in built.outside_writes.values():
+        if id(array) not in own:
+            array.restore(old)
+    if outside:
+        built.function.operation.erase()
+        raise UnsupportedError(f"the function given to {purpose} assigns to an array from outside it "
+                               f"({outside[0].aval}); pass that array as an argument, or return its new value")
+    with built.function.context:
+        captured = _lift_captured(built.function)
+    leaves = built.copied.leaves
+    with session.emitting():
+        operands = [operand(leaf) for leaf in leaves] + captured
+    lifted = Lifted(built, (args, kwargs), leaves, operands)
+    with built.function.context:
+        equivalents.rewrite(lifted.reached(), "batch" if purpose == "solvent.vmap" else "derivative")
+    return lifted
+
+
+def _converted(fn):
+    """`fn` with its control flow rewritten (see `rewrite`), through `functools.partial` too."""
+    if isinstance(fn, functools.partial):
+        return functools.partial(_converted(fn.func), *fn.args, **fn.keywords)
+    if rewrite.HELPER in getattr(getattr(fn, "__code__", None), "co_freevars", ()):
+        return fn  # defined inside rewritten code: rewritten with it already
+    return rewrite.convert(fn)
+
+
+def _returning_copies(fn):
+    """`fn` whose result holds fresh arrays: an argument returned as itself becomes an output too,
+    so every transformed result is a program output (transformations return new arrays, as JAX)."""
+    def run(*args, **kwargs):
+        return structure.copy_structure(fn(*args, **kwargs), _fresh).tree
+    return run
+
+
+def _fresh(leaf, index):
+    return wrap(value(leaf), scalar=isinstance(leaf, TracedScalar))
+
+
+def _lift_captured(function) -> list[ir.Value]:
+    """Make every value the body uses but does not define an input of `function`; returns them."""
+    defined: set = set()
+    uses: list = []
+
+    def visit(op):
+        for region in op.regions:
+            for block in region.blocks:
+                defined.update(block.arguments)
+        defined.update(op.results)
+        uses.append(op)
+        return ir.WalkResult.ADVANCE
+
+    function.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    entry = function.regions[0].blocks[0]
+    captured: list[ir.Value] = []
+    arguments: dict = {}
+    for op in uses:
+        for i, operand in enumerate(list(op.operands)):
+            if operand in defined:
+                continue
+            if operand not in arguments:
+                captured.append(operand)
+                arguments[operand] = entry.add_argument(operand.type, ir.Location.unknown(function.context))
+            op.operands[i] = arguments[operand]
+    if captured:
+        kind = ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value)
+        inputs = list(kind.inputs) + [v.type for v in captured]
+        function.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, list(kind.results)))
+    return captured

@@ -1,0 +1,285 @@
+"""Indexing reads and writes against NumPy: integers, slices with any step, None, `...`,
+traced integer indices (solvent.Scalar), augmented assignment, and writes through views."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import solvent
+from differential import assert_same
+from numpy_samples import ALL_DTYPES, check, check_or_raises, sample
+
+READS = [
+    (0,), (-1,), (2, 1), (-3, -4), (slice(None),), (slice(1, 3),), (slice(None, None, 2),),
+    (slice(None, None, -1),), (slice(3, 0, -2),), (slice(-2, None),), (slice(10, 20),), (slice(-10, 2),),
+    (slice(1, 1),), (slice(None, None, -3), slice(1, None, 2)), (Ellipsis,), (Ellipsis, 0), (0, Ellipsis),
+    (None,), (None, 0), (1, None, slice(None, None, -1)), (Ellipsis, None), (slice(0, 1), Ellipsis, None, 2),
+    (0, 1, 2), (1, slice(None), -1), (slice(2, None, -1), 1, slice(None, 2)), (slice(None, None, 5),), (),
+]
+
+
+def _key_id(key):
+    return repr(key).replace("slice", "s").replace("Ellipsis", "...")
+
+
+@pytest.mark.parametrize("key", READS, ids=_key_id)
+def test_reads(key):
+    x = np.arange(60.0).reshape(3, 4, 5)
+    check(lambda x: x[key], x)
+
+
+@pytest.mark.parametrize("key", READS, ids=_key_id)
+def test_writes(key):
+    x = np.arange(60).reshape(3, 4, 5)
+
+    def f(x):
+        x[key] = -7
+        return x
+    check(f, x)
+
+
+@pytest.mark.parametrize("key", READS, ids=_key_id)
+def test_writes_of_arrays_with_broadcasting(key):
+    def f(x):
+        target = x[key]
+        x[key] = np.arange(target.shape[-1] if np.ndim(target) else 1) * 10.0 if np.ndim(target) else 5.0
+        return x
+    check(f, np.arange(60.0).reshape(3, 4, 5))
+
+
+@pytest.mark.parametrize("key", [(5,), (-6,), (0, 0, 0, 0), (Ellipsis, Ellipsis), (0, 9)], ids=_key_id)
+def test_bad_indices_raise_like_numpy(key):
+    check_or_raises(lambda x: x[key], np.zeros((5, 3)))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_reads_and_writes_of_every_dtype(dtype):
+    def f(x, y):
+        r = (x[1], x[::-2, 1:], x[..., None, 0])
+        x[0] = y[1, 2]
+        x[1:, ::2] = y[:2, :2]
+        x[-1, ::-1] = y[0]
+        return r, x
+    check(f, sample(dtype, (3, 4), 0, 9, seed=1), sample(dtype, (3, 4), 0, 9, seed=2))
+
+
+def test_zero_d_indexing():
+    def f(x):
+        a = x[()]
+        b = x[...]
+        c = x[None]
+        x[...] = 4.0
+        return a, b, c, x
+    check(f, np.array(2.5))
+
+
+def test_empty_slices():
+    def f(x):
+        x[2:2] = 5.0
+        x[3:1] += 1.0
+        return x[1:1], x[::-1][:0], x
+    check(f, np.arange(4.0))
+
+
+def test_write_casts_to_the_array_dtype():
+    def f(x):
+        x[0] = 2.9
+        x[1:3] = np.array([-1.7, 3.2])
+        x[3] = True
+        return x
+    check(f, np.zeros(5, dtype=np.int32))
+
+
+def test_write_of_an_out_of_range_python_integer_raises():
+    def f(x):
+        x[0] = 300
+        return x
+    check_or_raises(f, np.zeros(3, dtype=np.uint8))
+
+
+def test_element_reads_are_scalars_not_views():
+    def f(x):
+        s = x[1]
+        x[1] = 50.0
+        return s, x[1]
+    check(f, np.arange(3.0))
+
+
+# -- augmented assignment --------------------------------------------------------------------
+
+@pytest.mark.parametrize("key", [slice(1, -1), slice(None, None, 2), slice(None, None, -1), slice(5, 0, -2), 3, -1,
+                                 (Ellipsis, 0), (slice(None), None)], ids=_key_id)
+@pytest.mark.parametrize("op", ["+=", "-=", "*=", "/="])
+def test_augmented_assignment(op, key):
+    namespace = {"key": key}
+    exec(f"def f(x, y):\n    x[key] {op} y\n    return x\n", namespace)
+    check(namespace["f"], np.arange(1.0, 9.0), np.array(2.5))
+
+
+def test_augmented_assignment_2d_slices_and_int_dtype():
+    def f(x, y):
+        x[1:, ::2] += y
+        x[:, -1] //= 2
+        x[0, :] <<= 1
+        x[::-1, 1] %= 3
+        return x
+    check(f, np.arange(12).reshape(3, 4), np.arange(2))
+
+
+def test_aliasing_update_reads_before_it_writes():
+    def f(x):
+        x[1:] += x[:-1]
+        x[::-1] = x
+        return x
+    check(f, np.arange(6.0))
+
+
+# -- views ------------------------------------------------------------------------------------
+
+def test_write_through_a_slice_view():
+    def f(a):
+        b = a[1:]
+        b[0] = 5.0
+        b[2:] *= 2.0
+        return b
+    check(f, np.arange(5.0))
+
+
+def test_views_of_views():
+    def f(a):
+        b = a[1:, ::-1]
+        c = b[::2]
+        c[0, 1] = -1.0
+        d = c[:, 1:][None]
+        d[...] += 100.0
+        return a, b.copy(), c.copy()
+    check(f, np.arange(20.0).reshape(4, 5))
+
+
+def test_views_through_transpose_and_reshape():
+    def f(a):
+        a.T[1, ::2] = 3.0
+        a.reshape(-1)[::5] = -1.0
+        a[1].reshape(2, 2)[1, 1] = 77.0
+        a[:, 1:3].T[0] += 0.5
+        return a
+    check(f, np.arange(12.0).reshape(3, 4))
+
+
+def test_view_sees_writes_to_its_base_and_siblings():
+    def f(a):
+        v = a[::2]
+        w = a[1:3]
+        w[:] = 10.0
+        a[0] = -5.0
+        return v.copy(), v.sum()
+    check(f, np.arange(6.0))
+
+
+def test_view_of_an_argument_returned():
+    def f(a):
+        v = a[1:3]
+        v += 1.0
+        return v
+    check(f, np.arange(5.0))
+
+
+def test_view_of_a_fresh_array():
+    def f(x):
+        out = np.zeros((3, 3))
+        row = out[1]
+        row[:] = x
+        out.T[0] = -x
+        return out
+    check(f, np.arange(3.0))
+
+
+# -- traced integer indices -------------------------------------------------------------------
+
+def check_traced_index(fn, array, *indices):
+    """fn(array, *indices) with Python ints under NumPy, with solvent.Scalar indices under jit."""
+    expected_array = copy.deepcopy(array)
+    expected = fn(expected_array, *indices)
+    actual_array = copy.deepcopy(array)
+    actual = solvent.jit(fn)(actual_array, *[solvent.Scalar(np.int64(i)) for i in indices])
+    assert_same(actual, expected)
+    assert_same(actual_array, expected_array)
+
+
+@pytest.mark.parametrize("i", [0, 2, -1, -3])
+def test_traced_index_read(i):
+    check_traced_index(lambda x, i: (x[i], x[i, 1], x[1, i], x[..., i], x[i, ::-1]), np.arange(12.0).reshape(3, 4), i)
+
+
+@pytest.mark.parametrize("i", [0, 1, -1])
+def test_traced_index_write(i):
+    def f(x, i):
+        x[i] = -1.0
+        x[i, 0] += 10.0
+        x[:, i] *= 2.0
+        x[i, 1:3] = np.array([7.0, 8.0])
+        return x
+    check_traced_index(f, np.arange(12.0).reshape(3, 4), i)
+
+
+def test_two_traced_indices_and_scalar_dtypes():
+    def f(x, i, j):
+        x[i, j] = x[j, i] + 1.0
+        return x[i], x[-1, j]
+    check_traced_index(f, np.arange(9.0).reshape(3, 3), 2, 0)
+    x = np.arange(5)
+    result = solvent.jit(lambda x, i: x[i])(x, solvent.Scalar(np.int32(3)))
+    assert_same(result, x[3])
+
+
+def test_traced_index_in_a_view():
+    def f(x, i):
+        row = x[1:]
+        row[i] = 0.0
+        return x
+    check_traced_index(f, np.arange(12.0).reshape(4, 3), 1)
+
+
+def test_float_and_array_indices_are_errors():
+    with pytest.raises((IndexError, TypeError)):
+        solvent.jit(lambda x, i: x[i])(np.arange(3.0), solvent.Scalar(1.0))
+    with pytest.raises(solvent.UnsupportedError, match="fancy indexing"):
+        solvent.jit(lambda x: x[[0, 1]])(np.arange(3.0))
+    with pytest.raises(solvent.UnsupportedError):
+        solvent.jit(lambda x: x[x > 1])(np.arange(3.0))
+
+
+# -- hypothesis: random basic indices on random shapes ------------------------------------------
+
+@st.composite
+def basic_index(draw, shape):
+    key = []
+    for n in shape[: draw(st.integers(0, len(shape)))]:
+        kind = draw(st.sampled_from(["int", "slice", "none"]))
+        if kind == "int":
+            key.append(draw(st.integers(-n, n - 1)))
+        elif kind == "slice":
+            key.append(slice(draw(st.none() | st.integers(-n - 2, n + 2)), draw(st.none() | st.integers(-n - 2, n + 2)),
+                             draw(st.none() | st.sampled_from([1, 2, 3, -1, -2]))))
+        else:
+            key.extend([None, slice(None)])
+    if draw(st.booleans()):
+        key.insert(draw(st.integers(0, len(key))), Ellipsis)
+    return tuple(key)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), shape=st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple))
+def test_random_read_and_augmented_write(data, shape):
+    key = data.draw(basic_index(shape))
+    x = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+
+    def f(x):
+        r = x[key] * 1.0
+        x[key] += 100.0
+        return r, x
+    check_or_raises(f, x)  # an ellipsis moves the integers onto other axes: some keys are out of bounds

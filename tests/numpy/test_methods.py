@@ -1,0 +1,213 @@
+"""ndarray methods and attributes, and the ufunc methods reduce, accumulate, outer and at,
+against NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import solvent
+from numpy_samples import FLOAT, INTEGER, check, check_or_raises, sample
+
+
+def test_attributes():
+    def f(x):
+        return x.shape, x.ndim, x.size, x.dtype, x.itemsize, x.nbytes, len(x), x.T.shape, np.shape(x), np.ndim(x), \
+            np.size(x), np.size(x, 1)
+    check(f, sample(np.float32, (2, 3)))
+
+
+def test_real_and_imag():
+    def f(z, x):
+        return z.real, z.imag, np.real(z), np.imag(x), x.real, np.conj(z), z.conj(), z.conjugate()
+    check(f, sample(np.complex128, (3,)), sample(np.float32, (2,)))
+
+
+def test_writing_real_and_imag_parts():
+    def f(z, x):
+        z.real[0] = 10.0
+        z.imag[1:] *= -1.0
+        x.real[0] = 5.0
+        return z
+    check(f, sample(np.complex128, (3,)), np.arange(3.0))
+
+
+def test_shape_methods():
+    def f(x):
+        return (x.reshape(3, 2), x.reshape((2, 3)), x.reshape(-1), x.transpose(), x.transpose(1, 0),
+                x.transpose((1, 0)), x.flatten(), x.ravel(), x.squeeze(), x.swapaxes(0, 1), x[None].squeeze(0))
+    check(f, sample(np.int16, (2, 3)))
+
+
+def test_flatten_copies_and_ravel_views():
+    def f(x):
+        x.flatten()[0] = 100
+        x.ravel()[1] = -100
+        return x
+    check(f, np.arange(6).reshape(2, 3))
+
+
+def test_astype_copy_fill_methods():
+    def f(x):
+        y = x.astype(np.int8)
+        z = x.copy()
+        z.fill(3.5)
+        x[0] = 9.0
+        return y, z, x.astype(np.complex128)
+    check(f, sample(np.float64, (4,)))
+
+
+def test_copyto():
+    def f(dst, src, narrow, mask):
+        np.copyto(dst, src)
+        np.copyto(dst[1:], 7.5, where=mask[1:])
+        np.copyto(dst.T, narrow)
+        return dst
+    check(f, np.zeros((2, 3)), sample(np.float64, (3,)), sample(np.float32, (2,)),
+          np.array([[True, False, True], [False, True, True]]))
+
+
+@pytest.mark.parametrize("dst_dtype, src", [(np.int32, 2.5), (np.float32, 2.5), (np.uint8, 300), (np.uint8, 3),
+                                            (np.int32, np.ones(3)), (np.float64, np.ones(3, np.int8))], ids=str)
+def test_copyto_casting(dst_dtype, src):
+    def f(dst):
+        np.copyto(dst, src)
+        return dst
+    check_or_raises(f, np.zeros(3, dst_dtype))
+
+
+def test_reduction_and_math_methods():
+    x = sample(np.float64, (3, 4))
+    check(lambda x: (x.sum(), x.mean(axis=0), x.std(ddof=1), x.var(keepdims=True), x.prod(axis=1), x.max(),
+                     x.min(axis=-1), x.argmax(), x.argmin(axis=0), x.any(), x.all(), x.clip(-1, 1), x.cumsum(),
+                     x.cumprod(axis=1), x.dot(x.T)), x)
+
+
+def test_conversions_raise_tracer_conversion_error():
+    for convert in (bool, int, float, complex, lambda x: x.item(), lambda x: x.tolist(), np.asarray):
+        with pytest.raises(solvent.TracerConversionError):
+            solvent.jit(lambda x: convert(x.sum()))(np.ones(3))
+
+
+def test_unsupported_method_names_the_method():
+    with pytest.raises(solvent.UnsupportedError, match="ndarray.nonzero|nonzero"):
+        solvent.jit(lambda x: x.nonzero())(np.ones(3))
+    with pytest.raises(AttributeError):
+        solvent.jit(lambda x: x.no_such_method())(np.ones(3))
+
+
+# -- ufunc.reduce ----------------------------------------------------------------------------
+
+REDUCE = [np.add, np.multiply, np.maximum, np.minimum, np.fmax, np.fmin, np.logical_and, np.logical_or,
+          np.logical_xor, np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.logaddexp, np.hypot]
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.bool_), np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int64),
+                                   np.dtype(np.float32), np.dtype(np.float64)], ids=str)
+@pytest.mark.parametrize("ufunc", REDUCE, ids=lambda u: u.__name__)
+def test_ufunc_reduce(ufunc, dtype):
+    x = sample(dtype, (3, 4), 0, 3, seed=1)
+    check_or_raises(lambda x: (ufunc.reduce(x), ufunc.reduce(x, axis=1), ufunc.reduce(x, axis=None),
+                               ufunc.reduce(x, axis=(0, 1), keepdims=True)), x)
+
+
+def test_ufunc_reduce_options():
+    x = sample(np.int8, (3, 4), seed=2)
+    check(lambda x: (np.add.reduce(x, dtype=np.float32), np.multiply.reduce(x, axis=-1, initial=2),
+                     np.maximum.reduce(x, axis=0, initial=1), np.add.reduce(x, axis=()), np.add.reduce(x[:0]),
+                     np.minimum.reduce(x[:0], axis=0, initial=5)), x)
+    check_or_raises(lambda x: np.maximum.reduce(x[:0]), x)
+
+
+def test_ufunc_reduce_with_out():
+    def f(x, out):
+        np.add.reduce(x, axis=0, out=out)
+        return out
+    check(f, sample(np.float64, (3, 2)), np.zeros(2))
+
+
+@pytest.mark.parametrize("ufunc", [np.subtract, np.true_divide, np.power], ids=lambda u: u.__name__)
+def test_order_dependent_reduce_is_unsupported(ufunc):
+    with pytest.raises(solvent.UnsupportedError, match=ufunc.__name__):
+        solvent.jit(lambda x: ufunc.reduce(x))(np.arange(1.0, 4.0))
+
+
+# -- ufunc.accumulate --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.bool_), np.dtype(np.int8), np.dtype(np.uint32), *FLOAT], ids=str)
+@pytest.mark.parametrize("ufunc", [np.add, np.multiply, np.maximum, np.minimum, np.logical_or, np.bitwise_xor],
+                         ids=lambda u: u.__name__)
+def test_ufunc_accumulate(ufunc, dtype):
+    x = sample(dtype, (3, 4), 0, 3, seed=3)
+    check_or_raises(lambda x: (ufunc.accumulate(x), ufunc.accumulate(x, axis=1), ufunc.accumulate(x, axis=-1)), x)
+
+
+def test_ufunc_accumulate_dtype_out_and_empty():
+    def f(x, out):
+        np.add.accumulate(x, out=out)
+        return np.add.accumulate(x, dtype=np.float64), np.multiply.accumulate(x[:, :0], axis=1), out
+    check(f, sample(np.int8, (3, 2), seed=4), np.zeros((3, 2), np.int64))
+
+
+# -- ufunc.outer -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("ufunc", [np.add, np.subtract, np.multiply, np.maximum, np.less, np.power, np.arctan2,
+                                   np.equal, np.divmod], ids=lambda u: u.__name__)
+def test_ufunc_outer(ufunc):
+    a, b = sample(np.float64, (3,), 0.5, 3, seed=5), sample(np.float64, (2, 2), 0.5, 3, seed=6)
+    check(lambda a, b: (ufunc.outer(a, b), ufunc.outer(b, a)), a, b)
+
+
+def test_ufunc_outer_dtypes_and_constants():
+    a = sample(np.int8, (3,), seed=7)
+    check(lambda a: (np.multiply.outer(a, a), np.add.outer(a, [1.5, 2.5]), np.subtract.outer([1, 2], a),
+                     np.add.outer(a, 2)), a)
+
+
+# -- ufunc.at ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("ufunc", [np.add, np.subtract, np.multiply, np.maximum, np.minimum, np.bitwise_or],
+                         ids=lambda u: u.__name__)
+@pytest.mark.parametrize("dtype", [np.dtype(np.int32), np.dtype(np.uint8), np.dtype(np.float64)], ids=str)
+def test_ufunc_at_with_repeated_indices(ufunc, dtype):
+    def f(a, b):
+        ufunc.at(a, [0, 2, 2, 4, 0, 0], b)
+        return a
+    check_or_raises(f, sample(dtype, (5,), 1, 5, seed=8), sample(dtype, (6,), 1, 3, seed=9))
+
+
+def test_ufunc_at_variants():
+    def f(a, m, b):
+        np.add.at(a, [-1, 0, -1], 1.0)             # negative indices, a scalar value
+        np.multiply.at(m, [1, 1], b)               # whole rows, repeated
+        np.add.at(m, np.array([0, 2, 0]), 10.0)
+        np.add.at(a, 3, 5.0)                       # a single index
+        return a, m
+    check(f, np.arange(5.0), np.ones((3, 2)), np.array([2.0, 3.0]))
+
+
+def test_ufunc_at_with_traced_indices_and_promotion():
+    def f(a, i, b):
+        np.add.at(a, i, b)
+        return a
+    check(f, np.zeros(4, np.float32), np.array([1, 1, 3]), np.array([0.5, 0.25, 2.0]))
+    check_or_raises(f, np.zeros(4, np.int32), np.array([1, 1, 3]), np.array([0.5, 0.25, 2.0]))
+
+
+def test_ufunc_at_on_a_view():
+    def f(a):
+        np.add.at(a[1:], [0, 0, 2], 1)
+        return a
+    check(f, np.zeros(5, np.int64))
+
+
+def test_bitwise_and_reduce_of_unsigned():
+    check(lambda x: np.bitwise_and.reduce(x), np.array([0xF0, 0xFF, 0xB4], dtype=np.uint8))
+    check(lambda x: np.bitwise_and.reduce(x, axis=0), np.zeros((0, 2), dtype=np.uint32))
+
+
+@pytest.mark.parametrize("dtype", INTEGER, ids=str)
+def test_integer_reductions_of_extremes(dtype):
+    info = np.iinfo(dtype)
+    x = np.array([info.min, info.max, 0, 1], dtype=dtype)
+    check(lambda x: (np.max(x), np.min(x), np.argmax(x), np.argmin(x), np.maximum.accumulate(x)), x)

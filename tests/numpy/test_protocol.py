@@ -1,0 +1,113 @@
+"""The dispatch protocols' errors: unsupported NumPy calls raise `solvent.UnsupportedError`
+naming the function and the user's line; converting a traced value to a Python value raises
+`solvent.TracerConversionError` naming the line; nothing falls back to host NumPy."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+import solvent
+
+
+def _line_of(fn, text: str) -> int:
+    """The absolute line number of the first source line of `fn` containing `text`."""
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+def uses_fft(x):
+    y = x * 2.0
+    return np.fft.fft(y)  # unsupported
+
+
+def uses_nonzero(x):
+    return np.nonzero(x)  # unsupported
+
+
+def uses_fancy_indexing(x):
+    return x[[0, 1]]  # unsupported
+
+
+def uses_boolean_mask(x):
+    return x[x > 0]  # unsupported
+
+
+def uses_sort(x):
+    return np.sort(x)  # unsupported
+
+
+def uses_unsupported_ufunc(x):
+    return np.gcd(x, x)  # unsupported
+
+
+def uses_unsupported_ufunc_method(x):
+    return np.add.reduceat(x, [0, 2])  # unsupported
+
+
+@pytest.mark.parametrize("fn, name", [(uses_fft, "np.fft.fft"), (uses_nonzero, "nonzero"),
+                                      (uses_fancy_indexing, "fancy indexing"), (uses_boolean_mask, "mask"),
+                                      (uses_sort, "np.sort"), (uses_unsupported_ufunc, "gcd"),
+                                      (uses_unsupported_ufunc_method, "reduceat")],
+                         ids=lambda v: getattr(v, "__name__", v))
+def test_unsupported_calls_name_the_function_and_line(fn, name):
+    x = np.arange(4, dtype=np.int64)
+    with pytest.raises(solvent.UnsupportedError) as info:
+        solvent.jit(fn)(x)
+    message = str(info.value)
+    assert name in message
+    assert f"{__file__}:{_line_of(fn, '# unsupported')}" in message
+    assert info.value.location == (__file__, _line_of(fn, "# unsupported"))
+
+
+def converts_to_bool(x):
+    positive = bool(x.sum() > 0)  # converts
+    return x if positive else -x
+
+
+def converts_to_float(x):
+    return float(x[0])  # converts
+
+
+def converts_to_int(x):
+    return x[: int(x.sum())]  # converts
+
+
+@pytest.mark.parametrize("fn", [converts_to_bool, converts_to_float, converts_to_int], ids=lambda f: f.__name__)
+def test_converting_a_traced_value_names_the_line(fn):
+    with pytest.raises(solvent.TracerConversionError) as info:
+        solvent.jit(fn)(np.arange(3))
+    assert f"{__file__}:{_line_of(fn, '# converts')}" in str(info.value)
+    assert "np.where" in str(info.value)  # explains the fix
+
+
+def test_bool_of_a_traced_scalar_argument():
+    with pytest.raises(solvent.TracerConversionError, match="bool"):
+        solvent.jit(lambda x, s: x * bool(s))(np.ones(2), solvent.Scalar(True))
+
+
+def test_supported_lists_the_first_surface():
+    names = set(solvent.supported())
+    for name in ["np.add", "np.sum", "np.matmul", "np.einsum", "np.reshape", "np.concatenate", "np.where",
+                 "np.clip", "np.linspace", "np.divmod", "np.real"]:
+        assert name in names, name
+    assert "np.fft.fft" not in names
+
+
+def test_host_numpy_is_not_called_for_traced_values():
+    """A traced array refuses np.asarray: any host fallback would fail loudly, not silently."""
+    with pytest.raises(solvent.TracerConversionError):
+        solvent.jit(lambda x: np.asarray(x).tolist())(np.ones(2))
+
+
+def test_results_are_scalars_exactly_where_numpy_returns_scalars():
+    def f(x, z):
+        return (np.sum(x), x[1], z[...], z + z, np.zeros(()), x.mean(), x.max(keepdims=True), x @ x, z.copy(),
+                np.where(z > 1, z, 0.0), z.astype(np.float32), np.sin(z), np.argmax(x), np.clip(z, 0, 1),
+                np.squeeze(x[:1]), np.full((), 2.0), -z, np.stack([z, z])[0], x.reshape(3, 1)[1, 0])
+    x, z = np.arange(3.0), np.array(2.0)
+    expected = f(x.copy(), z.copy())
+    actual = solvent.jit(f)(x.copy(), z.copy())
+    assert [type(a) for a in actual] == [type(e) for e in expected]

@@ -1,0 +1,227 @@
+"""Reductions (sum, prod, mean, max, min, argmax, argmin, any, all, std, var), `where`
+and `clip` against NumPy: axis None/int/negative/tuple, keepdims, ddof, dtype=, out=,
+result dtypes, 0-d and empty inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+from numpy_samples import ALL_DTYPES, FLOAT, INTEGER, check, check_or_raises, sample
+
+REDUCTIONS = [np.sum, np.prod, np.mean, np.max, np.min, np.argmax, np.argmin, np.any, np.all, np.std,
+              np.var, np.amax, np.amin]
+WITH_KEEPDIMS = REDUCTIONS
+AXES = [None, 0, 1, -1, -2, (0, 2), (2, 0), (-1, 0, 1), ()]
+
+#: Reductions accept a float32 error of the summation order (pairwise in NumPy, a tree in XLA).
+SCALE = 50.0
+
+
+def _name(f):
+    return f.__name__
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("reduction", REDUCTIONS, ids=_name)
+def test_reduction_dtypes(reduction, dtype):
+    x = sample(dtype, (3, 4), -3, 3, seed=1)
+    check_or_raises(lambda x: reduction(x), x, scale=SCALE)
+    check_or_raises(lambda x: reduction(x, axis=0), x, scale=SCALE)
+
+
+@pytest.mark.parametrize("axis", AXES, ids=str)
+@pytest.mark.parametrize("reduction", [np.sum, np.mean, np.max, np.argmin, np.all, np.var], ids=_name)
+def test_reduction_axes(reduction, axis):
+    x = sample(np.float64, (2, 3, 4), seed=2)
+    check_or_raises(lambda x: reduction(x, axis=axis), x)
+    check_or_raises(lambda x: reduction(x, axis=axis, keepdims=True), x)
+
+
+@pytest.mark.parametrize("ddof", [0, 1, 2])
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float64, np.complex128], ids=str)
+@pytest.mark.parametrize("reduction", [np.std, np.var], ids=_name)
+def test_ddof(reduction, dtype, ddof):
+    x = sample(dtype, (3, 4), seed=3)
+    check(lambda x: (reduction(x, ddof=ddof), reduction(x, axis=1, ddof=ddof, keepdims=True)), x,
+          scale=SCALE)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.int32, np.float32], ids=str)
+def test_sum_and_prod_result_dtypes(dtype):
+    """Small integers accumulate in the platform integer (int8 sum -> int64, uint8 -> uint64)."""
+    x = sample(dtype, (5,), 0, 3, seed=4)
+    check(lambda x: (np.sum(x), np.prod(x), x.sum(axis=0), np.mean(x), np.max(x)), x)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.complex128], ids=str)
+def test_dtype_argument(dtype):
+    x = sample(np.int8, (4, 3), seed=5)
+    check(lambda x: (np.sum(x, dtype=dtype), np.prod(x, axis=1, dtype=dtype), np.mean(x, dtype=dtype)), x)
+
+
+def test_integer_sum_wraps_like_numpy():
+    x = np.array([2 ** 62, 2 ** 62, 2 ** 62], dtype=np.int64)
+    check(lambda x: np.sum(x), x)
+    check(lambda x: np.sum(x, dtype=np.int8), np.array([100, 100], dtype=np.int8))
+
+
+def test_nan_propagation():
+    x = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, -np.inf]])
+    check(lambda x: (np.max(x), np.min(x, axis=1), np.argmax(x, axis=1), np.argmin(x), np.sum(x, axis=0),
+                     np.mean(x, axis=1), np.any(x), np.all(x, axis=0)), x)
+
+
+def test_ties_pick_the_first_index():
+    x = np.array([[3, 1, 3, 1], [2, 2, 2, 2]], dtype=np.int16)
+    check(lambda x: (np.argmax(x, axis=1), np.argmin(x, axis=1), np.argmax(x), np.argmin(x.T, axis=0)), x)
+
+
+def test_argmax_keepdims_and_out():
+    def f(x, out):
+        np.argmax(x, axis=0, out=out)
+        return np.argmin(x, axis=-1, keepdims=True), np.argmax(x, keepdims=True), out
+    check(f, sample(np.float64, (3, 4), seed=6), np.zeros(4, dtype=np.int64))
+
+
+def test_argmax_with_a_tuple_axis_raises_like_numpy():
+    check_or_raises(lambda x: np.argmax(x, axis=(0, 1)), np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("reduction", [np.max, np.min, np.argmax, np.argmin], ids=_name)
+def test_empty_reduction_without_identity_raises(reduction):
+    check_or_raises(lambda x: reduction(x), np.zeros((0, 3)))
+    check_or_raises(lambda x: reduction(x, axis=0), np.zeros((0, 3)))
+    check(lambda x: reduction(x, axis=1), np.zeros((0, 3)))
+
+
+@pytest.mark.parametrize("reduction", [np.sum, np.prod, np.mean, np.any, np.all, np.var, np.std], ids=_name)
+def test_empty(reduction):
+    x = np.zeros((2, 0))
+    check(lambda x: (reduction(x), reduction(x, axis=0), reduction(x, axis=1, keepdims=True)), x)
+
+
+@pytest.mark.parametrize("reduction", [np.sum, np.prod, np.mean, np.max, np.argmin, np.any, np.std], ids=_name)
+def test_zero_d(reduction):
+    """NumPy lets some reductions of a 0-d array name axis 0 or -1 (sum, max), not others (mean)."""
+    check(lambda x: (reduction(x), reduction(x, keepdims=True)), np.array(2.5))
+    for axis in (0, -1, 1, (), (0,)):
+        check_or_raises(lambda x: reduction(x, axis=axis), np.array(2.5))
+
+
+def test_initial():
+    x = sample(np.float64, (2, 3), seed=7)
+    check(lambda x: (np.sum(x, initial=10.0), np.max(x, initial=100.0), np.min(x, axis=0, initial=-9.0),
+                     np.prod(x, axis=1, initial=2.0)), x)
+    check(lambda x: np.max(x, initial=-1.0), np.zeros((0,)))
+
+
+def test_out_and_keepdims_together():
+    def f(x, s, m):
+        np.sum(x, axis=1, out=s)
+        np.mean(x, axis=0, keepdims=True, out=m)
+        return s, m, np.std(x, axis=(0, 1), keepdims=True)
+    check(f, sample(np.float64, (3, 4), seed=8), np.zeros(3), np.zeros((1, 4)))
+
+
+def test_duplicate_axes_raise():
+    check_or_raises(lambda x: np.sum(x, axis=(0, 0)), np.ones((2, 2)))
+    check_or_raises(lambda x: np.sum(x, axis=2), np.ones((2, 2)))
+
+
+def test_methods_match_functions():
+    x = sample(np.float32, (3, 4), seed=9)
+    check(lambda x: (x.sum(axis=1), x.prod(), x.mean(axis=-1, keepdims=True), x.max(0), x.min(), x.argmax(),
+                     x.argmin(axis=1), x.any(), x.all(axis=0), x.std(ddof=1), x.var(axis=(0, 1))), x,
+          scale=SCALE)
+
+
+# -- hypothesis over shapes, dtypes and axes ------------------------------------------------
+
+def _elements(dtype):
+    if dtype == np.bool_:
+        return st.booleans()
+    if dtype.kind == "u":
+        return st.integers(0, 3)
+    if dtype.kind == "i":
+        return st.integers(-3, 3)
+    if dtype.kind == "c":
+        return st.complex_numbers(max_magnitude=3, allow_nan=False, allow_infinity=False, allow_subnormal=False)
+    return st.floats(-3, 3, width=dtype.itemsize * 8, allow_subnormal=False)
+
+
+@st.composite
+def _axis(draw, ndim):
+    choice = draw(st.sampled_from(["none", "int", "tuple"]))
+    if choice == "none" or ndim == 0:
+        return None
+    if choice == "int":
+        return draw(st.integers(-ndim, ndim - 1))
+    axes = draw(st.lists(st.integers(0, ndim - 1), unique=True, max_size=ndim))
+    return tuple(a - ndim if draw(st.booleans()) else a for a in axes)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), reduction=st.sampled_from(REDUCTIONS), dtype=st.sampled_from(ALL_DTYPES),
+       shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4), keepdims=st.booleans())
+def test_random_axes(data, reduction, dtype, shape, keepdims):
+    x = data.draw(hnp.arrays(dtype, shape, elements=_elements(dtype)))
+    axis = data.draw(_axis(len(shape)))
+    if reduction in (np.argmax, np.argmin) and isinstance(axis, tuple):
+        axis = axis[0] if axis else None
+    check_or_raises(lambda x: reduction(x, axis=axis, keepdims=keepdims), x, scale=SCALE)
+
+
+# -- where and clip --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtypes", [(np.float64, np.float64), (np.int8, np.float32), (np.int32, np.uint8),
+                                    (np.bool_, np.int16), (np.complex128, np.float64)], ids=str)
+def test_where(dtypes):
+    c = sample(np.bool_, (3, 4), seed=10)
+    x, y = sample(dtypes[0], (3, 1), seed=11), sample(dtypes[1], (4,), seed=12)
+    check(lambda c, x, y: np.where(c, x, y), c, x, y)
+
+
+def test_where_with_python_scalars_and_0d():
+    c = sample(np.bool_, (5,), seed=13)
+    x = sample(np.float32, (5,), seed=14)
+    check(lambda c, x: (np.where(c, x, 0.0), np.where(c, 1, x), np.where(c, 1, 2), np.where(c, 1.5, 2)), c, x)
+    check(lambda c, x: np.where(c, x, x * 2), np.array(True), np.array(3.0))
+    check(lambda x: np.where(x > 0, x, -x), x)
+    check(lambda x: np.where(x, 1, 0), sample(np.int8, (5,), seed=15))
+
+
+def test_where_with_one_argument_is_unsupported():
+    import solvent
+    with pytest.raises(solvent.UnsupportedError):
+        solvent.jit(lambda x: np.where(x > 0))(np.ones(3))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint8, np.float32, np.float64], ids=str)
+def test_clip(dtype):
+    x = sample(dtype, (3, 4), 0, 9, seed=16)
+    check(lambda x: (np.clip(x, 2, 6), np.clip(x, None, 5), np.clip(x, 3, None), x.clip(1, 4),
+                     np.clip(x, min=2, max=7)), x)
+
+
+def test_clip_with_arrays_and_promotion():
+    x = sample(np.float32, (3, 4), seed=17)
+    lo, hi = sample(np.float64, (4,), -2, 0, seed=18), sample(np.float64, (3, 1), 0, 2, seed=19)
+    check(lambda x, lo, hi: (np.clip(x, lo, hi), np.clip(x, -1.5, 1.5), np.clip(x, lo, 1.0)), x, lo, hi)
+    check(lambda x: np.clip(x, 1.5, 2.5), sample(np.int32, (5,), 0, 4, seed=20))
+
+
+def test_clip_with_out_and_nan():
+    def f(x, out):
+        np.clip(x, -1.0, 1.0, out=out)
+        np.clip(x, -0.5, 0.5, out=x)
+        return out
+    check(f, np.array([np.nan, -3.0, 0.25, 2.0]), np.zeros(4))
+
+
+@pytest.mark.parametrize("dtype", INTEGER + FLOAT, ids=str)
+def test_cumulative(dtype):
+    x = sample(dtype, (3, 4), 0, 3, seed=21)
+    check(lambda x: (np.cumsum(x), np.cumsum(x, axis=0), np.cumprod(x, axis=-1), x.cumsum(1)), x)

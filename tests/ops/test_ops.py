@@ -1,0 +1,157 @@
+"""The op builders' shape and dtype rules, checked directly (no NumPy layer, no compilation):
+each builder's result type, and a ValueError for operands the StableHLO spec rejects."""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+import pytest
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
+
+from solvent.ir.context import context
+from solvent.ir.module import new_module, verify
+from solvent.ir.types import tensor_type
+from solvent.ops import elementwise as ew, linalg, reduction, scatter, shape as ops
+from solvent.ops.base import dtype_of, shape_of
+from solvent.ops.constant import constant, iota
+
+
+@contextlib.contextmanager
+def building(*avals):
+    """Emit into a fresh function whose arguments have the given (shape, dtype); verify at the end."""
+    module = new_module()
+    with context(), ir.Location.unknown():
+        types = [tensor_type(s, d) for s, d in avals]
+        with ir.InsertionPoint(module.body):
+            main = func.FuncOp("main", ir.FunctionType.get(types, []))
+        block = main.add_entry_block()
+        with ir.InsertionPoint(block):
+            yield list(block.arguments)
+            func.ReturnOp([])
+    verify(module)
+
+
+def aval(v):
+    return shape_of(v), dtype_of(v)
+
+
+F64, F32, I64, I32, BOOL, C128 = (np.dtype(t) for t in (np.float64, np.float32, np.int64, np.int32, np.bool_,
+                                                      np.complex128))
+
+
+def test_elementwise_result_types():
+    with building(((2, 3), F64), ((2, 3), C128), ((2, 3), I32)) as (x, z, i):
+        assert aval(ew.unary("sine", x)) == ((2, 3), F64)
+        assert aval(ew.unary("abs", z)) == ((2, 3), F64)
+        assert aval(ew.unary("real", z)) == ((2, 3), F64)
+        assert aval(ew.unary("is_finite", x)) == ((2, 3), BOOL)
+        assert aval(ew.binary("add", x, x)) == ((2, 3), F64)
+        assert aval(ew.binary("complex", x, x)) == ((2, 3), C128)
+        assert aval(ew.compare("LT", i, i)) == ((2, 3), BOOL)
+        assert aval(ew.select(ew.compare("EQ", x, x), x, x)) == ((2, 3), F64)
+        assert aval(ew.convert(i, F32)) == ((2, 3), F32)
+        assert ew.convert(x, F64) is x
+
+
+@pytest.mark.parametrize("target", [F64, F32, C128, BOOL, I32])
+@pytest.mark.parametrize("source", [BOOL, I32, F64, C128])
+def test_convert_between_all_kinds(source, target):
+    with building(((4,), source)) as (x,):
+        assert aval(ew.convert(x, target)) == ((4,), target)
+
+
+def test_elementwise_rules_reject_mismatches():
+    with building(((2, 3), F64), ((3,), F64), ((2, 3), F32)) as (x, y, f):
+        with pytest.raises(ValueError):
+            ew.binary("add", x, y)
+        with pytest.raises(ValueError):
+            ew.binary("add", x, f)
+        with pytest.raises(ValueError):
+            ew.binary("no_such_op", x, x)
+        with pytest.raises(ValueError):
+            ew.unary("no_such_op", x)
+        with pytest.raises(ValueError):
+            ew.compare("LT", x, f)
+        with pytest.raises(ValueError):
+            ew.select(x, x, x)
+
+
+def test_broadcast_reshape_transpose():
+    with building(((3, 1), F64)) as (x,):
+        assert shape_of(ops.broadcast_in_dim(x, (2, 3, 4), (1, 2))) == (2, 3, 4)
+        assert ops.broadcast_in_dim(x, (3, 1), (0, 1)) is x
+        assert shape_of(ops.reshape(x, (1, 3))) == (1, 3)
+        assert shape_of(ops.transpose(x, (1, 0))) == (1, 3)
+        assert ops.transpose(x, (0, 1)) is x
+        with pytest.raises(ValueError):
+            ops.broadcast_in_dim(x, (2, 4), (0, 1))
+        with pytest.raises(ValueError):
+            ops.broadcast_in_dim(x, (3, 4), (0,))
+        with pytest.raises(ValueError):
+            ops.reshape(x, (2, 2))
+        with pytest.raises(ValueError):
+            ops.transpose(x, (0, 0))
+
+
+@pytest.mark.parametrize("start, limit, strides, expected", [
+    ((0, 0), (5, 4), (1, 1), (5, 4)), ((1, 0), (5, 4), (2, 1), (2, 4)), ((0, 1), (5, 4), (3, 2), (2, 2)),
+    ((2, 2), (2, 4), (1, 1), (0, 2)), ((0, 0), (5, 4), (5, 5), (1, 1)),
+])
+def test_slice_shape_rule(start, limit, strides, expected):
+    with building(((5, 4), I64)) as (x,):
+        assert shape_of(ops.slice(x, start, limit, strides)) == expected
+
+
+def test_concatenate_pad_reverse_and_dynamic_slices():
+    with building(((2, 3), F32), ((4, 3), F32), ((2, 2), F32), ((), I64)) as (a, b, c, i):
+        assert shape_of(ops.concatenate([a, b, a], 0)) == (8, 3)
+        with pytest.raises(ValueError):
+            ops.concatenate([a, c], 0)
+        zero = constant(np.zeros((), np.float32))
+        assert shape_of(ops.pad(a, zero, (1, 0), (0, 2), (1, 1))) == (4, 7)
+        assert shape_of(ops.reverse(a, [0, 1])) == (2, 3)
+        assert ops.reverse(a, []) is a
+        assert shape_of(ops.dynamic_slice(b, [i, i], (2, 3))) == (2, 3)
+        assert shape_of(ops.dynamic_update_slice(b, a, [i, i])) == (4, 3)
+        with pytest.raises(ValueError):
+            ops.dynamic_update_slice(b, ew.convert(a, F64), [i, i])
+
+
+def test_dot_general_dimension_order():
+    with building(((5, 2, 3), F64), ((5, 3, 4), F64), ((7,), F64)) as (a, b, v):
+        assert shape_of(linalg.dot_general(a, b, ([2], [1]), ([0], [0]))) == (5, 2, 4)
+        assert shape_of(linalg.dot_general(a, b, ([0], [0]))) == (2, 3, 3, 4)
+        with pytest.raises(ValueError):
+            linalg.dot_general(a, b, ([1], [1]))
+        with pytest.raises(ValueError):
+            linalg.dot_general(a, ew.convert(b, F32), ([2], [1]), ([0], [0]))
+        assert shape_of(linalg.dot_general(v, v, ([0], [0]))) == ()
+
+
+def test_reduce_and_reduce_window():
+    with building(((2, 3, 4), F64), ((0, 3), I32)) as (x, e):
+        init = constant(np.zeros((), np.float64))
+        (total,) = reduction.reduce([x], [init], [0, 2], lambda acc, y: [ew.binary("add", acc, y)])
+        assert aval(total) == ((3,), F64)
+        (empty,) = reduction.reduce([e], [constant(np.zeros((), np.int32))], [0],
+                                    lambda acc, y: [ew.binary("add", acc, y)])
+        assert aval(empty) == ((3,), I32)
+        window = reduction.reduce_window(x, init, (1, 3, 1), [(0, 0), (2, 0), (0, 0)],
+                                         lambda acc, y: [ew.binary("add", acc, y)])
+        assert aval(window) == ((2, 3, 4), F64)
+
+
+def test_scatter_and_iota():
+    with building(((5, 2), F64), ((3, 2), F64)) as (x, updates):
+        indices = constant(np.array([[0], [4], [0]], dtype=np.int64))
+        result = scatter.scatter(x, indices, updates, [0], lambda old, new: [ew.binary("add", old, new)])
+        assert aval(result) == ((5, 2), F64)
+        assert aval(iota((3, 4), I32, 1)) == ((3, 4), I32)
+
+
+def test_constant_round_trips_dtypes():
+    with building() as ():
+        for dtype in (np.bool_, np.int8, np.uint32, np.float32, np.float64, np.complex128):
+            assert aval(constant(np.ones((2,), dtype))) == ((2,), np.dtype(dtype))

@@ -1,0 +1,95 @@
+"""Loops whose slice shapes change per iteration (A[i, :i]) roll into one while with masks."""
+
+import time
+
+import numpy as np
+import pytest
+
+import solvent
+from differential import assert_same
+
+
+def lu_in_place(A):
+    n = A.shape[0]
+    for k in range(n):
+        A[k + 1:, k] /= A[k, k]
+        A[k + 1:, k + 1:] -= np.outer(A[k + 1:, k], A[k, k + 1:])
+    return A
+
+
+def cholesky(A):
+    n = A.shape[0]
+    L = np.zeros_like(A)
+    for j in range(n):
+        L[j, j] = np.sqrt(A[j, j] - np.dot(L[j, :j], L[j, :j]))
+        L[j + 1:, j] = (A[j + 1:, j] - L[j + 1:, :j] @ L[j, :j]) / L[j, j]
+    return L
+
+
+def forward_substitution(L, b):
+    n = b.shape[0]
+    x = np.zeros_like(b)
+    for i in range(n):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+    return x
+
+
+def prefix_statistics(x):
+    out = np.zeros((x.shape[0], 3))
+    for i in range(1, x.shape[0]):
+        window = x[:i]
+        out[i, 0] = window.mean()
+        out[i, 1] = window.max()
+        out[i, 2] = np.sum(window * window)
+    return out
+
+
+def spd(n, seed=0):
+    m = np.random.default_rng(seed).random((n, n))
+    return m @ m.T + n * np.eye(n)
+
+
+@pytest.mark.parametrize("n", [5, 80])
+def test_lu_matches_numpy(n):
+    A = spd(n)
+    expected = lu_in_place(A.copy())
+    actual = solvent.jit(lu_in_place, unroll=8)(A)
+    np.testing.assert_allclose(actual, expected, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(A, expected, rtol=1e-10, atol=1e-12)  # in place, like NumPy
+
+
+def test_cholesky_and_triangular_solve_match_numpy():
+    A, b = spd(70), np.arange(70.0)
+    L = solvent.jit(cholesky)(A)
+    np.testing.assert_allclose(L, np.linalg.cholesky(A), rtol=1e-10, atol=1e-12)
+    x = solvent.jit(forward_substitution)(L, b)
+    np.testing.assert_allclose(x, forward_substitution(np.linalg.cholesky(A), b), rtol=1e-10, atol=1e-12)
+
+
+def test_prefix_reductions_use_only_the_valid_part():
+    x = np.cos(np.arange(100.0)) - 2.0   # all negative: a zero-padded max would be wrong
+    assert_same(solvent.jit(prefix_statistics)(x), prefix_statistics(x))
+
+
+def test_triangular_kernel_compiles_in_constant_time_with_one_while():
+    def compile_time(n):
+        start = time.perf_counter()
+        solvent.compile(cholesky, spd(n), unroll=16)
+        return time.perf_counter() - start
+
+    compile_time(40)
+    small = min(compile_time(40) for _ in range(2))
+    large = min(compile_time(400) for _ in range(2))
+    assert large < 3 * small, (small, large)
+    assert solvent.code_hlo(cholesky, spd(400), unroll=16).count("stablehlo.while") == 1
+
+
+def test_functions_that_would_see_the_padding_are_refused():
+    def running(x, n):
+        total = np.zeros(())
+        for i in range(n):
+            total = total + np.cumsum(x[:i]).sum()
+        return total
+
+    with pytest.raises(solvent.UnsupportedError, match="bounds are traced"):
+        solvent.jit(running)(np.arange(4.0), solvent.Scalar(np.int64(4)))
