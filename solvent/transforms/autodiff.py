@@ -35,7 +35,7 @@ from solvent.ops.base import create, shape_of
 from solvent.ops.constant import iota
 from solvent.transforms import batching
 from solvent.transforms.lifting import Lifted, lift, reach
-from solvent.transforms.outline import _build as build_result
+from solvent.transforms.outline import build_result
 
 
 # -- Enzyme ops ----------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from solvent.errors import UnsupportedError
 from solvent.numpy.values import value, wrap
 from solvent.tracing import Built, build_function
 from solvent.transforms import equivalents, rewrite
-from solvent.transforms.outline import _build as build_result
+from solvent.transforms.outline import build_result
 
 _names = itertools.count()
 

@@ -91,10 +91,11 @@ def _call(session, built, args, kwargs):
     for i, k in signature.mutated.items():
         leaves[i].assign(results[k])
     outputs = [wrap(r, scalar=s) for r, s in zip(results, signature.output_scalar)]
-    return _build(signature.result, leaves, outputs, (args, kwargs))
+    return build_result(signature.result, leaves, outputs, (args, kwargs))
 
 
-def _build(spec, leaves, outputs, root):
+def build_result(spec, leaves, outputs, root):
+    """Rebuild a traced function's result from its spec (see `tracing._Outputs.spec`)."""
     tag = spec[0]
     if tag == "input":
         return leaves[spec[1]]
@@ -108,7 +109,7 @@ def _build(spec, leaves, outputs, root):
             node = getattr(node, key) if kind == structure.ATTR else node[key]
         return node
     kind, kids = spec
-    items = [_build(child, leaves, outputs, root) for _, child in kids]
+    items = [build_result(child, leaves, outputs, root) for _, child in kids]
     if kind is tuple or kind is list:
         return kind(items)
     if kind is dict:

@@ -116,8 +116,6 @@ def test_astype(source, target):
     check(lambda x: x.astype(target), x)
 
 
-@pytest.mark.xfail(strict=True, reason="Enzyme-HLO's convert_convert_float pattern folds f64->f32->f64 to the "
-                                       "identity (solvent/passes.py, outside solvent/numpy)")
 def test_narrowing_round_trip_rounds():
     check(lambda x: x.astype(np.float32).astype(np.float64), np.array([0.1, 1 / 3]))
 
