@@ -78,7 +78,13 @@ def lower(fn, args, kwargs, options: Options) -> Lowered:
     xla_text = _for_xla(optimized, traced.signature, options)
     if placement is not None:
         xla_text = _for_partitioner(xla_text, placement, options)
+    elif options.optimize is not False and options.optimize != "none":
+        xla_text = halos.rewrite(xla_text, min_fraction=LARGE_BLOCK)
     return Lowered(traced.signature, traced_text, optimized, xla_text, placement)
+
+
+#: On one device, block updates covering at least this fraction of their array become pad + select.
+LARGE_BLOCK = 0.5
 
 
 def _for_partitioner(text: str, placement: partitioning.Placement, options: Options) -> str:

@@ -8,7 +8,11 @@ array; a `pad` it partitions with neighbour exchanges (collective-permute) and
 a `select` elementwise. Enzyme-JAX has the same rewrite (`dus_to_pad_comm` in
 its communication passes), which needs Shardy's per-op shardings that the
 enzyme-ad build solvent uses cannot compute; this one runs after the
-optimization passes (which would fold pad + select back) on SPMD programs only.
+optimization passes (which would fold pad + select back) on SPMD programs, and
+on one device for blocks that cover most of their array outside loops, where
+XLA then fuses the update with its producer instead of copying the whole array
+(a 2048x2048 heat step: 68 ms -> 21 ms; inside a while loop XLA already updates
+the carried buffer in place, and the rewrite would cost a full pass).
 """
 
 from __future__ import annotations
@@ -27,9 +31,13 @@ _REWRITES = ("stablehlo.dynamic_update_slice", "stablehlo.concatenate")
 MOST_PIECES = 3
 
 
-def rewrite(module_text: str) -> str:
+def rewrite(module_text: str, min_fraction: float = 0.0) -> str:
     """The module with every constant-offset dynamic_update_slice, and every concatenate of up to
     `MOST_PIECES` pieces, as pad + select.
+
+    On one device the rewrite pays off only for large blocks (a stencil's interior: XLA then
+    fuses the update instead of copying the array); `min_fraction` skips ops whose largest
+    block holds less than that fraction of the result.
 
     Example (one dimension of a block update)::
 
@@ -40,7 +48,9 @@ def rewrite(module_text: str) -> str:
 
     def collect(op):
         if op.name == _REWRITES[0] or (op.name == _REWRITES[1] and len(op.operands) <= MOST_PIECES):
-            found.append(op)
+            large = _largest_block(op) >= min_fraction * _size(op.results[0])
+            if large and not (min_fraction and _in_loop(op)):  # loops update their carry in place
+                found.append(op)
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(collect)
@@ -54,6 +64,26 @@ def rewrite(module_text: str) -> str:
                 op.results[0].replace_all_uses_with(new)
                 op.erase()
     return to_text(module)
+
+
+def _in_loop(op) -> bool:
+    parent = op.parent
+    while parent is not None and parent.name != "builtin.module":
+        if parent.name == "stablehlo.while":
+            return True
+        parent = parent.parent
+    return False
+
+
+def _size(value: ir.Value) -> int:
+    return int(np.prod(shape_of(value), dtype=np.int64))
+
+
+def _largest_block(op) -> int:
+    """Elements of the update (dynamic_update_slice) or of the largest piece (concatenate)."""
+    if op.name == _REWRITES[0]:
+        return _size(op.operands[1])
+    return max(_size(piece) for piece in op.operands)
 
 
 def _block_update(op) -> ir.Value | None:

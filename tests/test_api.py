@@ -104,3 +104,15 @@ def test_thunk_source_is_generated_per_signature():
     assert "def thunk(args, kwargs):" in source
     assert "_copyto(x0" in source, "the mutated ndarray argument is copied back"
     assert "_copyto(x1" not in source
+
+
+def test_large_block_updates_outside_loops_become_pad_and_select():
+    def stencil(u):
+        u[1:-1] = 0.5 * (u[2:] + u[:-2])
+
+    def touch_corner(u):
+        u[0] = 1.0
+
+    assert "stablehlo.select" in solvent.code_mhlo(stencil, np.zeros(64))
+    assert "stablehlo.select" not in solvent.code_mhlo(touch_corner, np.zeros(64))  # small: left alone
+    assert "stablehlo.select" not in solvent.code_mhlo(stencil, np.zeros(64), optimize=False)
