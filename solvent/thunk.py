@@ -7,7 +7,6 @@ attribute/item access, each write-back one assignment.
 
 from __future__ import annotations
 
-import copy
 import itertools
 
 import numpy as np

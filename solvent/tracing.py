@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 

@@ -1,7 +1,6 @@
 """The entry points: jit, compile, code_hlo, code_mhlo, code_xla, and their options."""
 
 import numpy as np
-import pytest
 
 import solvent
 from differential import assert_same

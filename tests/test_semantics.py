@@ -4,7 +4,6 @@ import dataclasses
 from collections import namedtuple
 
 import numpy as np
-import pytest
 
 import solvent
 from differential import assert_same, check_like_numpy

@@ -19,8 +19,8 @@ import numpy as np
 from solvent.core import trace
 from solvent.errors import UnsupportedError, is_library_file
 from solvent.numpy.registry import implements
-from solvent.numpy.values import full as full_value, is_traced, normalize_axis, value, wrap
-from solvent.ops import elementwise as ew, shape as shape_ops
+from solvent.numpy.values import full as full_value, is_traced, value, wrap
+from solvent.ops import elementwise as ew
 from solvent.ops.constant import constant, iota
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import chlo
 
 from solvent.ops import elementwise as ew
 from solvent.ops.base import dtype_of, is_bool, is_complex, is_float, is_unsigned, one, shape_of
