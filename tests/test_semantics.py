@@ -338,3 +338,14 @@ def test_static_argnames():
     g = solvent.jit(f, static_argnames=("mode",))
     assert_same(g(np.ones(2), mode="sub"), np.zeros(2))
     assert_same(g(np.ones(2), "add"), np.full(2, 2.0))
+
+
+def test_ndarray_constructor_in_traced_code_holds_traced_values():
+    def f(x):
+        out = np.ndarray((3,))
+        out[:] = x.sum()
+        assert isinstance(CAPTURED, np.ndarray)  # host arrays still are ndarrays while tracing
+        return out
+
+    check_like_numpy(f, np.arange(3.0))
+    assert np.ndarray.__name__ == "ndarray" and type(np.ndarray) is type

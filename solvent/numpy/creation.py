@@ -151,7 +151,34 @@ def _fresh(name):
     return create
 
 
+class _NDArrayType(type):
+    """Metaclass of the `np.ndarray` stand-in: calls from traced code make traced arrays;
+    everything else (isinstance, issubclass, other threads, NumPy itself) sees ndarray."""
+
+    def __call__(cls, shape, dtype=float, buffer=None, offset=0, strides=None, order=None):
+        if (buffer is None and trace.is_tracing()
+                and not is_library_file(sys._getframe(1).f_code.co_filename)):
+            with trace.current().emitting():
+                return empty(shape, dtype)
+        return _REAL_NDARRAY(shape, dtype, buffer, offset, strides, order)
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, _REAL_NDARRAY)
+
+    def __subclasscheck__(cls, other):
+        return issubclass(other, _REAL_NDARRAY)
+
+
+_REAL_NDARRAY = np.ndarray
+
+
+class _TracingNDArray(np.ndarray, metaclass=_NDArrayType):
+    """`np.ndarray(shape)` while tracing (NumPy does not dispatch constructors either)."""
+
+
+_originals["ndarray"] = _REAL_NDARRAY
 _wrappers = {name: _fresh(name) for name in FRESH}
+_wrappers["ndarray"] = _TracingNDArray
 
 
 @contextlib.contextmanager
