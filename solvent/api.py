@@ -35,7 +35,7 @@ class Options:
     donate: bool = True
     static_argnames: tuple = ()
     control_flow: bool = True    # rewrite if/while/for so traced conditions become stablehlo ops
-    unroll: int = 64             # static `for ... in range(n)` loops longer than this are rolled
+    unroll: int = 16             # static `for ... in range(n)` loops longer than this are rolled
     in_shardings: object = None  # one sharding, or one per positional argument, or {parameter: sharding}
     out_shardings: object = None  # one sharding, or one per returned item (tuple, list or dict)
     shardy_passes: str = "none"  # "none": XLA's Shardy partitions; "to_mhlo_shardings": GSPMD does
