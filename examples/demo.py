@@ -23,7 +23,7 @@ import ctypes
 import sys
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -104,16 +104,8 @@ def heat_case(n, steps, on_device):
 
 def heat_loop_case(n, calls, steps_per_call):
     """The whole time loop in one compiled call (a rolled ``stablehlo.while``)."""
-    return Case(
-        name=f"heat x{steps_per_call} in one call",
-        size=f"{n}x{n}",
-        steps=calls,
-        step=heat.simulate,
-        build=lambda: heat.initial_condition(n),
-        place=solvent.asarray,
-        advance=lambda step_fn, u: step_fn(u, steps_per_call),
-        snapshot=lambda u, _: {"u": np.asarray(u)},
-    )
+    return replace(heat_case(n, calls, on_device=True), name=f"heat x{steps_per_call} in one call",
+                   step=heat.simulate, advance=lambda step_fn, u: step_fn(u, steps_per_call))
 
 
 def nbody_case(n, steps):

@@ -11,6 +11,7 @@ import copy
 import warnings
 
 import numpy as np
+from hypothesis import strategies as st
 
 from differential import check_like_numpy
 
@@ -96,3 +97,18 @@ def check_or_raises(fn, *args, scale=1.0):
     with pytest.raises(family):
         solvent.jit(fn)(*copy.deepcopy(args))
     return None
+
+
+def elements(dtype, bound):
+    """Hypothesis elements of `dtype` in [-bound, bound] (no NaN, infinities or subnormals)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return st.booleans()
+    if dtype.kind == "u":
+        return st.integers(0, bound)
+    if dtype.kind == "i":
+        return st.integers(-bound, bound)
+    if dtype.kind == "c":
+        return st.complex_numbers(max_magnitude=bound, allow_nan=False, allow_infinity=False,
+                                  allow_subnormal=False)
+    return st.floats(-bound, bound, width=dtype.itemsize * 8, allow_subnormal=False)

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import solvent
-from numpy_samples import ALL_DTYPES, COMPLEX, FLOAT, INTEGER, check, check_or_raises, sample
+from numpy_samples import ALL_DTYPES, COMPLEX, FLOAT, INTEGER, elements, check, check_or_raises, sample
 
 # -- the table: ufunc -> (low, high) of the inputs NumPy computes without warnings ---------------
 
@@ -170,21 +170,8 @@ PROMOTING = [np.add, np.subtract, np.multiply, np.true_divide, np.maximum, np.mi
              np.less, np.equal, np.logical_and, np.arctan2, np.hypot, np.floor_divide]
 
 
-def _elements(dtype):
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return st.booleans()
-    if dtype.kind == "u":
-        return st.integers(0, 5)
-    if dtype.kind == "i":
-        return st.integers(-5, 5)
-    if dtype.kind == "c":
-        return st.complex_numbers(max_magnitude=5, allow_nan=False, allow_infinity=False, allow_subnormal=False)
-    return st.floats(-5, 5, width=dtype.itemsize * 8, allow_subnormal=False)
-
-
 def _operand(data, dtype, shape):
-    return data.draw(hnp.arrays(dtype, shape, elements=_elements(dtype)))
+    return data.draw(hnp.arrays(dtype, shape, elements=elements(dtype, bound=5)))
 
 
 @settings(max_examples=40, deadline=None)
