@@ -1,0 +1,3 @@
+"""Sorting and searching on traced arrays: sort, argsort, searchsorted, partition, and their relatives."""
+
+from __future__ import annotations
