@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench docs clean
 
 $(STAMP): pyproject.toml
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -18,6 +18,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/dispatch.py
+
+docs: $(STAMP)
+	$(VENV)/bin/python -c 'from solvent.numpy.registry import coverage_markdown as c; print(c(), end="")' > docs/supported.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -34,6 +34,22 @@ def user_location() -> tuple[str, int] | None:
     return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
 
 
+def numpy_entry() -> str | None:
+    """`np.name` of the NumPy Python function the user called, when the current code runs inside one."""
+    frame, entry = sys._getframe(1), None
+    while frame is not None and is_library_file(frame.f_code.co_filename):
+        if frame.f_code.co_filename.startswith(_NUMPY_DIR + os.sep):
+            entry = frame
+        frame = frame.f_back
+    if entry is None or frame is None:
+        return None
+    name = entry.f_code.co_name
+    for prefix, namespace in (("np", numpy), ("np.linalg", numpy.linalg), ("np.fft", numpy.fft)):
+        if getattr(namespace, name, None) is not None:
+            return f"{prefix}.{name}"
+    return f"np.{name} (in {entry.f_globals.get('__name__', 'numpy')})"
+
+
 def describe_location(location: tuple[str, int] | None) -> str:
     if location is None:
         return "<unknown location>"

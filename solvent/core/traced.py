@@ -14,7 +14,7 @@ from jaxlib.mlir import ir
 
 from solvent.core import dispatch, operators
 from solvent.core.aval import Aval
-from solvent.errors import EscapedValueError, TracerConversionError
+from solvent.errors import EscapedValueError, TracerConversionError, UnsupportedError, numpy_entry
 
 
 class Region:
@@ -211,7 +211,12 @@ def _escaped(x: TracedArray):
         "or return them from it")
 
 
-def _conversion_error(x: TracedArray, what: str) -> TracerConversionError:
+def _conversion_error(x: TracedArray, what: str) -> TracerConversionError | UnsupportedError:
+    entry = numpy_entry()
+    if entry is not None:  # inside a NumPy function written in Python that solvent does not register
+        return UnsupportedError(
+            f"{entry} is not supported by solvent.jit: NumPy's own implementation needs host values "
+            f"({what} of a traced value). See solvent.supported() for the functions solvent compiles.")
     return TracerConversionError(
         f"{what} of a traced value ({x.aval}): its value is only known when the compiled "
         "program runs. Keep the computation in NumPy (np.where(cond, a, b) instead of "

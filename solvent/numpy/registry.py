@@ -1,8 +1,16 @@
-"""The op registry: one entry per NumPy function, mapping it to its traced implementation."""
+"""The op registry: one entry per NumPy function, mapping it to its traced implementation.
+
+`solvent.supported()` and the generated docs/supported.md both read this table.
+"""
 
 from __future__ import annotations
 
+import numpy as np
+
 from solvent.core import dispatch
+
+#: The NumPy namespaces whose functions the coverage table lists, by their short prefix.
+NAMESPACES = {"np": np, "np.linalg": np.linalg, "np.fft": np.fft}
 
 
 def implements(*numpy_functions):
@@ -33,5 +41,51 @@ def qualified_name(fn) -> str:
 
 
 def supported() -> list[str]:
-    """Sorted names of every NumPy function and ufunc solvent can compile."""
-    return sorted({qualified_name(fn) for fn in dispatch.FUNCTIONS if not isinstance(fn, (str, tuple))})
+    """Sorted public names of every NumPy function and ufunc solvent can compile (aliases included)."""
+    registered = [fn for fn in dispatch.FUNCTIONS if not isinstance(fn, (str, tuple))]
+    public = {name for name, fn in public_functions() if fn in dispatch.FUNCTIONS}
+    named = {fn for name, fn in public_functions()}
+    return sorted(public | {qualified_name(fn) for fn in registered if not _hashable_in(fn, named)})
+
+
+def supported_methods() -> list[str]:
+    """Sorted names of the ndarray methods solvent compiles on traced arrays."""
+    return sorted(key[1] for key in dispatch.FUNCTIONS if isinstance(key, tuple) and key[0] == "method")
+
+
+def public_functions() -> list[tuple[str, object]]:
+    """(public name, callable) of every NumPy function that dispatches to traced values
+    (`__array_function__`) and every ufunc: what a user's program can hand a traced array."""
+    from numpy._core.overrides import ARRAY_FUNCTIONS
+    return [(f"{prefix}.{name}", fn) for prefix, namespace in NAMESPACES.items() for name in dir(namespace)
+            if not name.startswith("_") and (isinstance(fn := getattr(namespace, name), np.ufunc)
+                                            or _hashable_in(fn, ARRAY_FUNCTIONS))]
+
+
+def _hashable_in(fn, table) -> bool:
+    try:
+        return fn in table
+    except TypeError:  # unhashable module attributes (dicts)
+        return False
+
+
+def unsupported() -> list[str]:
+    """Public NumPy functions that dispatch to traced values but that solvent does not compile."""
+    return sorted(name for name, fn in public_functions() if fn not in dispatch.FUNCTIONS)
+
+
+def coverage_markdown() -> str:
+    """docs/supported.md: the registered NumPy functions and ndarray methods, and those not supported."""
+    def listing(names):
+        return "\n".join(f"- `{name}`" for name in names)
+    names, methods, missing = supported(), supported_methods(), unsupported()
+    return (
+        "# NumPy coverage\n\n"
+        "Generated from solvent's op registry by `make docs`\n"
+        f"(NumPy {np.__version__}); `solvent.supported()` returns the same function list.\n\n"
+        f"## Functions and ufuncs compiled by `solvent.jit` ({len(names)})\n\n{listing(names)}\n\n"
+        f"## ndarray methods on traced arrays ({len(methods)})\n\n{listing(methods)}\n\n"
+        f"## Not supported ({len(missing)})\n\n"
+        "NumPy functions that accept arrays but are not compiled; called on a traced array each raises\n"
+        "`solvent.UnsupportedError` naming it.\n\n"
+        f"{listing(missing)}\n")

@@ -1,0 +1,35 @@
+"""Dtype questions about traced arrays, answered at trace time from their dtypes; and np.astype."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solvent.numpy.registry import implements
+from solvent.numpy.values import is_traced, probe_array
+
+
+def _probe(x):
+    """A host stand-in with `x`'s dtype and rank when `x` is traced, else `x` itself."""
+    return probe_array(x) if is_traced(x) else x
+
+
+@implements(np.result_type)
+def result_type(*arrays_and_dtypes):
+    return np.result_type(*[x.dtype if is_traced(x) else x for x in arrays_and_dtypes])
+
+
+@implements(np.can_cast)
+def can_cast(from_, to, casting="safe"):
+    return np.can_cast(from_.dtype if is_traced(from_) else from_, to, casting)
+
+
+@implements(np.common_type)
+def common_type(*arrays):
+    return np.common_type(*[_probe(a) for a in arrays])
+
+
+@implements(np.astype)
+def astype(x, dtype, /, *, copy=True, device=None):
+    if not is_traced(x):
+        raise TypeError(f"Input should be a NumPy array. It is a {type(x)} instead.")
+    return x.astype(dtype, copy=copy)
