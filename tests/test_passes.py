@@ -43,6 +43,20 @@ def test_no_nan_option_compiles_and_simplifies():
     np.testing.assert_array_equal(solvent.jit(f, no_nan=True)(np.arange(3.0)), np.zeros(3))
 
 
+def test_negated_comparison_keeps_nan_semantics():
+    # Enzyme-HLO's not_compare and common_compare_expression_rewrite turn not(x <= y) into x > y,
+    # false where either is NaN; passes.NAN_UNSAFE keeps them out unless no_nan=True.
+    x, y = np.array([1.0, np.nan, 3.0, np.nan]), np.array([2.0, 1.0, np.nan, np.nan])
+    check_like_numpy(lambda x, y: (np.logical_not(x <= y), ~(x == y), np.logical_not(x > y), ~(x < y),
+                                   (x < y) | (x >= y)), x, y)
+
+
+def test_patterns_that_emit_invalid_ir_are_excluded():
+    # concat_broadcast_slice (enzyme-ad 0.0.16) miscompiles this to a 3x2 result.
+    x = np.arange(6.0).reshape(3, 2)
+    check_like_numpy(lambda x: np.concatenate([np.broadcast_to(x[:1], (2, 2)), x[1:]]), x)
+
+
 def test_optimize_true_and_false_are_all_and_none():
     assert passes.level_name(True) == "all" and passes.level_name(False) == "none"
     assert passes.pipeline("all").startswith("mark-func-memory-effects")
