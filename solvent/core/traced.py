@@ -226,3 +226,20 @@ def _conversion_error(x: TracedArray, what: str) -> TracerConversionError | Unsu
 operators.install(TracedArray)
 for _name in operators.BINARY:  # NumPy scalars are immutable: `s += 1` rebinds `s`
     setattr(TracedScalar, f"__i{_name}__", getattr(TracedArray, f"__{_name}__"))
+
+
+def _array_namespace(self, *, api_version=None):
+    """The Array API namespace of a traced array: `solvent.numpy`, as outside `jit`."""
+    return dispatch.HOOKS["array_namespace"](api_version)
+
+
+TracedArray.__array_namespace__ = _array_namespace
+TracedArray.to_device = lambda self, device, /, *, stream=None: self  # one program runs on one device
+
+
+def _base(array: TracedArray):
+    """`ndarray.base`: the array a view reads from (NumPy's owner of the data), None for an owner."""
+    return None if array._parent is None else array.root()
+
+
+TracedArray.base = property(_base)

@@ -1,31 +1,55 @@
 """Array creation on traced values, and fresh arrays that can hold traced values.
 
 NumPy never dispatches `np.zeros((n, n))` and friends (no array argument), yet
-traced code fills such arrays: `out = np.zeros(n); out[i] = x.sum()`. While a
-trace runs, those NumPy functions are wrapped so that calls on the tracing
-thread return traced arrays; other threads, and everything after the trace,
-see NumPy unchanged.
+traced code fills such arrays: `out = np.zeros(n); out[i] = x.sum()`. Those
+functions are registered with `@fresh`: while a trace runs they are wrapped so
+that calls on the tracing thread return traced arrays; other threads, and
+everything after the trace, see NumPy unchanged.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import operator
 import sys
 import threading
 
 import numpy as np
 
 from solvent.core import trace
+from solvent.core.traced import TracedScalar
 from solvent.errors import UnsupportedError, is_library_file
 from solvent.numpy.registry import implements
-from solvent.numpy.values import full as full_value, is_traced, value, wrap
-from solvent.ops import elementwise as ew
+from solvent.numpy.shape import as_array, broadcast_arrays, holds_traced, ravel, static_int, view
+from solvent.numpy.values import (broadcast_value, full as full_value, is_traced, normalize_axis, result_type,
+                                  value, wrap)
+from solvent.ops import elementwise as ew, shape as ops
+from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import constant, iota
+
+#: Name -> traced implementation of the creation functions patched into NumPy while tracing.
+FRESH: dict = {}
+
+
+def fresh(numpy_function):
+    """Register the decorated function for `numpy_function` and patch it into NumPy while tracing.
+
+    Example::
+
+        @fresh(np.zeros)
+        def zeros(shape, dtype=float, order="C", *, like=None, device=None): ...
+    """
+    def register(impl):
+        implements(numpy_function)(impl)
+        FRESH[numpy_function.__name__] = impl
+        return impl
+    return register
 
 
 def _shape(shape) -> tuple[int, ...]:
-    shape = tuple(int(n) for n in shape) if isinstance(shape, (tuple, list)) else (int(shape),)
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    shape = tuple(static_int(n, "the shape of a new array") for n in shape)
     if any(n < 0 for n in shape):
         raise ValueError("negative dimensions are not allowed")
     return shape
@@ -38,39 +62,67 @@ def _filled(fill, shape, dtype):
     return wrap(full_value(fill, _shape(shape), dtype), scalar=False)
 
 
+def _host(host_array):
+    """A fresh traced array holding a host array computed by NumPy from static arguments."""
+    return wrap(constant(host_array), scalar=False)
+
+
+def _static_only(name, *arguments):
+    if any(is_traced(a) for a in arguments):
+        raise UnsupportedError(f"np.{name} with traced arguments; pass Python numbers (static) instead")
+
+
+@fresh(np.zeros)
 def zeros(shape, dtype=float, order="C", *, like=None, device=None):
     return _filled(0, shape, dtype)
 
 
+@fresh(np.ones)
 def ones(shape, dtype=None, order="C", *, like=None, device=None):
     return _filled(1, shape, dtype)
 
 
+@fresh(np.empty)
 def empty(shape, dtype=float, order="C", *, like=None, device=None):
     return _filled(0, shape, dtype)  # zeros: a program has no uninitialised memory
 
 
+@fresh(np.full)
 def full(shape, fill_value, dtype=None, order="C", *, like=None, device=None):
     if dtype is None:
         dtype = fill_value.dtype if is_traced(fill_value) else np.array(fill_value).dtype
     return _filled(fill_value, shape, dtype)
 
 
-def eye(N, M=None, k=0, dtype=float, order="C", *, like=None, device=None):
-    M = N if M is None else M
+def _diagonals(N, M, k, direction, name):
+    """Bool (N, M) mask of `row + k <direction> column` (EQ: the k-th diagonal, GE: on or below it)."""
+    N, M = static_int(N, f"{name}'s N"), static_int(N if M is None else M, f"{name}'s M")
+    k = static_int(k, f"{name}'s k")
     rows, cols = iota((N, M), np.int64, 0), iota((N, M), np.int64, 1)
-    diagonal = ew.compare("EQ", ew.binary("add", rows, full_value(k, (N, M), np.int64)), cols)
-    return wrap(ew.convert(diagonal, dtype), scalar=False)
+    return ew.compare(direction, ew.binary("add", rows, full_value(k, (N, M), np.int64)), cols)
 
 
+@fresh(np.eye)
+def eye(N, M=None, k=0, dtype=float, order="C", *, like=None, device=None):
+    return wrap(ew.convert(_diagonals(N, M, k, "EQ", "np.eye"), dtype), scalar=False)
+
+
+@fresh(np.identity)
 def identity(n, dtype=None, *, like=None):
     return eye(n, dtype=float if dtype is None else dtype)
 
 
+@fresh(np.tri)
+def tri(N, M=None, k=0, dtype=float, *, like=None):
+    return wrap(ew.convert(_diagonals(N, M, k, "GE", "np.tri"), dtype), scalar=False)
+
+
+@fresh(np.arange)
 def arange(start, stop=None, step=None, dtype=None, *, like=None, device=None):
+    _static_only("arange", start, stop, step)
     host = np.arange(start, stop, step, dtype=dtype)  # NumPy decides the length and dtype
     if host.size == 0:
-        return wrap(constant(host), scalar=False)
+        return _host(host)
     start = host[0] if stop is not None or step is not None else host.dtype.type(0)
     step = host[1] - host[0] if host.size > 1 else host.dtype.type(1)
     ramp = iota(host.shape, host.dtype, 0)
@@ -78,26 +130,145 @@ def arange(start, stop=None, step=None, dtype=None, *, like=None, device=None):
     return wrap(ew.binary("add", scaled, full_value(start, host.shape, host.dtype)), scalar=False)
 
 
-@implements(np.linspace)
+@fresh(np.linspace)
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
     if is_traced(start) or is_traced(stop):
-        raise UnsupportedError("np.linspace with traced start or stop")
-    host = _originals["linspace"](start, stop, num, endpoint, retstep, dtype, axis)
-    if retstep:
-        return wrap(constant(host[0]), scalar=False), host[1]
-    return wrap(constant(host), scalar=False)
+        samples, step = _traced_linspace(start, stop, num, endpoint, dtype, axis)
+        return (samples, step) if retstep else samples
+    host = np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    return (_host(host[0]), host[1]) if retstep else _host(host)
 
+
+def _traced_linspace(start, stop, num, endpoint, dtype, axis):
+    """NumPy's linspace steps on traced ends; NumPy picks its scaling by whether a step is 0, so both are made."""
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    div = num - 1 if endpoint else num
+    exact = result_type(start, stop, 1.0)
+    delta = np.subtract(stop, start, dtype=exact)
+    ramp = np.arange(0, num, dtype=exact).reshape((-1,) + (1,) * np.ndim(delta))
+    if div > 0:
+        step = delta / div
+        samples = np.where(np.any(step == 0), ramp / div * delta, ramp * step)
+    else:
+        step, samples = np.nan, ramp * delta
+    samples = samples + start
+    if endpoint and num > 1:
+        samples[-1, ...] = stop
+    samples = np.moveaxis(samples, 0, axis)
+    if dtype is not None and np.issubdtype(dtype, np.integer):
+        samples = np.floor(samples)
+    return samples.astype(exact if dtype is None else dtype), step
+
+
+@fresh(np.logspace)
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    if not (is_traced(start) or is_traced(stop) or is_traced(base)):
+        return _host(np.logspace(start, stop, num, endpoint, base, dtype, axis))
+    rank = len(np.broadcast_shapes(*(np.shape(a) for a in (start, stop, base))))
+    start, stop, base = (array(a, copy=None, ndmin=rank) for a in (start, stop, base))
+    powers = np.power(np.expand_dims(base, axis), linspace(start, stop, num, endpoint, axis=axis))
+    return powers if dtype is None else powers.astype(dtype)
+
+
+@fresh(np.geomspace)
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    _static_only("geomspace", start, stop)
+    return _host(np.geomspace(start, stop, num, endpoint, dtype, axis))
+
+
+@fresh(np.indices)
+def indices(dimensions, dtype=int, sparse=False):
+    """Index grids: one iota per dimension (dense: stacked; sparse: a tuple of broadcastable ramps)."""
+    dimensions = _shape(tuple(dimensions))
+    rank = len(dimensions)
+    if sparse:
+        return tuple(wrap(ew.convert(iota(tuple(n if d == i else 1 for d, n in enumerate(dimensions)),
+                                          np.int64, i), dtype), scalar=False) for i in range(rank))
+    grids = [ops.reshape(iota(dimensions, np.int64, i), (1,) + dimensions) for i in range(rank)]
+    stacked = ops.concatenate(grids, 0) if grids else full_value(0, (0,), np.int64)
+    return wrap(ew.convert(stacked, dtype), scalar=False)
+
+
+# -- arrays of traced data -------------------------------------------------------
+
+def _converted(obj, dtype, copy, ndmin):
+    """NumPy's array construction from data holding traced values (a view only where NumPy gives one)."""
+    same = is_traced(obj) and not isinstance(obj, TracedScalar) and (dtype is None or np.dtype(dtype) == obj.dtype)
+    if same and not copy:
+        result = obj
+    elif copy is False:
+        raise ValueError("Unable to avoid copy while creating an array as requested.")
+    else:
+        result = wrap(value(obj, dtype), scalar=False)
+    missing = static_int(ndmin, "np.array's ndmin") - result.ndim
+    if missing <= 0:
+        return result
+    new = (1,) * missing + result.shape
+    old = result.shape
+    return view(result, new, lambda v: ops.reshape(v, new), lambda p, v: ops.reshape(v, old))
+
+
+@fresh(np.array)
+def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
+    if not holds_traced(object):
+        return np.array(object, dtype, copy=copy, order=order, subok=subok, ndmin=ndmin)
+    return _converted(object, dtype, copy, ndmin)
+
+
+@fresh(np.asarray)
+def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    if not holds_traced(a):
+        return np.asarray(a, dtype, order, copy=copy)
+    return _converted(a, dtype, copy, 0)
+
+
+@fresh(np.asanyarray)
+def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    return asarray(a, dtype, order, copy=copy)
+
+
+@fresh(np.ascontiguousarray)
+def ascontiguousarray(a, dtype=None, *, like=None):
+    if not holds_traced(a):
+        return np.ascontiguousarray(a, dtype)
+    return _converted(a, dtype, None, 1)
+
+
+@fresh(np.asfortranarray)
+def asfortranarray(a, dtype=None, *, like=None):
+    """Layout is XLA's business: a Fortran-ordered request gives the same values as a C-ordered one."""
+    if not holds_traced(a):
+        return np.asfortranarray(a, dtype)
+    return _converted(a, dtype, None, 1)
+
+
+@fresh(np.require)
+def require(a, dtype=None, requirements=None, *, like=None):
+    """Flags (contiguity, alignment, ownership) describe host memory; only `dtype` applies to a traced array."""
+    if not holds_traced(a):
+        return np.require(a, dtype, requirements)
+    return _converted(a, dtype, None, 0)
+
+
+@implements(np.copy)
+def copy(a, order="K", subok=False):
+    return wrap(value(a), scalar=False)
+
+
+# -- like forms --------------------------------------------------------------------
 
 def _like(fill):
     def create(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-        target = a.shape if shape is None else _shape(shape)
+        target = np.shape(a) if shape is None else _shape(shape)
         return _filled(fill, target, a.dtype if dtype is None else dtype)
     return create
 
 
 @implements(np.full_like)
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    target = a.shape if shape is None else _shape(shape)
+    target = np.shape(a) if shape is None else _shape(shape)
     return _filled(fill_value, target, a.dtype if dtype is None else dtype)
 
 
@@ -106,33 +277,93 @@ implements(np.ones_like)(_like(1))
 implements(np.empty_like)(_like(0))
 
 
-def _converter(name):
-    """np.array/np.asarray of data holding traced values (NumPy does not dispatch these)."""
-    original = getattr(np, name)
+# -- diagonals and triangles --------------------------------------------------------
 
-    def convert(obj, dtype=None, *args, **kwargs):
-        if not _holds_traced(obj):
-            return original(obj, dtype, *args, **kwargs)
-        if is_traced(obj) and name != "array" and (dtype is None or np.dtype(dtype) == obj.dtype):
-            return obj  # np.asarray of an array is that array
-        return wrap(value(obj, dtype), scalar=False)
-    return convert
-
-
-def _holds_traced(obj) -> bool:
-    return is_traced(obj) or (isinstance(obj, (list, tuple)) and any(_holds_traced(v) for v in obj))
+def _triangle(m, k, keep_below):
+    """`m` with the entries above (tril) or below (triu) the k-th diagonal zeroed, NumPy's 1-d rule included."""
+    m = as_array(m)
+    if len(m.shape) == 0:
+        raise TypeError("tri() missing 1 required positional argument: 'N'")
+    rows, cols = m.shape[-2:] if len(m.shape) > 1 else m.shape * 2
+    mask = _diagonals(rows, cols, k if keep_below else k - 1, "GE", "np.tril" if keep_below else "np.triu")
+    target = np.broadcast_shapes(shape_of(mask), m.shape)
+    mask, kept = broadcast_value(mask, target), broadcast_value(value(m), target)
+    zero = full_value(0, target, m.dtype)
+    return wrap(ew.select(mask, kept, zero) if keep_below else ew.select(mask, zero, kept), scalar=False)
 
 
-@implements(np.copy)
-def copy(a, order="K", subok=False):
-    return wrap(value(a), scalar=False)
+@implements(np.tril)
+def tril(m, k=0):
+    return _triangle(m, k, True)
+
+
+@implements(np.triu)
+def triu(m, k=0):
+    return _triangle(m, k, False)
+
+
+@implements(np.diagonal)
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The diagonal as a copy (NumPy's read-only view): a strided slice of the flattened square block."""
+    rank, offset = len(np.shape(a)), static_int(offset, "np.diagonal's offset")
+    if rank < 2:
+        raise ValueError("diag requires an array of at least two dimensions")
+    axis1, axis2 = normalize_axis(axis1, rank), normalize_axis(axis2, rank)
+    if axis1 == axis2:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    v = ops.transpose(value(a), [d for d in range(rank) if d not in (axis1, axis2)] + [axis1, axis2])
+    *batch, rows, cols = shape_of(v)
+    length = max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols))
+    if length == 0:
+        return wrap(full_value(0, (*batch, 0), dtype_of(v)), scalar=False)
+    top, left = max(0, -offset), max(0, offset)
+    block = ops.slice(v, [0] * len(batch) + [top, left], [*batch, top + length, left + length], [1] * rank)
+    flat = ops.reshape(block, (*batch, length * length))
+    return wrap(ops.slice(flat, [0] * (rank - 1), [*batch, length * length], [1] * (rank - 2) + [length + 1]),
+                scalar=False)
+
+
+@implements(np.diag)
+def diag(v, k=0):
+    k, vector = static_int(k, "np.diag's k"), value(v)
+    if len(shape_of(vector)) == 2:
+        return diagonal(v, k)
+    if len(shape_of(vector)) != 1:
+        raise ValueError("Input must be 1- or 2-d.")
+    n = shape_of(vector)[0] + abs(k)
+    dtype = dtype_of(vector)
+    padded = ops.pad(vector, full_value(0, (), dtype), [0], [abs(k)], [0])
+    spread = ops.broadcast_in_dim(padded, (n, n), [0 if k >= 0 else 1])  # entry (r, r + k) is v[min(r, r + k)]
+    return wrap(ew.select(_diagonals(n, n, k, "EQ", "np.diag"), spread, full_value(0, (n, n), dtype)), scalar=False)
+
+
+@implements(np.diagflat)
+def diagflat(v, k=0):
+    return diag(ravel(v), k)
+
+
+@implements(np.meshgrid)
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """Coordinate grids, as NumPy builds them: reshaped inputs, broadcast unless `sparse`."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    rank = len(xi)
+    grids = []
+    for i, x in enumerate(xi):
+        target = [1] * rank
+        target[i] = -1
+        if indexing == "xy" and rank > 1 and i < 2:
+            target[:2] = [1, -1] if i == 0 else [-1, 1]
+        grids.append(np.reshape(asanyarray(x), target))
+    if not sparse:
+        grids = broadcast_arrays(*grids)
+    if copy:
+        grids = tuple(wrap(value(g), scalar=False) for g in grids)
+    return grids  # a list when sparse and not copied, as NumPy returns
 
 
 # -- fresh arrays in traced code ---------------------------------------------------
 
-FRESH = {"zeros": zeros, "ones": ones, "empty": empty, "full": full, "eye": eye,
-         "identity": identity, "arange": arange, "linspace": linspace,
-         **{name: _converter(name) for name in ("array", "asarray", "asanyarray", "ascontiguousarray")}}
 _originals = {name: getattr(np, name) for name in FRESH}
 _lock = threading.Lock()
 _active = 0
@@ -143,8 +374,9 @@ def _fresh(name):
 
     @functools.wraps(original)
     def create(*args, **kwargs):
-        if (trace.is_tracing() and kwargs.get("like") is None
-                and not is_library_file(sys._getframe(1).f_code.co_filename)):  # NumPy's own calls stay host
+        like = kwargs.get("like")  # NumPy looks C functions up by name for like=: that is this wrapper
+        if trace.is_tracing() and (is_traced(like) or like is None  # NumPy's own calls stay host
+                                   and not is_library_file(sys._getframe(1).f_code.co_filename)):
             with trace.current().emitting():
                 return FRESH[name](*args, **kwargs)
         return original(*args, **kwargs)

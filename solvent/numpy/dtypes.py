@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from solvent.errors import UnsupportedError
 from solvent.numpy.registry import implements
 from solvent.numpy.values import is_traced, probe_array
 
@@ -33,3 +34,12 @@ def astype(x, dtype, /, *, copy=True, device=None):
     if not is_traced(x):
         raise TypeError(f"Input should be a NumPy array. It is a {type(x)} instead.")
     return x.astype(dtype, copy=copy)
+
+
+@implements(np.min_scalar_type)
+def min_scalar_type(a, /):
+    """An array keeps its dtype; a 0-d array's answer depends on its value, unknown while tracing."""
+    if a.ndim == 0:
+        raise UnsupportedError("np.min_scalar_type of a traced 0-d array depends on its value, which is only "
+                               "known when the compiled program runs; use its dtype (a.dtype) instead")
+    return np.min_scalar_type(probe_array(a))

@@ -27,6 +27,60 @@ def chlo_unary(name: str):
     return lambda x: one(f"chlo.{name}", [x], shape_of(x), dtype_of(x))
 
 
+def branch_cut(body, real_sign=None, imag_sign=1):
+    """`body`, with the signs of a complex result's parts fixed as C99 (and NumPy) do on branch
+    cuts: the imaginary part follows the sign of the input's (`imag_sign=-1`: the opposite), the
+    real part is non-negative where `real_sign=1`."""
+    def apply(z):
+        result = body(z)
+        if not is_complex(dtype_of(z)):
+            return result
+        (re, im), z_im = _parts(result), ew.unary("imag", z)
+        if real_sign == 1:
+            re = ew.unary("abs", re)
+        im = copysign(im, z_im if imag_sign == 1 else ew.unary("negate", z_im))
+        return ew.binary("complex", re, im)
+    return apply
+
+
+def sqrt(z):
+    """Square root; complex as C99's csqrt: an infinite imaginary part gives inf + i*that part,
+    +inf + i*y gives +inf, -inf + i*NaN gives NaN + i*inf."""
+    root = branch_cut(lambda v: ew.unary("sqrt", v))(z)
+    if not is_complex(dtype_of(z)):
+        return root
+    (re, im), (z_re, z_im) = _parts(root), _parts(z)
+    inf = const(re, np.inf)
+    minus_inf = ew.compare("EQ", z_re, const(re, -np.inf))
+    re = ew.select(ew.binary("or", isinf(z_im), ew.compare("EQ", z_re, inf)), inf,
+                   ew.select(ew.binary("and", minus_inf, isnan(z_im)), z_im, re))
+    im = ew.select(isinf(z_im), z_im, ew.select(ew.binary("and", minus_inf, isnan(z_im)), inf, im))
+    return ew.binary("complex", re, im)
+
+
+def exp(z):
+    """e**z; complex with an infinite real part and an infinite or NaN imaginary part as C99's cexp."""
+    result = ew.unary("exponential", z)
+    if not is_complex(dtype_of(z)):
+        return result
+    (re, im), (z_re, z_im) = _parts(result), _parts(z)
+    odd = ew.unary("not", isfinite(z_im))
+    to_zero = ew.binary("and", odd, ew.compare("EQ", z_re, const(z_re, -np.inf)))
+    to_inf = ew.binary("and", odd, ew.compare("EQ", z_re, const(z_re, np.inf)))
+    re = ew.select(to_zero, const(re, 0), ew.select(to_inf, z_re, re))
+    im = ew.select(to_zero, const(im, 0), ew.select(to_inf, const(im, np.nan), im))
+    return ew.binary("complex", re, im)
+
+
+def log(z):
+    """Natural logarithm; complex with an infinite part has an infinite real part, NaN or not."""
+    result = ew.unary("log", z)
+    if not is_complex(dtype_of(z)):
+        return result
+    re, im = _parts(result)
+    return ew.binary("complex", ew.select(isinf(z), const(re, np.inf), re), im)
+
+
 def add(a, b):
     return ew.binary("or" if is_bool(dtype_of(a)) else "add", a, b)
 
@@ -155,9 +209,17 @@ def fmod(a, b):
 def signbit(x):
     if not is_float(dtype_of(x)):
         return ew.compare("LT", x, const(x, 0)) if not is_unsigned(dtype_of(x)) else full(False, shape_of(x), np.bool_)
-    bits = {2: np.int16, 4: np.int32, 8: np.int64}[dtype_of(x).itemsize]
-    as_int = one("stablehlo.bitcast_convert", [x], shape_of(x), bits)
-    return ew.compare("LT", as_int, full(0, shape_of(x), bits))
+    as_int = bitcast(x, int_like(dtype_of(x)))
+    return ew.compare("LT", as_int, const(as_int, 0))
+
+
+def int_like(dtype, signed=True) -> np.dtype:
+    """The integer dtype of `dtype`'s width (the bits of a float, the unsigned twin of an int)."""
+    return np.dtype(f"{'i' if signed else 'u'}{np.dtype(dtype).itemsize}")
+
+
+def bitcast(x, dtype):
+    return one("stablehlo.bitcast_convert", [x], shape_of(x), dtype)
 
 
 def copysign(a, b):
@@ -196,7 +258,10 @@ def _complex_sign(z):
 def absolute(x):
     if is_bool(dtype_of(x)) or is_unsigned(dtype_of(x)):
         return x
-    return ew.unary("abs", x)
+    magnitude = ew.unary("abs", x)
+    if is_complex(dtype_of(x)):  # |inf + nan j| is inf, as hypot
+        return ew.select(isinf(x), const(magnitude, np.inf), magnitude)
+    return magnitude
 
 
 def negative(x):
@@ -260,7 +325,15 @@ def exp2(x):
 
 
 def log_base(base):
-    return lambda x: ew.binary("divide", ew.unary("log", x), const(x, np.log(base)))
+    """log2, log10: the natural log scaled part by part (a complex division would turn inf into nan)."""
+    def scaled(v):
+        return ew.binary("divide", v, const(v, np.log(base)))
+
+    def apply(x):
+        if is_complex(dtype_of(x)):
+            return ew.binary("complex", *map(scaled, _parts(log(x))))
+        return scaled(ew.unary("log", x))
+    return apply
 
 
 def logaddexp(a, b, base=None):
@@ -351,3 +424,150 @@ def ldexp(x, e):
 def cbrt(x):
     return ew.unary("cbrt", x)
 
+
+
+def _magnitudes(a, b):
+    """|a|, |b| in the unsigned type of their width (so that |int8(-128)| is 128, as in C)."""
+    unsigned = int_like(dtype_of(a), signed=False)
+    return [ew.convert(absolute(v), unsigned) for v in (a, b)]
+
+
+def gcd(a, b):
+    """Euclid's algorithm, unrolled to its worst case (consecutive Fibonacci numbers) for the
+    width, so that it also works inside reduce bodies, where XLA takes no loops."""
+    x, y = _magnitudes(a, b)
+    zero = const(y, 0)
+    for _ in range(int(1.45 * 8 * dtype_of(x).itemsize) + 2):
+        nonzero = ew.compare("NE", y, zero)
+        rest = ew.binary("remainder", x, ew.select(nonzero, y, const(y, 1)))
+        x, y = ew.select(nonzero, y, x), ew.select(nonzero, rest, zero)
+    return ew.convert(x, dtype_of(a))
+
+
+def lcm(a, b):
+    """|a| / gcd(a, b) * |b|, and 0 where both are 0 (NumPy's npy_lcm)."""
+    x, y = _magnitudes(a, b)
+    divisor = ew.convert(gcd(a, b), dtype_of(x))
+    zero = ew.compare("EQ", divisor, const(x, 0))
+    quotient = ew.binary("divide", x, ew.select(zero, const(x, 1), divisor))
+    return ew.convert(ew.select(zero, const(x, 0), ew.binary("multiply", quotient, y)), dtype_of(a))
+
+
+def bitwise_count(x):
+    """Set bits of |x| (NumPy counts the magnitude of negative integers)."""
+    return ew.unary("popcnt", ew.convert(absolute(x), int_like(dtype_of(x), signed=False)))
+
+
+def frexp(x):
+    """(mantissa in [0.5, 1), exponent) from the bits; zero, inf and NaN come back as (x, 0)."""
+    info, bits = np.finfo(dtype_of(x)), int_like(dtype_of(x))
+    bias, width = info.maxexp - 2, info.nmant
+    tiny = ew.compare("LT", ew.unary("abs", x), const(x, info.smallest_normal))
+    scaled = ew.select(tiny, ew.binary("multiply", x, const(x, 2.0 ** (width + 1))), x)  # subnormals
+    raw = bitcast(scaled, bits)
+    field = ew.binary("and", ew.binary("shift_right_logical", raw, const(raw, width)),
+                      const(raw, (1 << (info.nexp)) - 1))
+    exponent = ew.binary("subtract", field, ew.select(tiny, const(raw, bias + width + 1), const(raw, bias)))
+    exponent_mask = ((1 << info.nexp) - 1) << width
+    mantissa = bitcast(ew.binary("or", ew.binary("and", raw, const(raw, ~exponent_mask)),
+                                 const(raw, bias << width)), dtype_of(x))
+    special = ew.binary("or", ew.compare("EQ", x, const(x, 0)), ew.unary("not", isfinite(x)))
+    return ew.select(special, x, mantissa), ew.select(special, const(raw, 0), exponent)
+
+
+def modf(x):
+    """(fractional part, integral part), both with x's sign; inf gives (±0, ±inf)."""
+    whole = trunc(x)
+    fraction = ew.select(isinf(x), const(x, 0), ew.binary("subtract", x, whole))
+    return copysign(fraction, x), whole
+
+
+def nextafter(x, y):
+    """The next float after x towards y: one unit in the last place, by the bits."""
+    raw = bitcast(x, int_like(dtype_of(x)))
+    one_ulp = const(raw, 1)
+    away = ew.compare("EQ", ew.compare("GT", y, x), ew.compare("GT", x, const(x, 0)))
+    step = bitcast(ew.select(away, ew.binary("add", raw, one_ulp), ew.binary("subtract", raw, one_ulp)), dtype_of(x))
+    smallest = np.finfo(dtype_of(x)).smallest_subnormal
+    from_zero = ew.select(signbit(y), const(x, -smallest), const(x, smallest))
+    result = ew.select(ew.compare("EQ", x, const(x, 0)), from_zero, step)
+    result = ew.select(ew.compare("EQ", x, y), y, result)
+    return ew.select(ew.binary("or", isnan(x), isnan(y)), ew.binary("add", x, y), result)
+
+
+def spacing(x):
+    """Distance from x to the next float away from zero (negative for negative x); NaN for inf.
+    float16 goes towards +inf instead, as NumPy's npy_half_spacing does."""
+    outward = const(x, np.inf) if dtype_of(x) == np.float16 else copysign(const(x, np.inf), x)
+    distance = ew.binary("subtract", nextafter(x, outward), x)
+    return ew.select(isinf(x), const(x, np.nan), distance)
+
+
+# -- complex hyperbolic and circular functions with C99's special values -------------------------
+
+def _hyperbolic(name, fix):
+    """XLA's complex `name`, with C99's (and NumPy's npymath) values where a part is zero,
+    infinite or NaN; `fix(x, y, re, im)` gives the corrected parts."""
+    native = chlo_unary(name) if name != "tanh" else (lambda v: ew.unary("tanh", v))
+
+    def apply(z):
+        result = native(z)
+        if not is_complex(dtype_of(z)):
+            return result
+        return ew.binary("complex", *fix(*_parts(z), *_parts(result)))
+    return apply
+
+
+def _stuck(x, y):
+    """An infinite real part with an infinite or NaN imaginary part."""
+    return ew.binary("and", isinf(x), ew.unary("not", isfinite(y)))
+
+
+def _sinh_parts(x, y, re, im):
+    zero_x, zero_y, stuck = ew.compare("EQ", x, const(x, 0)), ew.compare("EQ", y, const(y, 0)), _stuck(x, y)
+    re = ew.select(zero_y, chlo_unary("sinh")(x), ew.select(zero_x, x, ew.select(stuck, ew.unary("abs", x), re)))
+    im = ew.select(zero_x, ew.unary("sine", y), ew.select(zero_y, y, ew.select(stuck, const(im, np.nan), im)))
+    return re, im
+
+
+def _cosh_parts(x, y, re, im):
+    zero_x, zero_y, stuck = ew.compare("EQ", x, const(x, 0)), ew.compare("EQ", y, const(y, 0)), _stuck(x, y)
+    re = ew.select(zero_y, chlo_unary("cosh")(x),
+                   ew.select(zero_x, ew.unary("cosine", y), ew.select(stuck, ew.unary("abs", x), re)))
+    im = ew.select(ew.binary("or", zero_x, zero_y), const(im, 0), ew.select(stuck, const(im, np.nan), im))
+    return re, im
+
+
+def _tanh_parts(x, y, re, im):
+    zero_x, zero_y = ew.compare("EQ", x, const(x, 0)), ew.compare("EQ", y, const(y, 0))
+    re = ew.select(zero_y, ew.unary("tanh", x), ew.select(zero_x, x, re))
+    im = ew.select(zero_y, y, ew.select(zero_x, ew.unary("tan", y), im))
+    return re, im
+
+
+sinh = _hyperbolic("sinh", _sinh_parts)
+cosh = _hyperbolic("cosh", _cosh_parts)
+tanh = _hyperbolic("tanh", _tanh_parts)
+
+
+def _circular(hyperbolic, real_op, turn_back, glibc_inf=False):
+    """sin, cos, tan of complex z from the hyperbolic function of i*z (sin z = -i sinh(iz),
+    cos z = cosh(iz), tan z = -i tanh(iz)); an infinite imaginary part with a NaN or infinite
+    real part gives sin NaN + i*inf (`glibc_inf`), as NumPy (glibc's csin)."""
+    def apply(z):
+        if not is_complex(dtype_of(z)):
+            return real_op(z)
+        x, y = _parts(z)
+        w = hyperbolic(ew.binary("complex", ew.unary("negate", y), x))
+        if not turn_back:
+            return w
+        re, im = _parts(w)
+        if glibc_inf:
+            re = ew.select(_stuck(y, x), const(re, -np.inf), re)
+        return ew.binary("complex", im, ew.unary("negate", re))
+    return apply
+
+
+sin = _circular(sinh, lambda x: ew.unary("sine", x), True, glibc_inf=True)
+cos = _circular(cosh, lambda x: ew.unary("cosine", x), False)
+tan = _circular(tanh, lambda x: ew.unary("tan", x), True)

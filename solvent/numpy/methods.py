@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import builtins
+import operator
+
 import numpy as np
 
-from solvent.errors import UnsupportedError
-from solvent.numpy.registry import implements
+from solvent.errors import TracerConversionError, UnsupportedError
+from solvent.numpy.registry import implements, refuses
 from solvent.numpy.shape import view
 from solvent.numpy.values import full, is_python_scalar, is_traced, result_type, shape, value, wrap
 from solvent.ops import elementwise as ew
@@ -17,6 +20,9 @@ SAME_AS_FUNCTION = {
     "argmin": np.argmin, "any": np.any, "all": np.all, "std": np.std, "var": np.var, "clip": np.clip,
     "cumsum": np.cumsum, "cumprod": np.cumprod, "dot": np.dot, "squeeze": np.squeeze,
     "swapaxes": np.swapaxes, "ravel": np.ravel, "conj": np.conjugate, "conjugate": np.conjugate,
+    "round": np.round, "argsort": np.argsort, "argpartition": np.argpartition, "choose": np.choose,
+    "diagonal": np.diagonal, "repeat": np.repeat, "searchsorted": np.searchsorted, "take": np.take,
+    "trace": np.trace, "put": np.put,
 }
 
 
@@ -47,6 +53,8 @@ def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     dtype = np.dtype(dtype)
     if not np.can_cast(self.dtype, dtype, casting):
         raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dtype!r} according to the rule {casting!r}")
+    if not copy and dtype == self.dtype:
+        return self  # NumPy hands back the array itself: writes to the result change it
     return wrap(ew.convert(self.value, dtype), scalar=False)
 
 
@@ -107,6 +115,57 @@ def _part_view(array, part: str):
     return view(array, shape(array), lambda v: ew.unary(part, v), write, part_dtype)
 
 
-@implements(("method", "nonzero"))
+@refuses(("method", "nonzero"))
 def nonzero(self):
     raise UnsupportedError("ndarray.nonzero has a data-dependent shape; use np.where(cond, x, y)")
+
+
+@implements(("method", "compress"))
+def compress(self, condition, axis=None, out=None):
+    """`a.compress(condition)`: `np.compress(condition, a)` (the array is its second argument)."""
+    return np.compress(condition, self, axis=axis, out=out)
+
+
+@implements(("method", "sort"))
+def sort(self, axis=-1, kind=None, order=None, *, stable=None):
+    """`a.sort()`: sorts `a` in place (and an argument is sorted for the caller, as in NumPy)."""
+    axis = operator.index(axis)  # unlike np.sort, no axis=None: the array keeps its shape
+    self.assign(value(np.sort(self, axis=axis, kind=kind, order=order, stable=stable)))
+
+
+@implements(("method", "partition"))
+def partition(self, kth, axis=-1, kind="introselect", order=None):
+    """`a.partition(kth)`: partitions `a` in place."""
+    axis = operator.index(axis)
+    self.assign(value(np.partition(self, kth, axis=axis, kind=kind, order=order)))
+
+
+@implements(("method", "resize"))
+def resize(self, *new_shape, refcheck=True):
+    """`a.resize(shape)` changes `a`'s own shape, which a traced array cannot: only a no-op resize works."""
+    if tuple(int(n) for n in _shape_args(new_shape)) != self.shape:
+        raise UnsupportedError(f"ndarray.resize from {self.shape} to {_shape_args(new_shape)}: a traced array "
+                               "keeps its shape; use np.resize(a, shape) or a.reshape(shape) for a new array")
+
+
+@implements(("method", "view"))
+def array_view(self, dtype=None, type=None):
+    """`a.view()`: a view sharing `a`'s data; reinterpreting the bytes as another dtype is unsupported."""
+    if isinstance(dtype, builtins.type) and issubclass(dtype, np.ndarray):
+        dtype, type = None, dtype
+    if type not in (None, np.ndarray) or (dtype is not None and np.dtype(dtype) != self.dtype):
+        raise UnsupportedError(f"ndarray.view as {type or np.dtype(dtype)}: solvent compiles views of the same "
+                               "dtype only; use a.astype(dtype) to convert values")
+    return view(self, self.shape, lambda v: v, lambda parent, new: new)
+
+
+def _host_only(name):
+    def fail(self, *args, **kwargs):
+        raise TracerConversionError(
+            f"ndarray.{name} of a traced value ({self.aval}): its values are only known when the compiled "
+            f"program runs. Return the array from the solvent.jit function and call .{name}() on the result.")
+    refuses(("method", name))(fail)
+
+
+for _name in ("tobytes", "tofile"):
+    _host_only(_name)

@@ -49,10 +49,13 @@ def setitem(array, key, value):
         dispatch.FUNCTIONS["setitem"](array, key, value)
 
 
+_AN_NDARRAY = np.empty(0)  # an instance: NumPy 2 keeps removed methods (ptp, itemset) on the class only
+
+
 def array_method(array, name):
     impl = dispatch.FUNCTIONS.get(("method", name))
     if impl is None:
-        if hasattr(np.ndarray, name):
+        if hasattr(_AN_NDARRAY, name):
             raise UnsupportedError(f"ndarray.{name} is not supported by solvent.jit")
         raise AttributeError(f"'TracedArray' object has no attribute {name!r}")
 

@@ -1,4 +1,5 @@
-"""Reductions (sum, prod, mean, max, min, argmax, argmin, any, all, std, var) and where, clip."""
+"""Reductions (sum, prod, mean, max, min, argmax, argmin, any, all, std, var, ptp, count_nonzero),
+their NaN-ignoring nan* forms, the cumulative functions, and where, clip."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from solvent.numpy.values import (full, is_traced, normalize_axis, normalize_axe
 from solvent.ops import elementwise as ew
 from solvent.ops.constant import iota
 from solvent.ops.reduction import reduce as reduce_op
+from solvent.ops.shape import concatenate
 
 
 def _array(a):
@@ -59,19 +61,21 @@ implements(np.any)(_boolean(np.logical_or))
 implements(np.all)(_boolean(np.logical_and))
 
 
-def _count(a, axis) -> int:
-    axes = normalize_axes(axis, len(shape(a)))
-    return int(np.prod([shape(a)[i] for i in axes], dtype=np.int64))
+def _count(a, axis, where=True, keepdims=False):
+    """How many elements each result gathers: a static int, or a traced count under `where=`."""
+    if where is True:
+        axes = normalize_axes(axis, len(shape(a)))
+        return int(np.prod([shape(a)[i] for i in axes], dtype=np.int64))
+    mask = wrap(value(where, np.bool_, shape(a)), scalar=False)
+    return np.sum(mask, axis=axis, dtype=np.int64, keepdims=keepdims)
 
 
 @implements(np.mean)
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
-    if where is not True:
-        raise UnsupportedError("np.mean with where=")
     a = _array(a)
     result_dtype = np.mean(probe_array(a), axis=axis, dtype=dtype).dtype
-    total = np.sum(a, axis=axis, dtype=result_dtype, keepdims=keepdims)
-    result = np.true_divide(total, _count(a, axis))
+    total = np.sum(a, axis=axis, dtype=result_dtype, keepdims=keepdims, where=where)
+    result = np.true_divide(total, _count(a, axis, where, keepdims))
     result = wrap(ew.convert(value(result), result_dtype), scalar=shape(result) == ())
     return write_out(out, result) if out is not None else result
 
@@ -79,19 +83,19 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
 @implements(np.var)
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None,
         correction=np._NoValue):
-    if where is not True or mean is not None:
-        raise UnsupportedError("np.var with where= or mean=")
+    if mean is not None:
+        raise UnsupportedError("np.var with mean=")
     ddof = ddof if correction is np._NoValue else correction
     a = _array(a)
     result_dtype = np.var(probe_array(a), axis=axis, dtype=dtype).dtype
     work = np.result_type(result_dtype, a.dtype) if np.issubdtype(a.dtype, np.complexfloating) else result_dtype
-    centered = np.subtract(a, np.mean(a, axis=axis, dtype=work, keepdims=True))
+    centered = np.subtract(a, np.mean(a, axis=axis, dtype=work, keepdims=True, where=where))
     if np.issubdtype(centered.dtype, np.complexfloating):
         squared = np.add(np.square(np.real(centered)), np.square(np.imag(centered)))
     else:
         squared = np.multiply(centered, centered)
-    total = np.sum(squared, axis=axis, dtype=result_dtype, keepdims=keepdims)
-    result = np.true_divide(total, max(_count(a, axis) - ddof, 0))
+    total = np.sum(squared, axis=axis, dtype=result_dtype, keepdims=keepdims, where=where)
+    result = np.true_divide(total, np.maximum(np.subtract(_count(a, axis, where, keepdims), ddof), 0))
     result = wrap(ew.convert(value(result), result_dtype), scalar=shape(result) == ())
     return write_out(out, result) if out is not None else result
 
@@ -178,3 +182,148 @@ def _cumulative(numpy_function, ufunc):
 
 implements(np.cumsum)(_cumulative(np.cumsum, np.add))
 implements(np.cumprod)(_cumulative(np.cumprod, np.multiply))
+
+
+
+def _cumulative_api(ufunc):
+    """np.cumulative_sum / cumulative_prod (NumPy 2.1, Array API): `axis` required above 1-D,
+    and `include_initial` puts the ufunc's identity first."""
+    def apply(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+        x = _array(x)
+        if len(shape(x)) == 0:
+            x = reshape(x, (1,))
+        if axis is None:
+            if len(shape(x)) >= 2:
+                raise ValueError("For arrays which have more than one dimension ``axis`` argument is required.")
+            axis = 0
+        axis = normalize_axis(axis, len(shape(x)))
+        result = ufunc.accumulate(x, axis=axis, dtype=dtype)
+        if include_initial:
+            first = full(ufunc.identity, [1 if i == axis else n for i, n in enumerate(shape(x))], result.dtype)
+            result = wrap(concatenate([first, value(result)], axis), scalar=False)
+        return write_out(out, result) if out is not None else result
+    return apply
+
+
+implements(np.cumulative_sum)(_cumulative_api(np.add))
+implements(np.cumulative_prod)(_cumulative_api(np.multiply))
+
+
+# -- NaN-ignoring reductions ---------------------------------------------------------------
+
+def _nan_mask(a):
+    """Where `a` holds NaN (never, for exact dtypes: NumPy's _replace_nan returns no mask)."""
+    return np.isnan(a) if np.dtype(a.dtype).kind in "fc" else None
+
+
+def _replace_nan(a, fill):
+    """`a` with NaNs replaced by `fill`, and the mask (None for exact dtypes)."""
+    a = _array(a)
+    mask = _nan_mask(a)
+    return (a, None) if mask is None else (np.where(mask, np.asarray(fill, a.dtype), a), mask)
+
+
+def _nan_reduction(numpy_function, fill):
+    def apply(a, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+        filled, _ = _replace_nan(a, fill)
+        return numpy_function(filled, axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial,
+                              where=where)
+    return apply
+
+
+implements(np.nansum)(_nan_reduction(np.sum, 0))
+implements(np.nanprod)(_nan_reduction(np.prod, 1))
+
+
+implements(np.nanmax)(_extremum(np.fmax))  # fmax skips NaNs; an all-NaN slice gives NaN (NumPy warns)
+implements(np.nanmin)(_extremum(np.fmin))
+
+
+def _nan_arg_extremum(numpy_function, fill):
+    """NaNs never win. An all-NaN slice, where NumPy raises, gives index 0 (its data is traced)."""
+    def apply(a, axis=None, out=None, *, keepdims=False):
+        filled, _ = _replace_nan(a, fill)
+        return numpy_function(filled, axis=axis, out=out, keepdims=keepdims)
+    return apply
+
+
+implements(np.nanargmax)(_nan_arg_extremum(np.argmax, -np.inf))
+implements(np.nanargmin)(_nan_arg_extremum(np.argmin, np.inf))
+
+
+def _nan_moments(a, axis, dtype, ddof, keepdims, where, mean, what):
+    """(sum of squared deviations or sum, count of non-NaN values) as nanvar and nanmean use them."""
+    if mean is not None:
+        raise UnsupportedError(f"np.{what} with mean=")
+    filled, mask = _replace_nan(a, 0)
+    valid = np.logical_not(mask) if where is True else np.logical_and(np.logical_not(mask), where)
+    count = np.sum(valid, axis=axis, dtype=np.int64, keepdims=keepdims)
+    total = np.sum(filled, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
+    if what == "nanmean":
+        return total, count
+    centre = _divided(np.sum(filled, axis=axis, dtype=dtype, keepdims=True, where=where),
+                      np.sum(valid, axis=axis, dtype=np.int64, keepdims=True))
+    deviation = np.subtract(filled, centre)
+    deviation = np.where(mask, 0, wrap(ew.convert(value(deviation), filled.dtype), scalar=False))
+    if np.dtype(deviation.dtype).kind == "c":
+        squared = np.add(np.square(np.real(deviation)), np.square(np.imag(deviation)))
+    else:
+        squared = np.multiply(deviation, deviation)
+    return np.sum(squared, axis=axis, dtype=dtype, keepdims=keepdims, where=where), np.subtract(count, ddof)
+
+
+@implements(np.nanmean)
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    a = _array(a)
+    if _nan_mask(a) is None:
+        return np.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
+    total, count = _nan_moments(a, axis, dtype, 0, keepdims, where, None, "nanmean")
+    return _divided(total, count, out)
+
+
+def _divided(total, count, out=None):
+    """total / count in total's dtype (NumPy's _divide_by_count); NaN where count <= 0."""
+    quotient = np.where(np.greater(count, 0), np.true_divide(total, count), np.nan)
+    result = wrap(ew.convert(value(quotient), total.dtype), scalar=shape(total) == ())
+    return write_out(out, result) if out is not None else result
+
+
+@implements(np.nanvar)
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None,
+           correction=np._NoValue):
+    a = _array(a)
+    ddof = ddof if correction is np._NoValue else correction
+    if _nan_mask(a) is None:
+        return np.var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, where=where, mean=mean)
+    squares, dof = _nan_moments(a, axis, dtype, ddof, keepdims, where, mean, "nanvar")
+    return _divided(squares, dof, out)
+
+
+@implements(np.nanstd)
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None,
+           correction=np._NoValue):
+    result = np.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean, correction=correction))
+    return write_out(out, result) if out is not None else result
+
+
+def _nan_cumulative(numpy_function, fill):
+    def apply(a, axis=None, dtype=None, out=None):
+        filled, _ = _replace_nan(a, fill)
+        return numpy_function(filled, axis=axis, dtype=dtype, out=out)
+    return apply
+
+
+implements(np.nancumsum)(_nan_cumulative(np.cumsum, 0))
+implements(np.nancumprod)(_nan_cumulative(np.cumprod, 1))
+
+
+@implements(np.count_nonzero)
+def count_nonzero(a, axis=None, *, keepdims=False):
+    return np.sum(np.not_equal(_array(a), 0), axis=axis, dtype=np.int64, keepdims=keepdims)
+
+
+@implements(np.ptp)
+def ptp(a, axis=None, out=None, keepdims=False):
+    """max - min, wrapping around for integers as NumPy does."""
+    a = _array(a)
+    return np.subtract(np.max(a, axis=axis, keepdims=keepdims), np.min(a, axis=axis, keepdims=keepdims), out=out)

@@ -9,6 +9,9 @@ import numpy as np
 
 from solvent.core import dispatch
 
+#: NumPy functions registered only to say why they cannot compile (`refuses`).
+REFUSED = set()
+
 #: The NumPy namespaces whose functions the coverage table lists, by their short prefix.
 NAMESPACES = {"np": np, "np.linalg": np.linalg, "np.fft": np.fft}
 
@@ -30,6 +33,20 @@ def implements(*numpy_functions):
     return register
 
 
+def refuses(*numpy_functions):
+    """Register an implementation that always raises `UnsupportedError` with its own reason (a
+    data-dependent shape, say): the coverage lists the function as not supported."""
+    def register(impl):
+        REFUSED.update(numpy_functions)
+        return implements(*numpy_functions)(impl)
+    return register
+
+
+def compiled(fn) -> bool:
+    """Whether solvent compiles `fn` (registered, and not only to refuse it)."""
+    return fn in dispatch.FUNCTIONS and fn not in REFUSED
+
+
 def qualified_name(fn) -> str:
     """`np.linalg.norm`-style name of a NumPy callable."""
     module = getattr(fn, "__module__", None) or "numpy"
@@ -42,15 +59,16 @@ def qualified_name(fn) -> str:
 
 def supported() -> list[str]:
     """Sorted public names of every NumPy function and ufunc solvent can compile (aliases included)."""
-    registered = [fn for fn in dispatch.FUNCTIONS if not isinstance(fn, (str, tuple))]
-    public = {name for name, fn in public_functions() if fn in dispatch.FUNCTIONS}
+    registered = [fn for fn in dispatch.FUNCTIONS if not isinstance(fn, (str, tuple)) and compiled(fn)]
+    public = {name for name, fn in public_functions() if compiled(fn)}
     named = {fn for name, fn in public_functions()}
     return sorted(public | {qualified_name(fn) for fn in registered if not _hashable_in(fn, named)})
 
 
 def supported_methods() -> list[str]:
     """Sorted names of the ndarray methods solvent compiles on traced arrays."""
-    return sorted(key[1] for key in dispatch.FUNCTIONS if isinstance(key, tuple) and key[0] == "method")
+    return sorted(key[1] for key in dispatch.FUNCTIONS if isinstance(key, tuple) and key[0] == "method"
+                  and compiled(key))
 
 
 def public_functions() -> list[tuple[str, object]]:
@@ -71,7 +89,7 @@ def _hashable_in(fn, table) -> bool:
 
 def unsupported() -> list[str]:
     """Public NumPy functions that dispatch to traced values but that solvent does not compile."""
-    return sorted(name for name, fn in public_functions() if fn not in dispatch.FUNCTIONS)
+    return sorted(name for name, fn in public_functions() if not compiled(fn))
 
 
 def coverage_markdown() -> str:

@@ -6,10 +6,13 @@ contiguous arrays: writing through them changes the base array.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray
+from solvent.errors import UnsupportedError
 from solvent.numpy.registry import implements
 from solvent.numpy.values import broadcast_value, is_traced, normalize_axis, result_type, shape, value, wrap
 from solvent.ops import shape as ops
@@ -60,7 +63,6 @@ def size(a, axis=None):
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     shape = newshape if shape is None else shape
     if order != "C":
-        from solvent.errors import UnsupportedError
         raise UnsupportedError(f"np.reshape with order={order!r}")
     old = tuple(a.shape) if hasattr(a, "shape") else np.shape(a)
     new = _reshape_shape(old, shape)
@@ -98,6 +100,17 @@ def moveaxis(a, source, destination):
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
     return transpose(a, order)
+
+
+@implements(np.rollaxis)
+def rollaxis(a, axis, start=0):
+    """NumPy's older moveaxis: `axis` goes before position `start` (counted before the move)."""
+    rank = len(shape(a))
+    axis = normalize_axis(axis, rank)
+    if not -rank <= start <= rank:
+        raise np.exceptions.AxisError(f"'start' arg requires {-rank} <= start < {rank + 1}, but {start} was passed in")
+    start = start + rank if start < 0 else start
+    return moveaxis(a, axis, start - 1 if axis < start else start)
 
 
 @implements(np.expand_dims)
@@ -178,3 +191,136 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
         raise ValueError("all input arrays must have the same shape")
     axis = normalize_axis(axis, len(shapes.pop()) + 1)
     return concatenate([expand_dims(a, axis) for a in arrays], axis, out, dtype, casting)
+
+
+def static_int(x, what: str) -> int:
+    """`x` as a Python int; a traced value is refused, since shapes and counts are fixed at compile time."""
+    if is_traced(x):
+        raise UnsupportedError(f"{what} must be a static Python int, not a traced value: shapes are fixed "
+                               "when the program is compiled; pass it as a Python int")
+    return operator.index(x)
+
+
+def as_array(a):
+    """A traced operand as is; other data as NumPy would convert it (lists of traced values stacked)."""
+    if is_traced(a):
+        return a
+    if isinstance(a, (list, tuple)) and holds_traced(a):
+        return wrap(value(a), scalar=False)
+    return np.asarray(a)
+
+
+def holds_traced(obj) -> bool:
+    """Whether `obj` is traced or a (nested) list or tuple holding a traced value."""
+    return is_traced(obj) or (isinstance(obj, (list, tuple)) and any(holds_traced(v) for v in obj))
+
+
+@implements(np.broadcast_arrays)
+def broadcast_arrays(*args, subok=False):
+    arrays = [as_array(a) for a in args]
+    target = np.broadcast_shapes(*[a.shape for a in arrays])
+    if all(a.shape == target for a in arrays):
+        return tuple(arrays)
+    return tuple(broadcast_to(a, target) for a in arrays)
+
+
+def _at_least(arrays, layout):
+    """NumPy's atleast_Nd: `layout[ndim]` gives the new shape of a small array (views, as NumPy's)."""
+    result = []
+    for a in map(as_array, arrays):
+        result.append(reshape(a, layout[a.ndim](a.shape)) if a.ndim < len(layout) else a)
+    return result[0] if len(result) == 1 else tuple(result)
+
+
+@implements(np.atleast_1d)
+def atleast_1d(*arys):
+    return _at_least(arys, [lambda s: (1,)])
+
+
+@implements(np.atleast_2d)
+def atleast_2d(*arys):
+    return _at_least(arys, [lambda s: (1, 1), lambda s: (1,) + s])
+
+
+@implements(np.atleast_3d)
+def atleast_3d(*arys):
+    return _at_least(arys, [lambda s: (1, 1, 1), lambda s: (1,) + s + (1,), lambda s: s + (1,)])
+
+
+def _sequence(tup, name):
+    """NumPy's rule for the stacking functions: a sequence (an array's rows count), never an iterator."""
+    if not hasattr(tup, "__getitem__"):
+        raise TypeError(f"arrays to {name} must be passed as a sequence type such as list or tuple.")
+    return list(tup)
+
+
+def _stacked(arrays, at_least, axis, dtype, casting):
+    arrays = at_least(*arrays)
+    arrays = [arrays] if not isinstance(arrays, tuple) else list(arrays)
+    return concatenate(arrays, axis(arrays[0].ndim), dtype=dtype, casting=casting)
+
+
+@implements(np.hstack)
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    return _stacked(_sequence(tup, "stack"), atleast_1d, lambda ndim: 0 if ndim == 1 else 1, dtype, casting)
+
+
+@implements(np.vstack)
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    return _stacked(_sequence(tup, "stack"), atleast_2d, lambda ndim: 0, dtype, casting)
+
+
+@implements(np.dstack)
+def dstack(tup):
+    return _stacked(_sequence(tup, "stack"), atleast_3d, lambda ndim: 2, None, "same_kind")
+
+
+@implements(np.column_stack)
+def column_stack(tup):
+    columns = []
+    for a in map(as_array, _sequence(tup, "stack")):
+        columns.append(transpose(reshape(a, (1,) * (2 - a.ndim) + a.shape)) if a.ndim < 2 else a)
+    return concatenate(columns, 1)
+
+
+def _block_depth(arrays, index=()) -> tuple[int, int]:
+    """(list depth, largest leaf ndim) of a nested list, with NumPy's errors for bad nesting."""
+    if isinstance(arrays, tuple):
+        raise TypeError(f"arrays{''.join(f'[{i}]' for i in index)} is a tuple. Only lists can be used to "
+                        "arrange blocks, and np.block does not allow implicit conversion from tuple to ndarray.")
+    if not isinstance(arrays, list):
+        return 0, np.ndim(arrays)
+    if not arrays:
+        raise ValueError(f"List at arrays{''.join(f'[{i}]' for i in index)} cannot be empty")
+    found = [_block_depth(a, index + (i,)) for i, a in enumerate(arrays)]
+    if len({depth for depth, _ in found}) != 1:
+        raise ValueError("List depths are mismatched.")
+    return found[0][0] + 1, max(ndim for _, ndim in found)
+
+
+def _assemble(arrays, depth, rank):
+    """Concatenate the innermost lists along the last axis, each outer level one axis further left."""
+    if depth == 0:
+        a = as_array(arrays)
+        return reshape(a, (1,) * (rank - a.ndim) + a.shape)
+    return concatenate([_assemble(a, depth - 1, rank) for a in arrays], axis=-depth)
+
+
+@implements(np.block)
+def block(arrays):
+    depth, ndim = _block_depth(arrays)
+    return wrap(value(_assemble(arrays, depth, max(depth, ndim))), scalar=False)
+
+
+@implements(np.unstack)
+def unstack(x, /, *, axis=0):
+    if x.ndim == 0:
+        raise ValueError("Input array must be at least 1-d.")
+    return tuple(moveaxis(x, axis, 0))
+
+
+@implements(np.matrix_transpose)
+def matrix_transpose(x, /):
+    if np.ndim(x) < 2:
+        raise ValueError(f"Input array must be at least 2-dimensional, but it is {np.ndim(x)}")
+    return swapaxes(x, -1, -2)

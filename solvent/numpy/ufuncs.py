@@ -17,7 +17,7 @@ from solvent.numpy.values import (broadcast_value, dtype_key, full, is_traced,
 from solvent.ops import elementwise as ew
 from solvent.ops.base import dtype_of, one, shape_of
 from solvent.ops.reduction import reduce as reduce_op, reduce_window
-from solvent.ops.scatter import scatter
+from solvent.ops.shape import concatenate, slice as slice_op
 
 u = lambda name: (lambda x: ew.unary(name, x))
 b = lambda name: (lambda x, y: ew.binary(name, x, y))
@@ -38,20 +38,28 @@ TABLE = {
     np.right_shift: lambda x, y: ew.binary(
         "shift_right_logical" if np.issubdtype(dtype_of(x), np.unsignedinteger) else "shift_right_arithmetic", x, y),
     np.negative: m.negative, np.positive: lambda x: x, np.absolute: m.absolute, np.fabs: m.absolute,
-    np.sign: m.sign, np.signbit: m.signbit, np.sqrt: u("sqrt"), np.cbrt: m.cbrt, np.square: m.square,
-    np.reciprocal: m.reciprocal, np.conjugate: m.conjugate, np.exp: u("exponential"),
-    np.exp2: m.exp2, np.expm1: u("exponential_minus_one"), np.log: u("log"), np.log2: m.log_base(2),
-    np.log10: m.log_base(10), np.log1p: u("log_plus_one"), np.sin: u("sine"), np.cos: u("cosine"),
-    np.tan: u("tan"), np.arcsin: m.chlo_unary("asin"), np.arccos: m.chlo_unary("acos"),
-    np.arctan: m.chlo_unary("atan"), np.sinh: m.chlo_unary("sinh"), np.cosh: m.chlo_unary("cosh"),
-    np.tanh: u("tanh"), np.arcsinh: m.chlo_unary("asinh"), np.arccosh: m.chlo_unary("acosh"),
+    np.sign: m.sign, np.signbit: m.signbit, np.sqrt: m.sqrt, np.cbrt: m.cbrt, np.square: m.square,
+    np.reciprocal: m.reciprocal, np.conjugate: m.conjugate, np.exp: m.exp,
+    np.exp2: m.exp2, np.expm1: u("exponential_minus_one"), np.log: m.log, np.log2: m.log_base(2),
+    np.log10: m.log_base(10), np.log1p: u("log_plus_one"), np.sin: m.sin, np.cos: m.cos,
+    np.tan: m.tan, np.arcsin: m.branch_cut(m.chlo_unary("asin")),
+    np.arccos: m.branch_cut(m.chlo_unary("acos"), imag_sign=-1),
+    np.arctan: m.chlo_unary("atan"), np.sinh: m.sinh, np.cosh: m.cosh,
+    np.tanh: m.tanh, np.arcsinh: m.chlo_unary("asinh"),
+    np.arccosh: m.branch_cut(m.chlo_unary("acosh"), real_sign=1),
     np.arctanh: m.chlo_unary("atanh"), np.deg2rad: m.scale(np.pi / 180), np.rad2deg: m.scale(180 / np.pi),
     np.floor: m.rounding("floor"), np.ceil: m.rounding("ceil"), np.trunc: m.trunc,
     np.rint: m.rounding("round_nearest_even"), np.isnan: m.isnan, np.isinf: m.isinf,
-    np.isfinite: m.isfinite,
+    np.isfinite: m.isfinite, np.gcd: m.gcd, np.lcm: m.lcm, np.bitwise_count: m.bitwise_count,
+    np.frexp: m.frexp, np.modf: m.modf, np.nextafter: m.nextafter, np.spacing: m.spacing,
+    np.isnat: lambda x: _no_datetime(),
 }
 #: ufuncs that NumPy exposes under two names (np.abs is np.absolute, ...), for completeness.
 ALIASES = {np.radians: np.deg2rad, np.degrees: np.rad2deg}
+
+
+def _no_datetime():
+    raise UnsupportedError("np.isnat: solvent traces no datetime64 or timedelta64 arrays")
 
 
 def loop_dtypes(ufunc, operands, dtype=None):
@@ -72,10 +80,20 @@ def apply(ufunc, operands, dtype=None) -> list:
     if beyond is not None:
         return [full(beyond, out_shape, np.bool_)]
     in_dtypes, out_dtypes = loop_dtypes(ufunc, operands, dtype)
+    _check_static_exponent(ufunc, operands, in_dtypes)
     values = [value(x, d, out_shape) for x, d in zip(operands, in_dtypes)]
     results = body(*values)
     results = results if isinstance(results, tuple) else (results,)
     return [ew.convert(v, d) for v, d in zip(results, out_dtypes)]
+
+
+def _check_static_exponent(ufunc, operands, in_dtypes):
+    """NumPy's ValueError for integers to a negative integer power, where the exponent is static
+    (a traced exponent cannot raise: its negative entries give XLA's integer power)."""
+    if ufunc is not np.power or in_dtypes[0].kind not in "iu" or is_traced(operands[1]):
+        return
+    if np.any(np.asarray(operands[1]) < 0):
+        raise ValueError("Integers to negative integer powers are not allowed.")
 
 
 COMPARISONS = {np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal}
@@ -123,14 +141,18 @@ def _store(ufunc, result, out, where, casting):
 #: ufuncs whose reductions XLA may evaluate in any order (associative and commutative).
 REORDERABLE = {np.add, np.multiply, np.maximum, np.minimum, np.fmax, np.fmin, np.logical_and,
                np.logical_or, np.logical_xor, np.bitwise_and, np.bitwise_or, np.bitwise_xor,
-               np.logaddexp, np.logaddexp2, np.hypot}
+               np.logaddexp, np.logaddexp2, np.hypot, np.gcd, np.lcm}
 
 
 def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=np._NoValue,
            where=True):
-    """`ufunc.reduce`: fold the table body over `axis`, starting from the ufunc's identity."""
-    if where is not True or ufunc not in REORDERABLE:
-        raise UnsupportedError(f"np.{ufunc.__name__}.reduce" + (" with where=" if where is not True else ""))
+    """`ufunc.reduce`: fold the table body over `axis`, starting from the ufunc's identity;
+    elements outside `where` count as the identity."""
+    if ufunc not in REORDERABLE:
+        raise UnsupportedError(f"np.{ufunc.__name__}.reduce")
+    if where is not True and initial is np._NoValue and ufunc.identity is None:
+        raise ValueError(f"reduction operation '{ufunc.__name__}' does not have an identity, "
+                         "so to use a where mask one has to specify 'initial'")
     x = array if is_traced(array) else np.asarray(array)
     axes = normalize_axes(axis, x.ndim)
     out_dtype = np.asarray(ufunc.reduce(probe_array(x), axis=axis, dtype=dtype)).dtype
@@ -138,8 +160,10 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=n
     if initial is np._NoValue and ufunc.identity is None and any(x.shape[a] == 0 for a in axes):
         raise ValueError(f"zero-size array to reduction operation {ufunc.__name__} which has no identity")
     body = TABLE[ufunc]
-    (v,) = reduce_op([value(x, loop)], [full(identity_of(ufunc, loop), (), loop)], axes,
-                     lambda acc, e: [body(acc, e)])
+    elements = value(x, loop)
+    if where is not True:
+        elements = ew.select(value(where, np.bool_, x.shape), elements, full(identity_of(ufunc, loop), x.shape, loop))
+    (v,) = reduce_op([elements], [full(identity_of(ufunc, loop), (), loop)], axes, lambda acc, e: [body(acc, e)])
     if initial is not np._NoValue:  # folded in once: XLA may apply a reduce's init more than once
         v = body(v, full(initial, shape_of(v), loop))
     v = ew.convert(v, out_dtype)
@@ -154,6 +178,10 @@ def identity_of(ufunc, dtype):
     dtype = np.dtype(dtype)
     if ufunc is np.bitwise_and:
         return np.invert(np.zeros((), dtype))  # all bits set, for unsigned types too
+    if ufunc is np.lcm:
+        return 1
+    if ufunc in (np.fmax, np.fmin) and dtype.kind in "fc":
+        return np.nan  # skipped by every element, and the answer for an all-NaN slice
     if ufunc.identity is not None:
         return ufunc.identity
     lowest = ufunc in (np.maximum, np.fmax)
@@ -186,6 +214,31 @@ def accumulate(ufunc, array, axis=0, dtype=None, out=None):
     return write_out(out, result) if out is not None else result
 
 
+def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
+    """`ufunc.reduceat` with static indices: a reduce of each slice [indices[i], indices[i+1]),
+    or the element at indices[i] where the next index is not larger."""
+    if is_traced(indices):
+        raise UnsupportedError(f"np.{ufunc.__name__}.reduceat with traced indices (pass a list or host array)")
+    x = array if is_traced(array) else np.asarray(array)
+    axis = normalize_axis(axis, x.ndim)
+    starts = [int(i) for i in np.asarray(indices).ravel()]
+    n = x.shape[axis]
+    for i in starts:
+        if not 0 <= i < n:
+            raise IndexError(f"index {i} out-of-bounds in {ufunc.__name__}.reduceat [0, {n})")
+    out_dtype = np.asarray(ufunc.reduce(probe_array(x), axis=axis, dtype=dtype)).dtype
+    v = value(x)
+    pieces = []
+    for start, stop in zip(starts, starts[1:] + [n]):
+        stop = stop if stop > start else start + 1
+        lo = [start if d == axis else 0 for d in range(x.ndim)]
+        hi = [stop if d == axis else size for d, size in enumerate(x.shape)]
+        piece = wrap(slice_op(v, lo, hi, [1] * x.ndim), scalar=False)
+        pieces.append(reduce(ufunc, piece, axis, out_dtype, keepdims=True).value)
+    result = wrap(concatenate(pieces, axis), scalar=False)
+    return write_out(out, result) if out is not None else result
+
+
 def outer(ufunc, a, b, **kwargs):
     """`ufunc.outer(a, b)`: every pair, result shape a.shape + b.shape (scalars count as arrays)."""
     from solvent.numpy.shape import reshape
@@ -194,31 +247,8 @@ def outer(ufunc, a, b, **kwargs):
     return call(ufunc, left, b, **kwargs)
 
 
-def at(ufunc, array, indices, values=None):
-    """`ufunc.at(a, indices, b)`: unbuffered in place, repeated indices all apply."""
-    if not is_traced(array):
-        raise UnsupportedError("ufunc.at on an array that solvent does not trace")
-    if isinstance(indices, tuple) or is_traced(indices) and indices.ndim != 1 or array.ndim < 1:
-        raise UnsupportedError(f"np.{ufunc.__name__}.at with indices other than one integer array")
-    idx = value(indices, np.int64) if is_traced(indices) else value(np.asarray(indices, dtype=np.int64))
-    idx_shape = shape_of(idx)
-    if idx_shape == ():
-        idx = one("stablehlo.reshape", [idx], [1], np.int64)
-        idx_shape = (1,)
-    n = array.shape[0]
-    idx = ew.select(ew.compare("LT", idx, full(0, idx_shape, np.int64)),
-                    ew.binary("add", idx, full(n, idx_shape, np.int64)), idx)
-    idx = one("stablehlo.reshape", [idx], [idx_shape[0], 1], np.int64)
-    loop = loop_dtypes(ufunc, [array] + ([] if values is None else [values]))[0][0]
-    if values is None:
-        raise UnsupportedError(f"np.{ufunc.__name__}.at without values")
-    updates = value(values, array.dtype, (idx_shape[0],) + array.shape[1:])
-    body = TABLE[ufunc]
-    array.assign(scatter(array.value, idx, updates, [0],
-                         lambda old, new: [ew.convert(body(ew.convert(old, loop), ew.convert(new, loop)), array.dtype)]))
-
-
-METHODS = {"__call__": call, "reduce": reduce, "accumulate": accumulate, "outer": outer, "at": at}
+#: ufunc methods; "at" is added by solvent.numpy.selection, which builds on indexing.
+METHODS = {"__call__": call, "reduce": reduce, "accumulate": accumulate, "reduceat": reduceat, "outer": outer}
 
 
 def _register(ufunc):

@@ -1,13 +1,19 @@
-"""`stablehlo.dot_general`: batched contraction of two tensors."""
+"""`stablehlo.dot_general` (batched contraction of two tensors), and LAPACK pivots as a permutation."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
-from solvent.ops.base import check, dtype_of, one, shape_of
+from solvent.ir.types import tensor_type
+from solvent.ops.base import check, create, dtype_of, one, shape_of
+from solvent.ops.constant import constant, iota
+from solvent.ops.elementwise import binary, compare, select
+from solvent.ops.reduction import reduce
+from solvent.ops.shape import broadcast_in_dim, dynamic_slice, reshape
 
 
 def dot_general(lhs: ir.Value, rhs: ir.Value, contract: tuple[Sequence[int], Sequence[int]],
@@ -24,3 +30,47 @@ def dot_general(lhs: ir.Value, rhs: ir.Value, contract: tuple[Sequence[int], Seq
         lhs_batching_dimensions=list(batch[0]), rhs_batching_dimensions=list(batch[1]),
         lhs_contracting_dimensions=list(contract[0]), rhs_contracting_dimensions=list(contract[1]))
     return one("stablehlo.dot_general", [lhs, rhs], shape, dtype_of(lhs), dot_dimension_numbers=numbers)
+
+
+def pivots_to_permutation(pivots: ir.Value, m: int) -> ir.Value:
+    """The row order (batch..., m), int32, that LAPACK's sequential 1-based row swaps `pivots` produce.
+
+    One `stablehlo.while` over the swaps: row i trades places with row pivots[i] - 1.
+    """
+    *batch, k = shape_of(pivots)
+    shape = (*batch, m)
+    int32 = np.dtype(np.int32)
+    scalar = tensor_type((), int32)
+    types = [scalar, tensor_type(shape, int32), pivots.type]
+    op = create("stablehlo.while", [constant(np.int32(0)), iota(shape, int32, len(batch)), pivots], types,
+                regions=2)
+    with ir.InsertionPoint(op.regions[0].blocks.append(*types)) as point:
+        i = point.block.arguments[0]
+        stablehlo.ReturnOp([compare("LT", i, constant(np.int32(k)))])
+    with ir.InsertionPoint(op.regions[1].blocks.append(*types)) as point:
+        i, order, swaps = point.block.arguments
+        stablehlo.ReturnOp(_swap_step(i, order, swaps))
+    return op.results[1]
+
+
+def _swap_step(i: ir.Value, order: ir.Value, swaps: ir.Value) -> list[ir.Value]:
+    """One loop step: exchange entries i and swaps[..., i] - 1 of every row of `order`."""
+    shape = shape_of(order)
+    batch = len(shape) - 1
+    zeros = [constant(np.int32(0))] * batch
+    one = constant(np.int32(1))
+    target = _spread(binary("subtract", dynamic_slice(swaps, [*zeros, i], (*shape[:-1], 1)),
+                            broadcast_in_dim(one, (*shape[:-1], 1), [])), shape)
+    position = iota(shape, np.int32, batch)
+    at_target = compare("EQ", position, target)
+    (moved,) = reduce([select(at_target, order, broadcast_in_dim(constant(np.int32(0)), shape, []))],
+                      [constant(np.int32(0))], [batch], lambda acc, e: [binary("add", acc, e)])
+    at_i = compare("EQ", position, broadcast_in_dim(i, shape, []))
+    current = _spread(dynamic_slice(order, [*zeros, i], (*shape[:-1], 1)), shape)
+    swapped = select(at_i, _spread(moved, shape), select(at_target, current, order))
+    return [binary("add", i, one), swapped, swaps]
+
+
+def _spread(v: ir.Value, shape) -> ir.Value:
+    """A (batch..., 1) or (batch...) value repeated along a new last dimension of `shape`."""
+    return broadcast_in_dim(reshape(v, shape[:-1]), shape, range(len(shape) - 1))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvent.core import operators
+from solvent.core import dispatch, operators
 from solvent.core.aval import Aval
 from solvent.core.structure import ARRAY_TYPES, KEYED_TYPES
 from solvent.runtime import devices
@@ -58,6 +58,7 @@ class Array:
     device = property(lambda self: next(iter(self.buffer.devices())))
     sharding = property(lambda self: self.buffer.sharding, doc="How the array is laid out over devices.")
     T = property(lambda self: np.transpose(self))
+    mT = property(lambda self: np.swapaxes(self, -1, -2), doc="The last two axes swapped (Array API).")
 
     def __len__(self) -> int:
         if not self.aval.shape:
@@ -68,8 +69,10 @@ class Array:
         host = host_value(self.buffer)
         return host if dtype is None else host.astype(dtype)
 
-    def __dlpack__(self, *args, **kwargs):
-        return self.buffer.__dlpack__(*args, **kwargs)
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if max_version is not None and tuple(max_version) < (1, 0):
+            max_version = None  # a consumer of the pre-1.0 protocol gets the unversioned capsule
+        return self.buffer.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self):
         return self.buffer.__dlpack_device__()
@@ -94,8 +97,21 @@ class Array:
     def __setitem__(self, key, value):
         EAGER["setitem"](self, key, value)
 
+    def __array_namespace__(self, *, api_version=None):
+        """The Array API namespace of this array: `solvent.numpy`."""
+        return dispatch.HOOKS["array_namespace"](api_version)
+
+    def to_device(self, device, /, *, stream=None) -> "Array":
+        """This array on `device` (itself when it is there already; Array API)."""
+        if device == self.device:
+            return self
+        return type(self).from_buffer(devices.put(self.buffer, device), array_key(type(self), self.aval))
+
     def __bool__(self):
         return bool(np.asarray(self))
+
+    def __complex__(self):
+        return complex(np.asarray(self))
 
     def __float__(self):
         return float(np.asarray(self))

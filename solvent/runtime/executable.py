@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 from jax._src.lib import xla_client
+from jaxlib.cpu import _lapack
 
 from solvent.errors import CompileError
 from solvent.runtime import devices
 from solvent.runtime.sharding import mesh_devices
+
+_lapack.initialize()  # LAPACK custom calls (np.linalg) segfault when run before this fills their table
 
 
 def compile(module_text: str, device=None, *, mesh=None, shardy: bool = True,

@@ -112,3 +112,17 @@ def elements(dtype, bound):
         return st.complex_numbers(max_magnitude=bound, allow_nan=False, allow_infinity=False,
                                   allow_subnormal=False)
     return st.floats(-bound, bound, width=dtype.itemsize * 8, allow_subnormal=False)
+
+
+#: The dtypes the lists above leave out, for tests that cover every dtype NumPy has.
+EXTRA_DTYPES = [np.dtype(t) for t in (np.uint16, np.float16, np.complex64)]
+EVERY_DTYPE = ALL_DTYPES + EXTRA_DTYPES
+
+
+def elements_with_specials(dtype, bound):
+    """`elements`, plus NaN and infinities for inexact dtypes (for NaN-aware functions)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "fc":
+        return elements(dtype, bound)
+    specials = st.sampled_from([np.nan, np.inf, -np.inf]).map(lambda v: dtype.type(v))
+    return st.one_of(elements(dtype, bound), specials)

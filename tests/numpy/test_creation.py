@@ -1,6 +1,7 @@
 """Array creation inside traced functions against NumPy: zeros, ones, empty, full, eye,
-identity, arange, linspace with plain Python arguments (fresh arrays that accept traced
-values), their `_like` forms, and np.array/np.asarray of traced values."""
+identity, tri, indices, arange, linspace, logspace, geomspace with plain Python arguments (fresh
+arrays that accept traced values), their `_like` forms, np.array/np.asarray of traced values,
+triu/tril, diag/diagflat/diagonal and meshgrid."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ import threading
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
 
 import solvent
-from numpy_samples import check, check_or_raises, sample
+from numpy_samples import ALL_DTYPES, check, check_or_raises, sample
 
 
 @pytest.mark.parametrize("dtype", [None, float, int, bool, np.float32, np.int8, np.uint32, np.complex128, "int16"],
@@ -171,3 +174,177 @@ def test_other_threads_see_plain_numpy_while_a_trace_runs():
 def test_invalid_shapes_raise_like_numpy():
     check_or_raises(lambda x: np.zeros(-1) + x, np.ones(1))
     check_or_raises(lambda x: np.arange(0, 1, 0) + x, np.ones(1))
+
+
+# -- registration of the fresh creation functions -------------------------------------------
+
+def test_fresh_creation_functions_are_registered():
+    """One registration each: solvent.supported() lists them, and tracing patches exactly those in."""
+    from solvent.numpy.creation import FRESH
+    expected = {"zeros", "ones", "empty", "full", "eye", "identity", "tri", "indices", "arange", "linspace",
+                "logspace", "geomspace", "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray",
+                "require"}
+    assert set(FRESH) == expected
+    assert {f"np.{name}" for name in expected} <= set(solvent.supported())
+
+
+def test_like_a_traced_array_makes_traced_arrays():
+    def f(x):
+        z = np.zeros(3, like=x)
+        z[0] = x.sum()
+        return z, np.ones((2,), dtype=np.int8, like=x), np.arange(4, like=x), np.full(2, 3.5, like=x), np.eye(2, like=x)
+    check(f, np.arange(3.0))
+
+
+# -- triangles, index grids, spaced values ------------------------------------------------------
+
+@pytest.mark.parametrize("args", [(3,), (2, 4), (4, 2, 1), (3, 3, -1), (3, None, 5), (0,), (3, 4, -4)], ids=str)
+@pytest.mark.parametrize("dtype", [float, int, bool, np.complex64], ids=str)
+def test_tri(args, dtype):
+    def f(x):
+        t = np.tri(*args, dtype=dtype)
+        if t.size:
+            t[0, 0] = x[0]
+        return t
+    check(f, np.ones(1, dtype))
+
+
+@pytest.mark.parametrize("k", [0, 1, -1, 3, -5], ids=str)
+def test_triu_tril(k):
+    x = sample(np.float32, (2, 3, 4))
+    check(lambda x, v: (np.triu(x, k), np.tril(x, k), np.triu(x[0], k), np.tril(v, k), np.triu(v, k)),
+          x, sample(np.int8, (3,)))
+
+
+def test_triu_tril_errors_and_dtypes():
+    check(lambda x: (np.triu(x), np.tril(x, 1)), sample(np.bool_, (3, 3)))
+    check(lambda x: (np.triu(x), np.tril(x, 1)), sample(np.complex128, (3, 2)))
+    check_or_raises(lambda x: np.triu(x[0, 0]), np.ones((2, 2)))
+    with pytest.raises(solvent.UnsupportedError, match="static"):
+        solvent.jit(lambda x, k: np.triu(x, k))(np.ones((2, 2)), solvent.Scalar(np.int64(1)))
+
+
+@pytest.mark.parametrize("dtype", [int, np.int8, float, np.float32, np.uint16], ids=str)
+def test_indices(dtype):
+    def f(x):
+        grid = np.indices((2, 3), dtype=dtype)
+        grid[0, 0, 0] = x[0]
+        return grid, np.indices((3, 1, 2), dtype=dtype, sparse=True), np.indices((), dtype=dtype), np.indices((0, 2))
+    check(f, np.ones(1, dtype))
+
+
+@pytest.mark.parametrize("args", [(0, 2, 5), (1, -1, 4), (0, 3, 1)], ids=str)
+def test_logspace_and_geomspace(args):
+    def f(x):
+        g = np.geomspace(1, 1000, 4)
+        g[1] = x[0]
+        return (g, np.logspace(*args), np.logspace(*args, base=2.0, endpoint=False), np.geomspace(-1, -16, 5),
+                np.logspace(0, 1, 3, dtype=np.float32), np.geomspace(1, 8, 4, dtype=int), np.logspace([0, 1], 2, 3))
+    check(f, np.ones(1))
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"num": 1}, {"num": 0}, {"endpoint": False, "num": 4},
+                                    {"dtype": int, "num": 7}, {"dtype": np.float32, "num": 4}], ids=str)
+def test_linspace_and_logspace_with_traced_ends(kwargs):
+    check(lambda x, y: (np.linspace(x[0], 3.0, **kwargs), np.linspace(x, y, **kwargs), np.linspace(-1, y, **kwargs),
+                        np.linspace(x[0], y[1], retstep=True, **kwargs), np.logspace(x[0], y, **kwargs),
+                        np.logspace(0, 2, base=np.abs(x) + 1, **kwargs)),
+          sample(np.float64, (2,)), sample(np.float32, (2,), seed=1))
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, -2], ids=str)
+def test_linspace_and_logspace_of_traced_arrays_along_an_axis(axis):
+    check(lambda x, y: (np.linspace(x, y, 4, axis=axis), np.logspace(x, 1.0, 3, axis=axis)),
+          sample(np.float64, (2,)), sample(np.float64, (3, 1), seed=1))
+
+
+def test_linspace_of_equal_traced_ends_and_integer_ends():
+    check(lambda x: (np.linspace(x[0], x[0], 4), np.linspace(x, 2 * x, 3, retstep=True)), np.array([2, 2, 5]))
+
+
+def test_geomspace_with_traced_ends_is_unsupported():
+    with pytest.raises(solvent.UnsupportedError, match="geomspace"):
+        solvent.jit(lambda x: np.geomspace(x[0], 2.0, 3))(np.ones(2))
+
+
+# -- diagonals ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("k", [0, 1, 2, -1, -3, 5], ids=str)
+def test_diag_and_diagflat(k):
+    x = sample(np.float64, (3, 4))
+    check(lambda x: (np.diag(x, k), np.diag(x[0], k), np.diagflat(x[:2, :2], k), np.diagflat(x[0, 0], k)), x)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_diag_dtypes(dtype):
+    check(lambda x: (np.diag(x), np.diag(x[0], -1), np.diagonal(x, 1)), sample(dtype, (3, 3)))
+
+
+@pytest.mark.parametrize("offset, axis1, axis2", [(0, 0, 1), (1, 0, 1), (-1, 1, 0), (0, 2, 0), (2, -1, 1),
+                                                  (-2, 0, 2), (9, 0, 1)], ids=str)
+def test_diagonal(offset, axis1, axis2):
+    check(lambda x: np.diagonal(x, offset, axis1, axis2), sample(np.int32, (3, 4, 5)))
+
+
+def test_diagonal_errors():
+    check_or_raises(lambda x: np.diagonal(x), np.ones(3))
+    check_or_raises(lambda x: np.diagonal(x, 0, 1, 1), np.ones((2, 2)))
+    check_or_raises(lambda x: np.diagonal(x, 0, 0, 2), np.ones((2, 2)))
+    check_or_raises(lambda x: np.diag(x), np.ones((2, 2, 2)))
+
+
+@settings(max_examples=20, deadline=None)
+@given(shape=hnp.array_shapes(min_dims=2, max_dims=3, min_side=0, max_side=4), offset=st.integers(-5, 5))
+def test_random_diagonals_and_triangles(shape, offset):
+    x = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    check(lambda x: (np.diagonal(x, offset), np.diagonal(x, offset, -1, -2), np.triu(x, offset), np.tril(x, offset)), x)
+
+
+# -- meshgrid -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_meshgrid(indexing, sparse):
+    x, y, z = sample(np.float32, (3,)), sample(np.int16, (2,), seed=1), sample(np.float64, (4,), seed=2)
+    check(lambda x, y, z: (np.meshgrid(x, y, indexing=indexing, sparse=sparse),
+                           np.meshgrid(x, y, z, indexing=indexing, sparse=sparse), np.meshgrid(x, indexing=indexing),
+                           np.meshgrid(x, [1, 2], indexing=indexing, sparse=sparse)), x, y, z)
+
+
+def test_meshgrid_copies_and_errors():
+    def f(x, y):
+        gx, gy = np.meshgrid(x, y)
+        gx[0, 0] = -1.0  # a copy: x keeps its values
+        return gx, x
+    check(f, np.arange(3.0), np.arange(2.0))
+    check_or_raises(lambda x: np.meshgrid(x, x, indexing="yx"), np.ones(2))
+    check(lambda x: np.meshgrid(x, x[:2], copy=False, sparse=True), np.arange(3.0))
+
+
+# -- np.array and friends of traced data -----------------------------------------------------------
+
+def test_array_options_on_traced_values():
+    def f(x):
+        return (np.array(x, ndmin=3), np.array([x[0], 2], dtype=np.float32, ndmin=2), np.asarray(x, dtype=int),
+                np.ascontiguousarray(x[0]), np.asanyarray([x[1], x[0]]), np.array(x, copy=None), np.array(x[0]),
+                np.asfortranarray([x, x]), np.require(x, np.float32, ["C", "A"]), np.require([x[0], 1]))
+    check(f, np.arange(3.0))
+
+
+def test_array_copy_semantics():
+    def f(x):
+        a = np.array(x, copy=False)
+        a[0] = 7.0             # no copy: writes x
+        b = np.asarray(x, copy=True)
+        b[1] = -1.0            # a copy
+        np.array(x, ndmin=2)[0, 2] = 5.0  # a copy by default
+        np.asarray(x)[None][0, 1] += 1.0  # a view
+        return x, b
+    check(f, np.arange(3.0))
+    check_or_raises(lambda x: np.array(x, dtype=np.int32, copy=False), np.arange(3.0))
+
+
+def test_empty_forms_are_zeros_shaped_like_numpy():
+    def f(x):
+        return np.empty((2, 2), np.int8).shape, np.empty_like(x, shape=(3,)).shape, np.empty_like(x, dtype=bool).dtype
+    check(f, np.ones((2, 3)))

@@ -36,3 +36,12 @@ def test_common_type(dtypes):
 def test_astype_function(dtype):
     check(lambda x: (np.astype(x, np.float32), np.astype(x, dtype), np.astype(x, np.int64)), np.abs(sample(np.float64)) * 3)
     check_or_raises(lambda x: np.astype(x, "no such dtype"), sample(dtype))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_min_scalar_type_of_arrays_and_refused_for_0d(dtype):
+    found = []
+    solvent.jit(lambda x: found.append(np.min_scalar_type(x)))(sample(dtype, (3,)))
+    assert found == [np.min_scalar_type(sample(dtype, (3,)))]
+    with pytest.raises(solvent.UnsupportedError, match="min_scalar_type"):
+        solvent.jit(lambda x: np.min_scalar_type(x))(np.asarray(sample(dtype, ())))

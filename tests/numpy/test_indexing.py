@@ -1,5 +1,6 @@
 """Indexing reads and writes against NumPy: integers, slices with any step, None, `...`,
-traced integer indices (solvent.Scalar), augmented assignment, and writes through views."""
+traced integer indices (solvent.Scalar), augmented assignment, writes through views,
+integer-array (fancy) indexing and boolean masks."""
 
 from __future__ import annotations
 
@@ -244,13 +245,11 @@ def test_traced_index_in_a_view():
     check_traced_index(f, np.arange(12.0).reshape(4, 3), 1)
 
 
-def test_float_and_array_indices_are_errors():
+def test_float_indices_are_errors():
     with pytest.raises((IndexError, TypeError)):
         solvent.jit(lambda x, i: x[i])(np.arange(3.0), solvent.Scalar(1.0))
-    with pytest.raises(solvent.UnsupportedError, match="fancy indexing"):
-        solvent.jit(lambda x: x[[0, 1]])(np.arange(3.0))
-    with pytest.raises(solvent.UnsupportedError):
-        solvent.jit(lambda x: x[x > 1])(np.arange(3.0))
+    with pytest.raises(IndexError):
+        solvent.jit(lambda x: x[np.array([0.0, 1.0])])(np.arange(3.0))
 
 
 # -- hypothesis: random basic indices on random shapes ------------------------------------------
@@ -283,3 +282,273 @@ def test_random_read_and_augmented_write(data, shape):
         x[key] += 100.0
         return r, x
     check_or_raises(f, x)  # an ellipsis moves the integers onto other axes: some keys are out of bounds
+
+
+# -- integer arrays (fancy indexing) ----------------------------------------------------------
+
+FANCY = [
+    ([0, 2],), ([[1], [0]],), ([-1, 0, -1],), ([],), (slice(None), [3, 0]), (Ellipsis, [1, -1]),
+    (0, slice(None), [0, 1]), ([0, 2], slice(None), [1, 3]), ([[0], [2]], [1, 3]), ([0, 2], [1, 3], 4),
+    ([0, 1], None, [0, 1]), (None, slice(None), [0, 2], [1]), ([2, 0], slice(None, None, -1), 2),
+    (slice(1, None), [[0, 1], [2, 2]], slice(None, None, 2)), (1, [0, 3], None), ([1, 0, 1], Ellipsis),
+    (np.array([True, False, True]),), (slice(None), np.array([True, False, True, True])),
+    (np.arange(12).reshape(3, 4) % 3 == 0,), (np.array([False, True, False]), slice(1, 3), [0, 4]),
+]
+
+
+@pytest.mark.parametrize("key", FANCY, ids=_key_id)
+def test_fancy_reads_and_writes(key):
+    def f(x):
+        r = x[key]
+        x[key] = -1.0
+        return r, x
+    check(f, np.arange(60.0).reshape(3, 4, 5))
+
+
+@pytest.mark.parametrize("key", FANCY[:12], ids=_key_id)
+def test_fancy_augmented_assignment(key):
+    def f(x, y):
+        x[key] += 10.0
+        x[key] *= y[key]
+        return x
+    check(f, np.arange(60.0).reshape(3, 4, 5), np.full((3, 4, 5), 3.0))
+
+
+def test_repeated_indices_augmented_assignment_applies_once():
+    def f(x):
+        x[[1, 1, 3]] += 1
+        x[[0, 0]] -= np.array([5, 7])
+        return x
+    check(f, np.arange(5))
+
+
+def test_repeated_indices_the_last_write_wins():
+    def f(x, i):
+        x[[1, 1, 3, 1]] = np.array([[5.0], [6.0], [7.0], [8.0]])
+        x[i, 0] = np.array([-1.0, -2.0, -3.0, -4.0])
+        x[i] += 100.0
+        return x
+    check(f, np.zeros((5, 2)), np.array([2, -3, 4, 2]))
+
+
+def test_traced_index_arrays_read_and_write():
+    def f(x, i, j):
+        r = (x[i], x[:, j], x[i, j], x[i[:, None], j], x[j[1:], ::-1], x[1, j])
+        x[i, j] = np.array([1.0, 2.0, 3.0])
+        x[:, j] *= -1.0
+        return r, x
+    check(f, np.arange(20.0).reshape(4, 5), np.array([3, -1, 0]), np.array([4, 0, -2]))
+
+
+def test_index_array_of_traced_integers_and_traced_scalar():
+    def f(x, i):
+        r = x[[i, 0, i]]
+        x[[i, 1]] = 9
+        return r, x
+    check_traced_index(f, np.arange(6), 4)
+
+
+def test_write_value_broadcasting_and_casting():
+    def f(x):
+        x[[0, 2]] = np.array([1.7, -2.2, 3.9])
+        x[:, [1, 0]] = np.array([[5], [6], [7]])
+        x[[1]] = True
+        return x
+    check(f, np.zeros((3, 3), dtype=np.int32))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_fancy_every_dtype(dtype):
+    def f(x, y):
+        r = x[[2, 0, 2], 1:]
+        x[[1, 0], [0, 3]] = y[0, :2]
+        x[[2, 2]] = y[1]
+        return r, x
+    check(f, sample(dtype, (3, 4), 0, 9, seed=1), sample(dtype, (3, 4), 0, 9, seed=2))
+
+
+@pytest.mark.parametrize("key", [([3],), ([-4],), ([0, 1], [0, 1, 2]), (np.array([True, False]),),
+                                 ([0], [0], [0]), (Ellipsis, Ellipsis, [0])], ids=_key_id)
+def test_bad_fancy_indices_raise_like_numpy(key):
+    check_or_raises(lambda x: x[key], np.zeros((3, 2)))
+
+
+def test_empty_fancy_index_on_an_empty_dimension():
+    check(lambda x: (x[[]], x[:, []], x[np.zeros(0, dtype=np.int64)]), np.zeros((0, 3)))
+
+
+def test_traced_out_of_bounds_index_is_clamped():
+    result = solvent.jit(lambda x, i: x[i])(np.arange(4.0), np.array([7, -9]))
+    assert_same(result, np.array([3.0, 0.0]))
+
+
+def test_fancy_write_through_a_view():
+    def f(a):
+        b = a[1:]
+        b[[0, 2], 1] = -1.0
+        a.T[[0], 1:] += 5.0
+        return a
+    check(f, np.arange(12.0).reshape(4, 3))
+
+
+def test_fancy_read_is_a_copy():
+    def f(a):
+        b = a[[0, 1]]
+        b[0] = 100.0
+        return a, b
+    check(f, np.arange(4.0))
+
+
+# -- boolean masks ------------------------------------------------------------------------------
+
+def test_mask_assignment():
+    def f(x, y):
+        x[x > 8] = 0.0
+        x[y[:, 0] < 3] = np.array([-1.0, -2.0, -3.0, -4.0])
+        x[(x > 1) & (x < 5)] += 10.0
+        x[x > 12] *= 3.0
+        return x
+    check(f, np.arange(12.0).reshape(3, 4), np.arange(12.0).reshape(3, 4) % 5)
+
+
+def test_mask_over_leading_dimensions():
+    def f(x, m):
+        x[m] = np.arange(4.0)
+        x[m] -= 1.0
+        x[~m, 1:] = 7.0
+        x[1, :, x[0, 0] > 0] += np.array([1.0, 2.0, 3.0])
+        return x
+    check(f, np.arange(24.0).reshape(2, 3, 4), np.array([[True, False, True], [False, False, True]]))
+
+
+def test_mask_with_slices_and_integers():
+    def f(x, m):
+        x[1:, m] = 5.0
+        x[0, m] += 1
+        x[::-1][m[:4]] //= 2
+        return x
+    check(f, np.arange(20).reshape(4, 5), np.array([True, False, False, True, True]))
+
+
+def test_mask_of_every_element_and_of_none():
+    def f(x):
+        x[x > -1] += 1
+        x[x > 100] = 0
+        return x
+    check(f, np.arange(6))
+
+
+def test_mask_assignment_with_a_traced_scalar_value():
+    def f(x, v):
+        x[x > 2] = v
+        return x
+    check(f, np.arange(6.0), np.array(-1.5))
+
+
+def test_mask_read_is_unsupported():
+    with pytest.raises(solvent.UnsupportedError, match="data-dependent shape.*np.where"):
+        solvent.jit(lambda x: x[x > 1])(np.arange(3.0))
+    with pytest.raises(solvent.UnsupportedError, match="data-dependent"):
+        solvent.jit(lambda x: np.sum(x[x > 1]))(np.arange(3.0))
+
+
+def test_mask_assignment_of_a_count_long_array_is_unsupported():
+    def f(x):
+        x[x > 1] = np.array([7.0, 8.0])
+        return x
+    with pytest.raises(solvent.UnsupportedError, match="number of True elements"):
+        solvent.jit(f)(np.arange(4.0))
+
+    def g(x, y):
+        x[x > 1] += y
+        return x
+    with pytest.raises(solvent.UnsupportedError, match="number of True elements"):
+        solvent.jit(g)(np.arange(4.0), np.arange(2.0))
+
+
+def test_mask_mixed_with_index_arrays_is_unsupported():
+    def f(x):
+        x[x[:, 0] > 1, [0, 1]] = 0.0
+        return x
+    with pytest.raises(solvent.UnsupportedError, match="integer arrays"):
+        solvent.jit(f)(np.arange(6.0).reshape(3, 2))
+
+
+def test_static_mask_reads_and_writes():
+    mask = np.array([True, False, True, True])
+
+    def f(x):
+        r = x[mask] * 2.0
+        x[mask] = np.array([1.0, 2.0, 3.0])
+        x[mask] += 1.0
+        return r, x
+    check(f, np.arange(4.0))
+
+
+def test_mask_shape_mismatch_raises_like_numpy():
+    def f(x, m):
+        x[m] = 0.0
+        return x
+    check_or_raises(f, np.arange(4.0), np.array([True, False]))
+
+
+# -- hypothesis: random mixed indices -----------------------------------------------------------
+
+@st.composite
+def fancy_index(draw, shape):
+    key = []
+    for n in shape[: draw(st.integers(1, len(shape)))]:
+        kind = draw(st.sampled_from(["array", "array", "int", "slice", "none"]))
+        if kind == "array":
+            size = draw(st.integers(1, 3))
+            key.append(draw(st.lists(st.integers(-n, n - 1), min_size=size, max_size=size)))
+        elif kind == "int":
+            key.append(draw(st.integers(-n, n - 1)))
+        elif kind == "slice":
+            key.append(slice(draw(st.none() | st.integers(-n, n)), None, draw(st.sampled_from([None, 2, -1]))))
+        else:
+            key.extend([None, slice(None)])
+    if draw(st.booleans()):
+        key.insert(draw(st.integers(0, len(key))), Ellipsis)
+    return tuple(key)
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), shape=st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple))
+def test_random_fancy_read_and_write(data, shape):
+    key = data.draw(fancy_index(shape))
+    x = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+
+    def f(x):
+        r = x[key] * 1.0
+        x[key] = -r
+        x[key] += 0.5
+        return r, x
+    check_or_raises(f, x)  # lists of different lengths do not broadcast: NumPy's IndexError
+
+
+def test_zero_d_integer_arrays_index_like_integers():
+    def f(x):
+        r = (x[np.array(1)], x[np.array(1), np.array([0, 2])], x[:, np.array(-1)], x[np.array(1), -1],
+             x[np.array(0), np.array(1), ...])
+        x[np.array(0)] = 5.0
+        return r, x
+    check(f, np.arange(6.0).reshape(2, 3))
+
+
+def test_boolean_scalar_index_is_unsupported():
+    with pytest.raises(solvent.UnsupportedError, match="boolean scalar"):
+        solvent.jit(lambda x: x[True])(np.arange(3.0))
+
+
+def test_gradients_through_gather_scatter_and_masks():
+    def loss(x, i):
+        y = np.zeros(4)
+        y[[1, 3]] = x[:2] * 3.0    # 9 x0^2 + 9 x1^2
+        np.add.at(y, [0, 0], x[2])  # (2 x2)^2
+        z = x.copy()
+        z[z > 2.5] *= 2.0           # 2 x3
+        return np.sum(y * y) + np.sum(x[i] ** 2) + np.sum(z)
+    x, i = np.array([1.0, 2.0, 3.0, 4.0]), np.array([0, 0, 3])
+    expected = np.array([18 * 1.0 + 4 * 1.0 + 1, 18 * 2.0 + 1, 8 * 3.0 + 2, 2 * 4.0 + 2])
+    assert_same(solvent.grad(loss)(x, i), expected)

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
 
 import solvent
-from numpy_samples import FLOAT, INTEGER, check, check_or_raises, sample
+from solvent.core import dispatch
+from numpy_samples import ALL_DTYPES, FLOAT, INTEGER, check, check_or_raises, elements, sample
 
 
 def test_attributes():
@@ -94,6 +97,174 @@ def test_unsupported_method_names_the_method():
         solvent.jit(lambda x: x.nonzero())(np.ones(3))
     with pytest.raises(AttributeError):
         solvent.jit(lambda x: x.no_such_method())(np.ones(3))
+
+
+# -- methods forwarding to functions that other modules implement ----------------------------------
+
+def _needs(*functions):
+    """xfail while a NumPy function the method forwards to is not registered yet."""
+    missing = [f.__name__ for f in functions if f not in dispatch.FUNCTIONS]
+    if missing:
+        pytest.xfail(f"np.{', np.'.join(missing)} not registered yet")
+
+
+def test_sort_method_sorts_the_callers_array_in_place():
+    _needs(np.sort)
+
+    def f(x, y):
+        x.sort()
+        y[1:].sort(axis=0)
+        y[0].sort(kind="stable")
+        return x.sort(), y.T.sort()
+    check(f, sample(np.float64, (6,), seed=20), sample(np.int32, (4, 3), seed=21))
+    for bad in (lambda x: x.sort(axis=None), lambda x: x.sum().sort(), lambda x: x.sort(axis=2)):
+        check_or_raises(bad, sample(np.float64, (2, 3), seed=20))
+
+
+def test_partition_method_partitions_in_place():
+    _needs(np.partition)
+
+    x = sample(np.float64, (9,), seed=22)
+    result = x.copy()
+    assert solvent.jit(lambda x: x.partition(3))(result) is None  # the caller's array is partitioned
+    assert sorted(result.tolist()) == sorted(x.tolist())
+    assert result[3] == np.sort(x)[3] and result[:3].max() <= result[3] <= result[4:].min()
+
+
+def test_argpartition_method():
+    _needs(np.argpartition)
+    x = sample(np.float64, (9,), seed=23)
+    index = np.asarray(solvent.jit(lambda x: x.argpartition(4))(x))
+    assert sorted(index.tolist()) == list(range(9)) and x[index[4]] == np.sort(x)[4]
+
+
+def test_sorting_and_searching_methods():
+    _needs(np.argsort, np.searchsorted)
+    x = sample(np.float64, (3, 5), seed=24)
+    check(lambda x, s: (x.argsort(), x.argsort(axis=0, kind="stable"), s.searchsorted(x), s.searchsorted(1.5, "right")),
+          x, np.sort(sample(np.float64, (6,), seed=25)))
+
+
+def test_put_method_writes_in_place():
+    _needs(np.put)
+
+    def f(x):
+        x.put([0, 4], [-1.0, -2.0])
+        x[1:].put(0, 9.0)
+        return x
+    check(f, sample(np.float64, (2, 3), seed=26))
+
+
+SELECTION = [
+    (np.take, lambda x: (x.take([0, 2]), x.take([1, -1], axis=1), x.take([[0], [5]]))),
+    (np.diagonal, lambda x: (x.diagonal(), x.diagonal(1), x.diagonal(-1, 1, 0))),
+    (np.trace, lambda x: (x.trace(), x.trace(offset=-1, dtype=np.float32), x.trace(1, 1, 0))),
+    (np.repeat, lambda x: (x.repeat(2), x.repeat([1, 2, 0], axis=0))),
+    (np.compress, lambda x: (x.compress([True, False, True]), x.compress([False, True], axis=1))),
+    (np.choose, lambda x: ((x % 2).choose([x, -x]), (x % 3).choose([1, 2, 3]))),
+]
+
+
+@pytest.mark.parametrize("function, fn", SELECTION, ids=[f.__name__ for f, _ in SELECTION])
+def test_selection_methods(function, fn):
+    _needs(function)
+    check(fn, sample(np.int16, (3, 4), seed=27))
+
+
+def test_round_method():
+    _needs(np.round)
+    check(lambda x: (x.round(), x.round(1), x.round(decimals=-1)), sample(np.float64, (6,), -40, 40, seed=28))
+
+
+AXIS_METHODS = ["sum", "prod", "mean", "max", "min", "argmax", "argmin", "any", "all", "std", "var", "cumsum",
+                "cumprod"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), name=st.sampled_from(AXIS_METHODS), dtype=st.sampled_from(ALL_DTYPES),
+       shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4))
+def test_methods_match_numpy_over_axes(data, name, dtype, shape):
+    x = data.draw(hnp.arrays(dtype, shape, elements=elements(dtype, bound=3)))
+    axis = data.draw(st.one_of(st.none(), st.integers(-len(shape), len(shape) - 1))) if shape else None
+    check_or_raises(lambda x: getattr(x, name)(axis=axis), x, scale=100)
+
+
+def test_clip_and_arithmetic_methods_with_keywords():
+    x = sample(np.float32, (3, 4), seed=29)
+    check(lambda x: (x.clip(min=-1), x.clip(max=1), x.sum(axis=0, keepdims=True, dtype=np.float64),
+                     x.mean(axis=-1), x.max(initial=10.0), x.cumsum(axis=0), x.std(axis=1, ddof=1),
+                     x.var(axis=1, keepdims=True), x.prod(axis=(0, 1))), x)
+
+
+# -- methods with their own rules --------------------------------------------------------------------
+
+def test_astype_without_copy_returns_the_array_itself():
+    def f(x):
+        x.astype(x.dtype, copy=False)[0] = 7.0
+        x.astype(np.float32, copy=False)[1] = 7.0  # a conversion is a new array whatever copy= says
+        return x
+    check(f, sample(np.float64, (3,), seed=30))
+
+
+def test_view_of_the_same_dtype_shares_data():
+    def f(x):
+        v = x.view()
+        v[0] = 100
+        x.view(np.ndarray)[1] = 200
+        x.view(x.dtype)[2] = 300
+        return x, v
+    check(f, sample(np.int64, (4,), seed=31))
+    with pytest.raises(solvent.UnsupportedError, match="view"):
+        solvent.jit(lambda x: x.view(np.int64))(np.ones(3))
+
+
+def test_resize_method():
+    def f(x):
+        x.resize((2, 3))
+        x.resize(2, 3, refcheck=False)
+        return x
+    check(f, sample(np.float64, (2, 3), seed=32))
+    with pytest.raises(solvent.UnsupportedError, match="resize"):
+        solvent.jit(lambda x: x.resize((3, 2)))(np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("method", ["tobytes", "tofile"])
+def test_host_only_methods_raise_tracer_conversion_error(method):
+    with pytest.raises(solvent.TracerConversionError, match=method):
+        solvent.jit(lambda x: getattr(x, method)())(np.ones(3))
+
+
+@pytest.mark.parametrize("name", ["strides", "flags", "ctypes", "byteswap", "dumps"])
+def test_unsupported_attributes_raise(name):
+    with pytest.raises(solvent.UnsupportedError, match=name):
+        solvent.jit(lambda x: getattr(x, name))(np.ones(3))
+
+
+@pytest.mark.parametrize("name", ["ptp", "itemset", "newbyteorder"])
+def test_methods_removed_in_numpy_2_raise(name):
+    with pytest.raises(AttributeError):
+        getattr(np.ones(3), name)
+    with pytest.raises((AttributeError, solvent.UnsupportedError)):
+        solvent.jit(lambda x: getattr(x, name)())(np.ones(3))
+
+
+def test_base_attribute():
+    def f(x):
+        y = x.copy()
+        return (x.base is None, x[1:].base is x, x[1:][1:].base is x, x.T.base is x, y.base is None,
+                x.reshape(-1).base is x)
+    x = sample(np.float64, (3, 2), seed=33)
+    assert solvent.jit(f)(x) == f(x)
+
+
+def test_matrix_transpose_and_flat():
+    def f(x):
+        x.flat[1] = -5.0
+        total = 0.0
+        for v in x[0].flat:
+            total = total + v
+        return x.mT, x.T, x.flat[3], total, len(x.flat)
+    check(f, sample(np.float64, (2, 2, 3), seed=34))
 
 
 # -- ufunc.reduce ----------------------------------------------------------------------------

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
-from numpy_samples import ALL_DTYPES, FLOAT, INTEGER, elements, check, check_or_raises, sample
+from numpy_samples import (ALL_DTYPES, EVERY_DTYPE, FLOAT, INTEGER, elements, elements_with_specials, check,
+                           check_or_raises, sample)
 
 REDUCTIONS = [np.sum, np.prod, np.mean, np.max, np.min, np.argmax, np.argmin, np.any, np.all, np.std,
               np.var, np.amax, np.amin]
@@ -213,3 +214,103 @@ def test_clip_with_out_and_nan():
 def test_cumulative(dtype):
     x = sample(dtype, (3, 4), 0, 3, seed=21)
     check(lambda x: (np.cumsum(x), np.cumsum(x, axis=0), np.cumprod(x, axis=-1), x.cumsum(1)), x)
+
+
+# -- NaN-ignoring reductions, count_nonzero, ptp, the Array API cumulative functions ------------------
+
+NAN_REDUCTIONS = [np.nansum, np.nanprod, np.nanmean, np.nanvar, np.nanstd, np.nanmax, np.nanmin, np.nanargmax,
+                  np.nanargmin]
+
+
+def _with_nans(dtype, seed):
+    """A (3, 4) sample with a NaN, an all-NaN last row and an infinity (for inexact dtypes)."""
+    x = sample(dtype, (3, 4), -3, 3, seed=seed)
+    if np.dtype(dtype).kind in "fc":
+        x[0, 1], x[1, 3], x[2, :] = np.nan, np.inf, np.nan
+    return x
+
+
+@pytest.mark.parametrize("dtype", EVERY_DTYPE, ids=str)
+@pytest.mark.parametrize("reduction", NAN_REDUCTIONS, ids=_name)
+def test_nan_reductions(reduction, dtype):
+    """NaNs are skipped; an all-NaN row gives NaN (or 0 for nansum, 1 for nanprod) as in NumPy."""
+    x = _with_nans(dtype, seed=22)
+    rows = x[:2] if reduction in (np.nanargmax, np.nanargmin) else x  # NumPy raises on an all-NaN row
+    check_or_raises(lambda x: (reduction(x), reduction(x, axis=0), reduction(x, axis=1, keepdims=True)), rows,
+                    scale=SCALE)
+
+
+@pytest.mark.parametrize("reduction", [np.nanvar, np.nanstd], ids=_name)
+def test_nan_variance_ddof_and_dtype(reduction):
+    x = _with_nans(np.float32, seed=23)
+    check(lambda x: (reduction(x, ddof=1), reduction(x, axis=1, ddof=3), reduction(x, axis=0, dtype=np.float64),
+                     reduction(x[0], correction=1)), x, scale=SCALE)
+    check(lambda x: reduction(x, axis=0, ddof=1), _with_nans(np.complex64, seed=24), scale=SCALE)
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), reduction=st.sampled_from(NAN_REDUCTIONS[:7] + [np.nancumsum, np.nancumprod]),
+       dtype=st.sampled_from(EVERY_DTYPE), shape=hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4),
+       keepdims=st.booleans())
+def test_random_nan_reductions(data, reduction, dtype, shape, keepdims):
+    x = data.draw(hnp.arrays(dtype, shape, elements=elements_with_specials(dtype, bound=3)))
+    axis = data.draw(st.none() | st.integers(-len(shape), len(shape) - 1))
+    if reduction in (np.nancumsum, np.nancumprod):
+        check_or_raises(lambda x: reduction(x, axis=axis), x, scale=SCALE)
+    else:
+        check_or_raises(lambda x: reduction(x, axis=axis, keepdims=keepdims), x, scale=SCALE)
+
+
+def test_nan_functions_with_out():
+    def f(x, s, m):
+        np.nansum(x, axis=1, out=s)
+        np.nanmax(x, axis=0, out=m)
+        return s, m, np.nanmean(x, axis=1, out=np.zeros(3))
+    check(f, _with_nans(np.float64, seed=25), np.zeros(3), np.zeros(4))
+
+
+@pytest.mark.parametrize("dtype", EVERY_DTYPE, ids=str)
+def test_cumulative_nan_count_and_ptp(dtype):
+    x = _with_nans(dtype, seed=26)
+    check_or_raises(lambda x: (np.nancumsum(x), np.nancumsum(x, axis=0), np.nancumprod(x, axis=1),
+                               np.count_nonzero(x), np.count_nonzero(x, axis=0),
+                               np.count_nonzero(x, axis=(0, 1), keepdims=True)),
+                    x, scale=SCALE)
+    check_or_raises(lambda x: (np.ptp(x), np.ptp(x, axis=1), np.ptp(x, axis=0, keepdims=True)), x)
+
+
+def test_ptp_wraps_around_for_integers():
+    check(lambda x: (np.ptp(x), np.ptp(x.astype(np.uint8))), np.array([-100, 100, 27], dtype=np.int8))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.float32, np.complex64], ids=str)
+@pytest.mark.parametrize("function", [np.cumulative_sum, np.cumulative_prod], ids=_name)
+def test_cumulative_sum_and_prod(function, dtype):
+    x = sample(dtype, (3, 4), 0, 3, seed=27)
+    check_or_raises(lambda x: (function(x, axis=0), function(x, axis=-1, include_initial=True), function(x[0]),
+                               function(x[0], include_initial=True, dtype=np.float64), function(x[0, 0])), x)
+    check_or_raises(lambda x: function(x), x)  # axis is required above 1-D
+
+
+# -- where= masks in reductions ------------------------------------------------------------------
+
+WHERE = np.array([[True, False, True, True], [False, False, False, False], [True, True, False, True]])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8, np.complex128, np.bool_], ids=str)
+def test_where_masks(dtype):
+    """Masked-out elements count as the identity; a row with nothing selected gives NaN for the mean."""
+    x = sample(dtype, (3, 4), -3, 3, seed=28)
+    check_or_raises(lambda x, m: (np.sum(x, where=m), np.sum(x, axis=1, where=m), np.prod(x, axis=0, where=m[0]),
+                                  np.max(x, axis=1, where=m, initial=-5), np.min(x, where=m, initial=5),
+                                  np.any(x, where=m, axis=0), np.all(x, axis=1, where=m), np.mean(x, axis=1, where=m),
+                                  np.mean(x, where=m[0], keepdims=True), np.var(x, axis=0, where=m),
+                                  np.std(x, axis=1, ddof=1, where=m, keepdims=True), np.nansum(x, where=m, axis=0),
+                                  np.sum(x, axis=1, where=[True, False, True, False])), x, WHERE, scale=SCALE)
+    check_or_raises(lambda x, m: np.max(x, where=m), x, WHERE)  # no identity: NumPy asks for initial=
+
+
+def test_nan_reductions_with_where():
+    x = _with_nans(np.float64, seed=29)
+    check(lambda x, m: (np.nanmean(x, axis=1, where=m), np.nanvar(x, axis=0, where=m), np.nanstd(x, where=m, ddof=1),
+                        np.nanmax(x, axis=1, where=m, initial=-9), np.nanprod(x, where=m)), x, WHERE)

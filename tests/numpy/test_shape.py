@@ -230,3 +230,91 @@ def test_random_reshape_transpose(data, shape):
 def test_random_broadcast_to(shapes):
     (source,), target = shapes.input_shapes, shapes.result_shape
     check(lambda x: np.broadcast_to(x, target), np.arange(int(np.prod(source)), dtype=np.float32).reshape(source))
+
+
+# -- atleast, stacking, block, unstack, broadcast_arrays, aliases --------------------------------
+
+def test_atleast_nd():
+    def f(x):
+        s, v, m = x[0, 0], x[0], x
+        return (np.atleast_1d(s), np.atleast_1d(v, m), np.atleast_2d(s), np.atleast_2d(v), np.atleast_2d(s, v, m),
+                np.atleast_3d(s), np.atleast_3d(v), np.atleast_3d(m), np.atleast_3d(m[None]), np.atleast_1d([1, 2]))
+    check(f, sample(np.int16, (2, 3)))
+
+
+def test_atleast_nd_are_views():
+    def f(x):
+        np.atleast_2d(x)[0, 1] = -1.0
+        np.atleast_3d(x)[0, 2, 0] = -2.0
+        return x
+    check(f, np.arange(3.0))
+
+
+@pytest.mark.parametrize("dtype", [None, np.float32], ids=str)
+def test_hstack_vstack_dstack_column_stack(dtype):
+    x, y = sample(np.float64, (2, 3), seed=1), sample(np.int8, (2, 3), seed=2)
+    kw = {} if dtype is None else {"dtype": dtype, "casting": "unsafe"}
+    check(lambda x, y: (np.hstack([x, y], **kw), np.vstack((x, y, x[0]), **kw), np.hstack([x[0], y[1], [5]], **kw),
+                        np.vstack([x[0, 0], y[0, 0]], **kw), np.dstack([x, y]), np.dstack([x[0], y[0]]),
+                        np.column_stack([x[0], y[0], x.T]), np.column_stack((x[0, :2], [1, 2]))), x, y)
+
+
+def test_stacking_errors():
+    x = np.ones((2, 3))
+    check_or_raises(lambda x: np.hstack([x, x[0]]), x)
+    check_or_raises(lambda x: np.vstack([x, np.ones(2)]), x)
+    check_or_raises(lambda x: np.hstack(x for _ in range(2)), x)
+    check_or_raises(lambda x: np.column_stack([x, np.ones(3)]), x)
+
+
+def test_block():
+    a, b = sample(np.float64, (2, 2), seed=3), sample(np.int32, (2, 3), seed=4)
+    check(lambda a, b: (np.block([[a, b], [b[:, :2], np.zeros((2, 3))]]), np.block([a, b]), np.block([[a], [a]]),
+                        np.block([[[a]]]), np.block(a), np.block([a[0], 1.0, b[0]]), np.block([[1, 2], [3, a[0, 0]]])),
+          a, b)
+
+
+def test_block_errors():
+    a = np.ones((2, 2))
+    for arrays in [lambda a: np.block([[a], a]), lambda a: np.block([]), lambda a: np.block([[a], []]),
+                   lambda a: np.block((a, a)), lambda a: np.block([a, np.ones((3, 3))])]:
+        check_or_raises(arrays, a)
+
+
+def test_unstack():
+    x = sample(np.float32, (2, 3, 4))
+    check(lambda x: (np.unstack(x), np.unstack(x, axis=1), np.unstack(x, axis=-1)), x)
+    check_or_raises(lambda x: np.unstack(x[0, 0, 0]), x)
+
+    def f(x):
+        np.unstack(x, axis=1)[1][0] = -5.0  # views, as NumPy's
+        return x
+    check(f, np.arange(6.0).reshape(2, 3))
+
+
+def test_broadcast_arrays():
+    x, y = sample(np.float64, (3, 1)), sample(np.int8, (4,))
+    check(lambda x, y: (np.broadcast_arrays(x, y), np.broadcast_arrays(x),
+                        np.broadcast_arrays(x, 2.0, [[1], [2], [3]])), x, y)
+    check_or_raises(lambda x, y: np.broadcast_arrays(x, y), np.ones((3, 2)), np.ones(3))
+
+
+def test_array_api_aliases():
+    x = sample(np.float64, (2, 3, 4))
+    assert np.concat is np.concatenate and np.permute_dims is np.transpose
+    check(lambda x: (np.concat([x, x], axis=1), np.permute_dims(x, (2, 0, 1)), np.matrix_transpose(x),
+                     np.matrix_transpose(x[0])), x)
+    check_or_raises(lambda x: np.matrix_transpose(x[0, 0]), x)
+
+
+@settings(max_examples=15, deadline=None)
+@given(shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=3))
+def test_random_stacking(shape):
+    x = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    check(lambda x: (np.hstack([x, x]), np.vstack([x, x]), np.dstack([x, x]), np.atleast_3d(x), np.block([[x, x]])), x)
+
+
+@pytest.mark.parametrize("axis, start", [(0, 0), (0, 2), (2, 0), (1, 3), (-1, 1), (3, -2), (0, 4), (1, 1)], ids=str)
+def test_rollaxis(axis, start):
+    check_or_raises(lambda x: np.rollaxis(x, axis, start), sample(np.int16, (2, 3, 4, 5)))
+    check_or_raises(lambda x: np.rollaxis(x, 0, 6), sample(np.int16, (2, 3, 4, 5)))

@@ -9,7 +9,8 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import solvent
-from numpy_samples import ALL_DTYPES, COMPLEX, FLOAT, INTEGER, elements, check, check_or_raises, sample
+from numpy_samples import (COMPLEX, EVERY_DTYPE, FLOAT, INTEGER, elements, check, check_or_raises,
+                           sample)
 
 # -- the table: ufunc -> (low, high) of the inputs NumPy computes without warnings ---------------
 
@@ -26,6 +27,7 @@ UNARY = {
     np.arcsinh: ANY, np.arccosh: (1.0, 8.0), np.arctanh: UNIT, np.deg2rad: ANY, np.rad2deg: ANY,
     np.radians: ANY, np.degrees: ANY, np.floor: ANY, np.ceil: ANY, np.trunc: ANY, np.rint: ANY,
     np.isnan: ANY, np.isinf: ANY, np.isfinite: ANY, np.logical_not: ANY, np.invert: ANY,
+    np.frexp: ANY, np.modf: ANY, np.spacing: (0.5, 4.0), np.bitwise_count: ANY, np.isnat: ANY,
 }
 
 #: ufunc -> ((low, high) of the first operand, (low, high) of the second).
@@ -41,6 +43,7 @@ BINARY = {
     np.greater_equal: (ANY, ANY), np.logical_and: (ANY, ANY), np.logical_or: (ANY, ANY),
     np.logical_xor: (ANY, ANY), np.bitwise_and: (ANY, ANY), np.bitwise_or: (ANY, ANY),
     np.bitwise_xor: (ANY, ANY), np.left_shift: (ANY, (0.0, 6.0)), np.right_shift: (ANY, (0.0, 6.0)),
+    np.gcd: ((-40.0, 40.0), (-40.0, 40.0)), np.lcm: (ANY, ANY), np.nextafter: (ANY, ANY),
 }
 ROUNDING = {np.floor, np.ceil, np.trunc, np.rint}
 
@@ -54,7 +57,7 @@ def _negative_ok(ufunc, dtype):
     return dtype.kind != "u" and dtype != np.bool_
 
 
-@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", EVERY_DTYPE, ids=str)
 @pytest.mark.parametrize("ufunc", list(UNARY), ids=_name)
 def test_unary(ufunc, dtype):
     low, high = UNARY[ufunc]
@@ -66,7 +69,7 @@ def test_unary(ufunc, dtype):
     check_or_raises(lambda x: ufunc(x), x)
 
 
-@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", EVERY_DTYPE, ids=str)
 @pytest.mark.parametrize("ufunc", list(BINARY), ids=_name)
 def test_binary(ufunc, dtype):
     (low1, high1), (low2, high2) = BINARY[ufunc]
@@ -105,13 +108,13 @@ def test_divmod(dtype):
 SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 1e-300, -7.0])
 
 
-@pytest.mark.parametrize("dtype", FLOAT, ids=str)
-@pytest.mark.parametrize("ufunc", [u for u in UNARY if u not in (np.invert,)], ids=_name)
+@pytest.mark.parametrize("dtype", FLOAT + [np.dtype(np.float16)], ids=str)
+@pytest.mark.parametrize("ufunc", [u for u in UNARY if u not in (np.invert, np.bitwise_count, np.isnat)], ids=_name)
 def test_unary_special_values(ufunc, dtype):
     check(lambda x: ufunc(x), SPECIAL.astype(dtype))
 
 
-@pytest.mark.parametrize("dtype", FLOAT, ids=str)
+@pytest.mark.parametrize("dtype", FLOAT + [np.dtype(np.float16)], ids=str)
 @pytest.mark.parametrize("ufunc", [u for u in BINARY if np.dtype(np.float64).char in
                                    "".join(t.split("->")[0] for t in u.types)], ids=_name)
 def test_binary_special_values(ufunc, dtype):
@@ -175,7 +178,7 @@ def _operand(data, dtype, shape):
 
 
 @settings(max_examples=40, deadline=None)
-@given(data=st.data(), ufunc=st.sampled_from(PROMOTING), dtypes=st.tuples(*[st.sampled_from(ALL_DTYPES)] * 2),
+@given(data=st.data(), ufunc=st.sampled_from(PROMOTING), dtypes=st.tuples(*[st.sampled_from(EVERY_DTYPE)] * 2),
        shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3))
 def test_binary_broadcasting_and_promotion(data, ufunc, dtypes, shapes):
     x, y = (_operand(data, d, s) for d, s in zip(dtypes, shapes.input_shapes))
@@ -185,7 +188,7 @@ def test_binary_broadcasting_and_promotion(data, ufunc, dtypes, shapes):
 
 
 @settings(max_examples=40, deadline=None)
-@given(data=st.data(), ufunc=st.sampled_from(PROMOTING), dtype=st.sampled_from(ALL_DTYPES),
+@given(data=st.data(), ufunc=st.sampled_from(PROMOTING), dtype=st.sampled_from(EVERY_DTYPE),
        scalar=st.one_of(st.booleans(), st.integers(0, 5), st.floats(-3, 3, allow_nan=False, allow_subnormal=False),
                         st.complex_numbers(max_magnitude=3, allow_infinity=False, allow_nan=False,
                                            allow_subnormal=False)),
@@ -203,8 +206,9 @@ def test_python_scalars_are_weak(data, ufunc, dtype, scalar, shape, scalar_first
 
 @settings(max_examples=30, deadline=None)
 @given(data=st.data(), ufunc=st.sampled_from([np.negative, np.absolute, np.sqrt, np.exp, np.sin,
-                                               np.floor, np.square, np.sign, np.isfinite]),
-       dtype=st.sampled_from(ALL_DTYPES), shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3))
+                                               np.floor, np.square, np.sign, np.isfinite, np.log,
+                                               np.arcsin, np.modf]),
+       dtype=st.sampled_from(EVERY_DTYPE), shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3))
 def test_unary_shapes_and_dtypes(data, ufunc, dtype, shape):
     x = _operand(data, dtype, shape)
     if ufunc is np.sqrt and x.dtype.kind in "fiu":
@@ -384,3 +388,122 @@ def test_traced_scalar_operands_promote_like_numpy_scalars():
         for a, e in zip(actual, expected):
             assert np.asarray(a).dtype == e.dtype
             np.testing.assert_allclose(np.asarray(a), e, rtol=1e-6)
+
+
+# -- complex branch cuts and C99 special values ------------------------------------------------
+
+#: Points on and beside every branch cut, with both signs of a zero imaginary part.
+CUTS = np.array([complex(r, i) for r in (-3.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 3.0) for i in (0.0, -0.0, 0.5, -0.5)])
+COMPLEX_SPECIALS = np.array([complex(r, i) for r in (np.nan, np.inf, -np.inf, 0.0, -1.0)
+                             for i in (np.nan, np.inf, -np.inf, 0.0, 2.0)])
+
+
+def _parts(result):
+    """Real and imaginary parts apart, so that an infinite real part does not hide the other."""
+    return np.real(result), np.imag(result)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=str)
+@pytest.mark.parametrize("ufunc", [np.sqrt, np.log, np.log2, np.log10, np.log1p, np.arcsin, np.arccos, np.arctan,
+                                   np.arcsinh, np.arccosh, np.arctanh], ids=_name)
+def test_complex_branch_cuts(ufunc, dtype):
+    """The sign of a zero imaginary part picks the side of the cut, as in C99 and NumPy."""
+    check(lambda z: _parts(ufunc(z)), CUTS.astype(dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=str)
+@pytest.mark.parametrize("ufunc", [np.sqrt, np.log, np.exp, np.absolute, np.sign, np.isnan, np.isinf,
+                                   np.isfinite, np.square, np.reciprocal, np.negative, np.conjugate], ids=_name)
+def test_complex_infinities_and_nans(ufunc, dtype):
+    check(lambda z: _parts(ufunc(z)), COMPLEX_SPECIALS.astype(dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=str)
+@pytest.mark.parametrize("ufunc", [np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh], ids=_name)
+def test_complex_trigonometry_at_zero_infinity_and_nan(ufunc, dtype):
+    """XLA's complex sin & co. give NaN parts where C99 (and NumPy) keep an infinity or a zero."""
+    z = np.concatenate([COMPLEX_SPECIALS, [complex(-0.0, 2.0), complex(800.0, -1.5), complex(2.0, -0.0)]])
+    check(lambda z: _parts(ufunc(z)), z.astype(dtype))
+
+
+# -- integers: wrap-around, powers, gcd and bit counts --------------------------------------------
+
+INTEGER_DTYPES = INTEGER + [np.dtype(np.uint16)]
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES, ids=str)
+def test_integer_overflow_wraps_around(dtype):
+    info = np.iinfo(dtype)
+    x = np.array([info.max, info.min, info.max - 1, 3, 0], dtype=dtype)
+    check(lambda x: (x + x, x * x, x - x[::-1], -x, np.abs(x), x ** 2, np.square(x), x * 3,
+                     np.add.reduce(x, dtype=dtype), np.multiply.accumulate(x)), x)
+
+
+def test_integer_power_with_a_static_negative_exponent_raises():
+    """NumPy raises for a negative static exponent; a traced exponent cannot raise."""
+    x = np.array([2, 3, -1], dtype=np.int32)
+    check_or_raises(lambda x: x ** -1, x)
+    check_or_raises(lambda x: np.power(x, np.int8(-2)), x)
+    check_or_raises(lambda x: np.power(x, [1, -1, 2]), x)
+    check(lambda x: (x ** 0, x ** 3, x ** -1.0, 2 ** np.abs(x), np.power(x, np.array([0, 5, 7], np.uint8))), x)
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES, ids=str)
+def test_gcd_lcm_and_bitwise_count_at_the_extremes(dtype):
+    info = np.iinfo(dtype)
+    x = np.array([info.min, info.max, 0, 0, 12, info.max - 1, 1, 7], dtype=dtype)
+    y = np.array([6, 3, 0, 5, 18, info.max, 0, info.max], dtype=dtype)
+    check(lambda x, y: (np.gcd(x, y), np.lcm(x, y), np.bitwise_count(x), np.bitwise_count(y)), x, y)
+
+
+def test_gcd_of_consecutive_fibonacci_numbers():
+    """The worst case of Euclid's algorithm: the unrolled loop must be long enough."""
+    fib = [1, 2]
+    while fib[-1] < 2 ** 62:
+        fib.append(fib[-1] + fib[-2])
+    check(lambda x, y: (np.gcd(x, y), np.lcm(x[:5], y[:5])), np.array(fib[1:], np.int64), np.array(fib[:-1], np.int64))
+    check(lambda x, y: np.gcd(x, y), np.array([233], np.uint8), np.array([144], np.uint8))
+
+
+def test_gcd_and_lcm_reductions():
+    x = np.array([[12, 18, 30], [7, 0, 14], [0, 0, 0]], dtype=np.int32)
+    check(lambda x: (np.gcd.reduce(x, axis=1), np.lcm.reduce(x, axis=0), np.gcd.reduce(x, axis=None),
+                     np.gcd.accumulate(x[0])), x)
+    check_or_raises(lambda x: np.lcm.reduce(x, axis=0), np.zeros((0, 2), np.int32))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64], ids=str)
+def test_float_decomposition_and_neighbours(dtype):
+    """frexp, modf, nextafter and spacing, with NaN, infinities and signed zeros."""
+    x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5, -7.0, 0.1, 6e4], dtype=dtype)
+    check(lambda x: (np.frexp(x), np.modf(x)), x)
+    check(lambda x, y: np.nextafter(x[:, None], y[None, :]), x, x.copy())
+    check(lambda x: np.spacing(x), x[x != 0])  # spacing(0) is subnormal: XLA's CPU flushes it
+
+
+def test_isnat_raises_a_type_error():
+    check_or_raises(lambda x: np.isnat(x), np.ones(3))
+
+
+def test_fmax_and_fmin_reductions_of_all_nan_slices():
+    x = np.array([[np.nan, np.nan], [1.0, np.nan], [np.nan, -2.0]])
+    check(lambda x: (np.fmax.reduce(x, axis=1), np.fmin.reduce(x, axis=1), np.fmax.reduce(x, axis=None),
+                     np.fmin.accumulate(x[:, 0])), x)
+
+
+# -- reduceat ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.float32, np.complex128, np.bool_], ids=str)
+def test_reduceat(dtype):
+    x = sample(dtype, (3, 8), 0, 4, seed=12)
+    check_or_raises(lambda x: (np.add.reduceat(x, [0, 4, 1, 5], axis=1), np.maximum.reduceat(x, [0, 3, 3, 6], axis=1),
+                               np.multiply.reduceat(x, [2], axis=1), np.add.reduceat(x, [0, 2], axis=0),
+                               np.add.reduceat(x[0], [0, 7], dtype=np.float64)), x)
+
+
+def test_reduceat_index_errors():
+    import solvent
+    check_or_raises(lambda x: np.add.reduceat(x, [0, 9]), np.arange(8.0))
+    check_or_raises(lambda x: np.add.reduceat(x, [-1]), np.arange(8.0))
+    with pytest.raises(solvent.UnsupportedError):
+        solvent.jit(lambda x, i: np.add.reduceat(x, i))(np.arange(8.0), np.array([0, 4]))

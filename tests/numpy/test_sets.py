@@ -1,0 +1,29 @@
+"""np.isin on traced arrays against NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+from numpy_samples import check, sample
+
+
+@settings(max_examples=15, deadline=None)
+@given(element=hnp.arrays(np.int16, hnp.array_shapes(min_dims=0, max_dims=3, max_side=4), elements=st.integers(-5, 5)),
+       tests=hnp.arrays(np.int64, hnp.array_shapes(min_dims=1, max_dims=2, max_side=4), elements=st.integers(-5, 5)),
+       invert=st.booleans())
+def test_isin(element, tests, invert):
+    check(lambda e, t: np.isin(e, t, invert=invert), element, tests)
+
+
+def test_isin_mixed_dtypes_and_static_tests():
+    x = sample(np.float32, (3, 4), halves=True)
+    check(lambda x: (np.isin(x, [0.5, -1.0, 2.0]), np.isin(x, x[0])), x)
+
+
+def test_in1d_flattens_and_warns_like_numpy():
+    x = sample(np.int32, (2, 3))
+    with pytest.warns(DeprecationWarning, match="in1d"):
+        check(lambda x: (np.in1d(x, [1, 2, -3]), np.in1d(x, x[0], invert=True)), x)
