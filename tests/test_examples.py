@@ -1,0 +1,35 @@
+"""The programs in examples/ (what `make demo` runs) against NumPy at small sizes."""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+
+import numpy as np
+
+from differential import check_like_numpy
+
+sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "examples"))
+
+import heat  # noqa: E402
+import regression  # noqa: E402
+import spectral  # noqa: E402
+
+
+def test_heat_step_and_simulation():
+    check_like_numpy(heat.step, heat.initial_condition(16), heat.ALPHA, heat.DT)
+    check_like_numpy(heat.simulate, heat.initial_condition(16), 20)
+
+
+def test_cahn_hilliard_step_conserves_mass_like_numpy():
+    u, k2 = spectral.initial_state(32)
+    energy = check_like_numpy(spectral.step, u, k2, spectral.DT, rtol=1e-10)
+    assert np.isfinite(energy)
+
+
+def test_huber_regression_step_follows_numpy_and_finds_the_model():
+    data = regression.make_data(400, 4)
+    beta = np.zeros(4)
+    for _ in range(8):
+        beta, _ = check_like_numpy(regression.step, data.x, data.y, beta, rtol=1e-10)
+    np.testing.assert_allclose(beta, data.beta, atol=0.05)
