@@ -22,7 +22,8 @@ from solvent.numpy.values import broadcast_value, full, result_type, shape, valu
 from solvent.ops import elementwise as ew, lapack, shape as ops
 from solvent.ops.base import dtype_of, is_complex, shape_of
 from solvent.ops.constant import iota
-from solvent.ops.linalg import dot_general, pivots_to_permutation
+from solvent.ops.gather import gather
+from solvent.ops.linalg import pivots_to_permutation
 from solvent.ops.reduction import reduce as reduce_op
 
 _INEXACT = {(False, False): np.float64, (False, True): np.complex128,
@@ -94,19 +95,18 @@ def _adjoint(v):
     return conjugate_value(_swap_last(v))
 
 
-def _batched_matmul(x, y):
-    batch = list(range(len(shape_of(x)) - 2))
-    return dot_general(x, y, ([len(batch) + 1], [len(batch)]), (batch, batch))
-
-
 def _lu(a):
-    """(packed LU factors, permutation matrix P with P a = L U) of square matrices."""
+    """(packed LU factors, row order p with a[..., p, :] = L U) of square matrices."""
     lu, pivots, _ = lapack.getrf(a)
-    *batch, n, _ = shape_of(a)
-    order = pivots_to_permutation(pivots, n)
-    spread = ops.broadcast_in_dim(order, (*batch, n, n), range(len(batch) + 1))
-    permutation = ew.compare("EQ", spread, iota((*batch, n, n), np.int32, len(batch) + 1))
-    return lu, ew.convert(permutation, dtype_of(a))
+    return lu, pivots_to_permutation(pivots, shape_of(a)[-1])
+
+
+def _permute_rows(y, order):
+    """`y[..., order, :]` per batch entry: a gather, so no arithmetic touches y's values."""
+    *batch, n, _ = shape_of(y)
+    at = (*batch, n, 1)
+    parts = [iota(at, np.int32, d) for d in range(len(batch))] + [ops.reshape(order, at)]
+    return gather(y, ops.concatenate(parts, len(batch) + 1), list(range(len(batch) + 1)))
 
 
 def _solve_lu(lu, permuted):
@@ -132,8 +132,9 @@ def solve(a, b):
     if 0 in shape_of(y) or 0 in shape(a):
         result = y
     else:  # factor each distinct matrix once, then share its factors across b's batch
-        lu, permutation = (broadcast_value(v, batch + (n, n)) for v in _lu(x))
-        result = _solve_lu(lu, _batched_matmul(permutation, y))
+        lu, order = _lu(x)
+        lu, order = broadcast_value(lu, batch + (n, n)), broadcast_value(order, batch + (n,))
+        result = _solve_lu(lu, _permute_rows(y, order))
     return _result(ops.reshape(result, shape_of(result)[:-1]) if vector else result, dtype)
 
 
@@ -145,7 +146,10 @@ def inv(a):
     x = _double(a, dtype)
     if 0 in shape_of(x):
         return _result(x, dtype)
-    lu, permutation = _lu(x)
+    lu, order = _lu(x)
+    *batch, n, _ = shape_of(x)
+    spread = ops.broadcast_in_dim(order, shape_of(x), range(len(batch) + 1))
+    permutation = ew.convert(ew.compare("EQ", spread, iota(shape_of(x), np.int32, len(batch) + 1)), dtype_of(x))
     return _result(_solve_lu(lu, permutation), dtype)
 
 
@@ -209,29 +213,27 @@ def _uplo(UPLO) -> bool:
     return UPLO == "L"
 
 
-@implements(np.linalg.eigh)
-def eigh(a, UPLO="L"):
-    """Ascending eigenvalues and orthonormal eigenvectors of Hermitian matrices (one triangle read)."""
+def _hermitian_eigen(a, UPLO, vectors: bool):
+    """(eigenvalues, eigenvectors or None) of Hermitian matrices, one triangle read (LAPACK syevd/heevd)."""
     lower = _uplo(UPLO)
     _stacked_square(a)
     dtype = linalg_dtype(a)
     x = _double(a, dtype)
     if 0 in shape_of(x):
-        return EighResult(_result(full(0, shape_of(x)[:-1], np.float64), dtype, scalar=False), _result(x, dtype))
-    vectors, values, info = lapack.syevd(x, lower, vectors=True)
-    return EighResult(_result(_nan_unless(info, values), dtype), _result(_nan_unless(info, vectors), dtype))
+        return _result(full(0, shape_of(x)[:-1], np.float64), dtype, scalar=False), _result(x, dtype)
+    found, values, info = lapack.syevd(x, lower, vectors=vectors)
+    return _result(_nan_unless(info, values), dtype), _result(_nan_unless(info, found), dtype) if vectors else None
+
+
+@implements(np.linalg.eigh)
+def eigh(a, UPLO="L"):
+    """Ascending eigenvalues and orthonormal eigenvectors of Hermitian matrices."""
+    return EighResult(*_hermitian_eigen(a, UPLO, vectors=True))
 
 
 @implements(np.linalg.eigvalsh)
 def eigvalsh(a, UPLO="L"):
-    lower = _uplo(UPLO)
-    _stacked_square(a)
-    dtype = linalg_dtype(a)
-    x = _double(a, dtype)
-    if 0 in shape_of(x):
-        return _result(full(0, shape_of(x)[:-1], np.float64), dtype, scalar=False)
-    _, values, info = lapack.syevd(x, lower, vectors=False)
-    return _result(_nan_unless(info, values), dtype)
+    return _hermitian_eigen(a, UPLO, vectors=False)[0]
 
 
 def _svd(x, full_matrices: bool, compute_uv: bool):

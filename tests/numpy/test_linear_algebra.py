@@ -402,3 +402,9 @@ def test_eager_arrays():
     assert isinstance(got, solvent.Array)
     close(np.asarray(got), np.linalg.solve(a, np.ones(3)), np.float64)
     close(np.asarray(np.linalg.det(device)), np.linalg.det(a), np.float64)
+
+
+def test_solve_keeps_infinite_right_hand_sides_in_their_column():
+    # The row permutation is a gather: an inf in b must not turn other entries into NaN.
+    a = np.array([[0.0, 1.0], [2.0, 3.0]])
+    check(np.linalg.solve, a, np.array([[np.inf, 1.0], [1.0, 2.0]]))
