@@ -252,7 +252,8 @@ def _complex_sign(z):
     along_re = ew.binary("complex", ew.unary("sign", re), zero)
     along_im = ew.binary("complex", zero, ew.unary("sign", im))
     along = ew.select(inf_re, ew.select(inf_im, const(z, complex(np.nan, np.nan)), along_re), along_im)
-    return ew.select(ew.binary("or", inf_re, inf_im), along, unit)
+    origin = ew.binary("and", ew.compare("EQ", re, zero), ew.compare("EQ", im, zero))  # -0-0j gives +0+0j
+    return ew.select(ew.binary("or", inf_re, inf_im), along, ew.select(origin, const(z, 0), unit))
 
 
 def absolute(x):

@@ -605,6 +605,63 @@ def vander(x, N=None, increasing=False):
     return _concat(columns if increasing else columns[::-1], 1, dtype)
 
 
+@implements(np.poly)
+def poly(seq_of_zeros):
+    """Coefficients of the monic polynomial with the given real roots, one root multiplied in at a time."""
+    roots = _array(seq_of_zeros)
+    if len(shape(roots)) != 1 or roots.dtype.kind == "c":
+        raise UnsupportedError("np.poly of a matrix or of complex roots: NumPy's result dtype then depends on "
+                               "the values (real when the roots pair up as conjugates); pass real roots")
+    if shape(roots)[0] == 0:
+        return 1.0
+    dtype = np.dtype(np.mintypecode(roots.dtype.char))  # NumPy's: float64 unless float32
+    coefficients = np.ones(1, dtype)
+    for k in range(shape(roots)[0]):
+        root = _as(_element(roots, k), dtype)
+        coefficients = (np.concatenate([coefficients, np.zeros(1, dtype)])
+                        - root * np.concatenate([np.zeros(1, dtype), coefficients]))
+    return coefficients
+
+
+@implements(np.polyfit)
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """Least squares on the column-scaled Vandermonde matrix, as NumPy solves it. NumPy's warning for
+    a rank-deficient fit depends on the data (the rank is traced), so solvent does not emit it."""
+    order = int(deg) + 1
+    x, y = _array(x) + 0.0, _array(y) + 0.0
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    if len(shape(x)) != 1 or shape(x)[0] == 0:
+        raise TypeError("expected a non-empty 1D vector for x")
+    if not 1 <= len(shape(y)) <= 2 or shape(x)[0] != shape(y)[0]:
+        raise TypeError("expected 1D or 2D y with as many rows as x")
+    lhs, rhs = vander(x, order), y
+    if w is not None:
+        w = _array(w) + 0.0
+        if len(shape(w)) != 1 or shape(w)[0] != shape(y)[0]:
+            raise TypeError("expected a 1-d array of weights with the length of y")
+        lhs = lhs * np.reshape(w, (-1, 1))
+        rhs = rhs * (np.reshape(w, (-1, 1)) if len(shape(y)) == 2 else w)
+    rcond = shape(x)[0] * np.finfo(x.dtype).eps if rcond is None else rcond
+    scale = np.sqrt(np.sum(lhs * lhs, axis=0))
+    lhs = lhs / scale
+    c, residuals, rank, singular = np.linalg.lstsq(lhs, rhs, rcond)
+    c = (c.T / scale).T
+    if full:
+        return c, residuals, rank, singular, rcond
+    if not cov:
+        return c
+    covariance = np.linalg.inv(lhs.T @ lhs) / np.outer(scale, scale)
+    if cov != "unscaled":
+        if shape(x)[0] <= order:
+            raise ValueError("the number of data points must exceed order to scale the covariance matrix")
+        covariance = (covariance[:, :, None] if len(shape(y)) == 2 else covariance) * (
+            residuals / (shape(x)[0] - order))
+    elif len(shape(y)) == 2:
+        covariance = covariance[:, :, None]
+    return c, covariance
+
+
 # -- the vector gufuncs (np.matmul lives in products.py) -------------------------------------------
 
 #: Operand shapes with the core dimensions of each gufunc, for asking NumPy its result dtype.

@@ -86,14 +86,19 @@ def put(a, ind, v, mode="raise"):
     ind = _integers(ind)
     count = ind.size
     ind = ind.reshape(count) if not is_traced(ind) else wrap(ops.reshape(ind.value, (count,)), scalar=False)
-    values = value(v, a.dtype)
-    values = ops.reshape(values, (int(np.prod(shape_of(values), dtype=np.int64)),))
+    values = _flat_values(v, a.dtype)
     if count == 0 or shape_of(values)[0] == 0:
         return
     values = _cycled(values, count)
     flat = _flat(a)
     f = parse_fancy((_moded(ind, a.size, mode),), flat.shape)
     flat.assign(write_fancy(flat.value, f, values))
+
+
+def _flat_values(values, dtype):
+    """`values` as a 1-d value of `dtype` (put's, place's and putmask's operand)."""
+    v = value(values, dtype)
+    return ops.reshape(v, (int(np.prod(shape_of(v), dtype=np.int64)),))
 
 
 def _cycled(values, count: int):
@@ -138,8 +143,7 @@ def place(arr, mask, vals):
     """`np.place`: True positions take `vals` in order, repeated; a traced mask allows one value only."""
     _traced_target("place", arr)
     flat = _flat(arr)
-    vals = value(vals, arr.dtype)
-    vals = ops.reshape(vals, (int(np.prod(shape_of(vals), dtype=np.int64)),))
+    vals = _flat_values(vals, arr.dtype)
     if is_traced(mask):
         if shape_of(vals)[0] != 1:
             raise UnsupportedError(f"np.place with a traced mask and several values: which value lands where "
@@ -160,8 +164,7 @@ def putmask(a, mask, values):
     """`np.putmask`: where `mask` holds, `a` takes `values` repeated over its flat positions (static shapes)."""
     _traced_target("putmask", a)
     flat = _flat(a)
-    values = value(values, a.dtype)
-    values = ops.reshape(values, (int(np.prod(shape_of(values), dtype=np.int64)),))
+    values = _flat_values(values, a.dtype)
     if a.size == 0:
         return
     if shape_of(values)[0] == 0:

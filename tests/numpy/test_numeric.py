@@ -233,3 +233,22 @@ def test_vector_gufuncs(dtype):
     a, v = _sample(dtype, (2, 3, 4), seed=9), _sample(dtype, (3, 4), seed=10)
     check_or_raises(lambda a, v: (np.vecdot(a, v), np.vecdot(v, a[0], axis=0), np.matvec(a, v[0]),
                                   np.vecmat(v[:, 0], a), np.vecdot(a, v, dtype=np.complex128)), a, v)
+
+
+@pytest.mark.parametrize("deg", [0, 1, 3], ids=str)
+@pytest.mark.parametrize("columns", [None, 2], ids=["y1d", "y2d"])
+def test_polyfit(deg, columns):
+    x = np.linspace(-1, 1, 12)
+    y = sample(np.float64, (12,) if columns is None else (12, columns), seed=3) + 2 * x.reshape(12, *[1] * bool(columns))
+    w = np.abs(sample(np.float64, (12,), seed=4)) + 0.5
+    check(lambda x, y, w: (np.polyfit(x, y, deg), np.polyfit(x, y, deg, w=w), np.polyfit(x, y, deg, full=True),
+                           np.polyfit(x, y, deg, cov=True), np.polyfit(x, y, deg, cov="unscaled")), x, y, w,
+          scale=1e3)
+    check_or_raises(lambda x, y: np.polyfit(x, y, -1), x, y)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int8], ids=str)
+def test_poly_of_real_roots(dtype):
+    check(lambda r: (np.poly(r), np.poly(r[:1]), np.poly(r[:0])), sample(dtype, (4,), seed=5))
+    with pytest.raises(solvent.UnsupportedError, match="np.poly"):
+        solvent.jit(np.poly)(np.eye(2))

@@ -507,3 +507,11 @@ def test_reduceat_index_errors():
     check_or_raises(lambda x: np.add.reduceat(x, [-1]), np.arange(8.0))
     with pytest.raises(solvent.UnsupportedError):
         solvent.jit(lambda x, i: np.add.reduceat(x, i))(np.arange(8.0), np.array([0, 4]))
+
+
+def test_complex_sign_of_signed_zeros_is_positive_zero():
+    z = np.array([complex(-0.0, 0.0), complex(0.0, -0.0), complex(-0.0, -0.0)])
+    result = np.asarray(solvent.jit(np.sign)(z))
+    expected = np.sign(z)
+    for part in (np.real, np.imag):
+        np.testing.assert_array_equal(np.signbit(part(result)), np.signbit(part(expected)))
