@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from numpy_samples import (ALL_DTYPES, EVERY_DTYPE, FLOAT, INTEGER, elements, elements_with_specials, check,
@@ -255,6 +255,9 @@ def test_nan_variance_ddof_and_dtype(reduction):
 def test_random_nan_reductions(data, reduction, dtype, shape, keepdims):
     x = data.draw(hnp.arrays(dtype, shape, elements=elements_with_specials(dtype, bound=3)))
     axis = data.draw(st.none() | st.integers(-len(shape), len(shape) - 1))
+    # NumPy multiplies even a single complex infinity by the identity 1+0j (inf+0j becomes inf+nanj);
+    # XLA folds a product of one element to the element itself. A known difference.
+    assume(not (dtype.kind == "c" and reduction in (np.nanprod, np.nancumprod) and np.isinf(x).any()))
     if reduction in (np.nancumsum, np.nancumprod):
         check_or_raises(lambda x: reduction(x, axis=axis), x, scale=SCALE)
     else:
