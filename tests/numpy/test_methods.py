@@ -9,7 +9,6 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import solvent
-from solvent.core import dispatch
 from numpy_samples import ALL_DTYPES, FLOAT, INTEGER, check, check_or_raises, elements, sample
 
 
@@ -101,15 +100,7 @@ def test_unsupported_method_names_the_method():
 
 # -- methods forwarding to functions that other modules implement ----------------------------------
 
-def _needs(*functions):
-    """xfail while a NumPy function the method forwards to is not registered yet."""
-    missing = [f.__name__ for f in functions if f not in dispatch.FUNCTIONS]
-    if missing:
-        pytest.xfail(f"np.{', np.'.join(missing)} not registered yet")
-
-
 def test_sort_method_sorts_the_callers_array_in_place():
-    _needs(np.sort)
 
     def f(x, y):
         x.sort()
@@ -122,7 +113,6 @@ def test_sort_method_sorts_the_callers_array_in_place():
 
 
 def test_partition_method_partitions_in_place():
-    _needs(np.partition)
 
     x = sample(np.float64, (9,), seed=22)
     result = x.copy()
@@ -132,21 +122,18 @@ def test_partition_method_partitions_in_place():
 
 
 def test_argpartition_method():
-    _needs(np.argpartition)
     x = sample(np.float64, (9,), seed=23)
     index = np.asarray(solvent.jit(lambda x: x.argpartition(4))(x))
     assert sorted(index.tolist()) == list(range(9)) and x[index[4]] == np.sort(x)[4]
 
 
 def test_sorting_and_searching_methods():
-    _needs(np.argsort, np.searchsorted)
     x = sample(np.float64, (3, 5), seed=24)
     check(lambda x, s: (x.argsort(), x.argsort(axis=0, kind="stable"), s.searchsorted(x), s.searchsorted(1.5, "right")),
           x, np.sort(sample(np.float64, (6,), seed=25)))
 
 
 def test_put_method_writes_in_place():
-    _needs(np.put)
 
     def f(x):
         x.put([0, 4], [-1.0, -2.0])
@@ -167,12 +154,10 @@ SELECTION = [
 
 @pytest.mark.parametrize("function, fn", SELECTION, ids=[f.__name__ for f, _ in SELECTION])
 def test_selection_methods(function, fn):
-    _needs(function)
     check(fn, sample(np.int16, (3, 4), seed=27))
 
 
 def test_round_method():
-    _needs(np.round)
     check(lambda x: (x.round(), x.round(1), x.round(decimals=-1)), sample(np.float64, (6,), -40, 40, seed=28))
 
 
