@@ -135,6 +135,15 @@ class TracedArray:
     real = property(lambda self: np.real(self))
     imag = property(lambda self: np.imag(self))
     flat = property(lambda self: np.ravel(self))
+    base = property(lambda self: None if self._parent is None else self.root(),
+                    doc="`ndarray.base`: the array a view reads from, None for an array that owns its data.")
+
+    def __array_namespace__(self, *, api_version=None):
+        """The Array API namespace of a traced array: `solvent.numpy`, as outside `jit`."""
+        return dispatch.HOOKS["array_namespace"](api_version)
+
+    def to_device(self, device, /, *, stream=None):
+        return self  # one program runs on one device
 
     def __len__(self) -> int:
         if not self.aval.shape:
@@ -226,20 +235,3 @@ def _conversion_error(x: TracedArray, what: str) -> TracerConversionError | Unsu
 operators.install(TracedArray)
 for _name in operators.BINARY:  # NumPy scalars are immutable: `s += 1` rebinds `s`
     setattr(TracedScalar, f"__i{_name}__", getattr(TracedArray, f"__{_name}__"))
-
-
-def _array_namespace(self, *, api_version=None):
-    """The Array API namespace of a traced array: `solvent.numpy`, as outside `jit`."""
-    return dispatch.HOOKS["array_namespace"](api_version)
-
-
-TracedArray.__array_namespace__ = _array_namespace
-TracedArray.to_device = lambda self, device, /, *, stream=None: self  # one program runs on one device
-
-
-def _base(array: TracedArray):
-    """`ndarray.base`: the array a view reads from (NumPy's owner of the data), None for an owner."""
-    return None if array._parent is None else array.root()
-
-
-TracedArray.base = property(_base)

@@ -64,6 +64,13 @@ def _stacked_square(*arrays) -> None:
             raise LinAlgError("Last 2 dimensions of the array must be square")
 
 
+def _square_operand(a):
+    """(a in double precision, NumPy's result dtype) for a stack of square matrices (LinAlgError if not)."""
+    _stacked_square(a)
+    dtype = linalg_dtype(a)
+    return _double(a, dtype), dtype
+
+
 def eye_value(shape_, dtype):
     """Ones where the last two indices agree, zeros elsewhere (an identity per batch entry)."""
     rows, cols = iota(shape_, np.int64, len(shape_) - 2), iota(shape_, np.int64, len(shape_) - 1)
@@ -141,9 +148,7 @@ def solve(a, b):
 @implements(np.linalg.inv)
 def inv(a):
     """U^-1 L^-1 P from the LU factors (inf or nan for a singular matrix)."""
-    _stacked_square(a)
-    dtype = linalg_dtype(a)
-    x = _double(a, dtype)
+    x, dtype = _square_operand(a)
     if 0 in shape_of(x):
         return _result(x, dtype)
     lu, order = _lu(x)
@@ -169,9 +174,7 @@ def _lu_diagonal(a):
 @implements(np.linalg.det)
 def det(a):
     """Product of U's diagonal times the sign of the row swaps."""
-    _stacked_square(a)
-    dtype = linalg_dtype(a)
-    x = _double(a, dtype)
+    x, dtype = _square_operand(a)
     if 0 in shape_of(x):
         return _result(full(1, shape_of(x)[:-2], dtype_of(x)), dtype)
     diagonal, parity = _lu_diagonal(x)
@@ -181,9 +184,7 @@ def det(a):
 @implements(np.linalg.slogdet)
 def slogdet(a):
     """(sign, log|det|): sign 0 and -inf for a singular matrix, as NumPy."""
-    _stacked_square(a)
-    dtype = linalg_dtype(a)
-    x = _double(a, dtype)
+    x, dtype = _square_operand(a)
     batch = shape_of(x)[:-2]
     if 0 in shape_of(x):
         return SlogdetResult(_result(full(1, batch, dtype_of(x)), dtype), _result(full(0, batch, np.float64), dtype))
@@ -198,9 +199,7 @@ def slogdet(a):
 @implements(np.linalg.cholesky)
 def cholesky(a, /, *, upper=False):
     """L with a = L L^H (or U = L^H with upper=True); nan where a is not positive definite."""
-    _stacked_square(a)
-    dtype = linalg_dtype(a)
-    x = _double(a, dtype)
+    x, dtype = _square_operand(a)
     if 0 in shape_of(x):
         return _result(x, dtype)
     factor, info = lapack.potrf(x, lower=not upper)
@@ -216,9 +215,7 @@ def _uplo(UPLO) -> bool:
 def _hermitian_eigen(a, UPLO, vectors: bool):
     """(eigenvalues, eigenvectors or None) of Hermitian matrices, one triangle read (LAPACK syevd/heevd)."""
     lower = _uplo(UPLO)
-    _stacked_square(a)
-    dtype = linalg_dtype(a)
-    x = _double(a, dtype)
+    x, dtype = _square_operand(a)
     if 0 in shape_of(x):
         return _result(full(0, shape_of(x)[:-1], np.float64), dtype, scalar=False), _result(x, dtype)
     found, values, info = lapack.syevd(x, lower, vectors=vectors)
@@ -304,9 +301,7 @@ def qr(a, mode="reduced"):
 
 def _eig(a):
     """(eigenvalues, eigenvectors) as NumPy's complex result dtype."""
-    _stacked_square(a)
-    dtype = linalg_dtype(a)
-    x = _double(a, dtype)
+    x, dtype = _square_operand(a)
     if 0 in shape_of(x):
         values, vectors = full(0, shape_of(x)[:-1], np.complex128), full(0, shape_of(x), np.complex128)
     else:
