@@ -339,7 +339,14 @@ def test_cond(p):
     singular = np.stack([np.ones((3, 3)), np.zeros((3, 3))])
     check(lambda a: (np.linalg.cond(a, p), np.linalg.cond(a[0], p)), a, scale=1000)
     got = run(lambda a: np.linalg.cond(a, p), singular)
-    assert np.isinf(got[1]) and (np.isinf(got[0]) or p == -2 and got[0] < 1e-15)
+    if p in (None, 2, -2):
+        # From singular values: inf or merely huge for a singular matrix, as LAPACK's rounding on
+        # this CPU decides (NumPy gives 1.4e48 for ones((3, 3)) on some machines), so as NumPy does.
+        expected = np.linalg.cond(singular, p)
+        assert [(g > 1e15, g < 1e-15, np.isinf(g)) for g in got] == [
+            (e > 1e15, e < 1e-15, np.isinf(e)) for e in expected]
+    else:  # NumPy raises LinAlgError from inv(); solvent gives inf (documented)
+        assert np.isinf(got).all()
 
 
 def test_cond_errors():
