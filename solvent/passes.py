@@ -51,10 +51,16 @@ def _lowering_enzyme(stages: list[str]) -> list[str]:
 NAN_UNSAFE = ["not_compare", "common_compare_expression_rewrite"]
 
 
+#: A scatter of several arrays at once (`ufunc.at` computing in a wider loop dtype):
+#: enzyme-ad 0.0.16's scatter_op_canon rewrites it forever, so it is left out for such modules.
+_VARIADIC_SCATTER = re.compile(r'%[\w#]+:\d+ = "stablehlo\.scatter"')
+
+
 @functools.lru_cache(maxsize=None)
-def pipeline(level: str, no_nan: bool = False, enzyme_ops: bool = False) -> str:
+def pipeline(level: str, no_nan: bool = False, enzyme_ops: bool = False, variadic_scatter: bool = False) -> str:
     """The pass pipeline text of an optimize level (`enzyme_ops`: the module holds autodiff or
-    batch ops, which every level then lowers to StableHLO)."""
+    batch ops, which every level then lowers to StableHLO; `variadic_scatter`: it holds a
+    scatter with several results)."""
     if level not in LEVELS:
         raise ValueError(f"unknown optimize level {level!r}; choose one of {', '.join(LEVELS)}")
     # convert_convert_float folds f64 -> f32 -> f64 to nothing: NumPy rounds there, so must we.
@@ -62,6 +68,7 @@ def pipeline(level: str, no_nan: bool = False, enzyme_ops: bool = False) -> str:
     # that moves FFT dimensions, a concatenate of a broadcast slice.
     # The NAN_UNSAFE patterns negate float comparisons (not(a <= b) -> a > b): wrong for NaN.
     excluded = ["convert_convert_float", "transpose_fft", "concat_broadcast_slice"] + ([] if no_nan else NAN_UNSAFE)
+    excluded += ["scatter_op_canon"] if variadic_scatter else []
     common = {"no_nan": no_nan, "excluded_passes": excluded}
     patterns = {
         "patterns": optimization_passes(**common),
@@ -208,7 +215,7 @@ def _constant(v) -> bool:
 def run(module_text: str, level: str, no_nan: bool = False) -> str:
     """Run an optimize level over a module whose entry point is `main`; returns the new text."""
     enzyme_ops = bool(_ENZYME_OPS.search(module_text))
-    passes = pipeline(level, no_nan, enzyme_ops)
+    passes = pipeline(level, no_nan, enzyme_ops, bool(_VARIADIC_SCATTER.search(module_text)))
     if not passes:
         return module_text
     if enzyme_ops:

@@ -55,6 +55,12 @@ def _set(container, step, value):
         structure.set_child(container, step, value)
 
 
+def _choose(which, choices, own):
+    """The caller's object a result is, when a traced branch or loop decided which (see `identity`)."""
+    k = int(which)
+    return choices[k] if k >= 0 else own
+
+
 def _host_copy(buffer):
     return np.array(host_value(buffer))  # writable, like every array NumPy returns
 
@@ -130,6 +136,9 @@ def _builder(ns: _Namespace):
             return _reach(spec[1], ns.name) if spec[1] else "(args, kwargs)"
         if tag == "static":
             return ns.name(spec[1], "s")
+        if tag == "either":
+            _, which, choices, own = spec
+            return f"_choose({build(which)}, ({''.join(build(c) + ', ' for c in choices)}), {build(own)})"
         kind, kids = spec
         items = [build(s) for _, s in kids]
         if kind is tuple:
@@ -157,7 +166,7 @@ def generate(signature: Signature, executable, device=None, sync: bool = False, 
     device = devices.resolve(device)
     ns = _Namespace(_put=devices.put, _device=device, _copyto=np.copyto,
                     _asarray=host_value, _host_copy=_host_copy, _new_object=_new_object,
-                    _set=_set, _delete=_delete, _Array=Array.from_buffer, _Scalar=Scalar.from_buffer)
+                    _set=_set, _delete=_delete, _choose=_choose, _Array=Array.from_buffer, _Scalar=Scalar.from_buffer)
     single = SingleDeviceSharding(device)
     in_shardings = placement.inputs if placement else [single] * len(signature.input_avals)
     out_shardings = placement.outputs if placement else [single] * len(signature.output_avals)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 
@@ -171,8 +172,14 @@ class _Outputs:
 
     def spec(self, x):
         """How the thunk rebuilds `x`: ("input", i), ("output", k), ("argument", path),
-        ("static", value) or (container type, [(step, spec), ...])."""
+        ("static", value), ("either", which spec, [choice specs], own spec) for an array that is
+        one of several by a traced index, or (container type, [(step, spec), ...])."""
         original = self.copied.originals.get(id(x))
+        alternatives = x.alternatives() if isinstance(x, TracedArray) else None
+        if alternatives is not None:
+            which, choices, own = alternatives
+            return ("either", self.spec(TracedScalar(which, Aval((), np.dtype(np.int32)))),
+                    [self.spec(c) for c in choices], self.spec(own))
         if isinstance(x, TracedArray):
             if original is not None:  # an argument array returned: the caller's own object
                 return ("input", self.leaf_index[id(original)])

@@ -57,6 +57,12 @@ def test_patterns_that_emit_invalid_ir_are_excluded():
     check_like_numpy(lambda x: np.concatenate([np.broadcast_to(x[:1], (2, 2)), x[1:]]), x)
 
 
+def test_ufunc_at_in_a_wider_loop_dtype_compiles():
+    # np.add.at on bools adds in int64: a scatter of two arrays, which enzyme-ad 0.0.16's
+    # scatter_op_canon rewrote forever (the compile never returned).
+    check_like_numpy(lambda a: np.add.at(a, [0, 1, 1], 2), np.zeros(3, bool))
+
+
 def test_optimize_true_and_false_are_all_and_none():
     assert passes.level_name(True) == "all" and passes.level_name(False) == "none"
     assert passes.pipeline("all").startswith("mark-func-memory-effects")

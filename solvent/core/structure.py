@@ -164,6 +164,37 @@ def _rebuild(x, values):
     return values
 
 
+def flatten(tree, is_leaf=is_array) -> list:
+    """Every leaf of `tree` by position (an object reached twice is listed twice), depth first."""
+    if is_leaf(tree):
+        return [tree]
+    kids = children(tree)
+    return [] if kids is None else [leaf for _, child in kids for leaf in flatten(child, is_leaf)]
+
+
+def unflatten(tree, leaves, is_leaf=is_array):
+    """A copy of `tree` with its leaves, by position, replaced from `leaves` (see `flatten`)."""
+    items = iter(leaves)
+
+    def walk(x):
+        if is_leaf(x):
+            return next(items)
+        kids = children(x)
+        if kids is None:
+            return x
+        values = [walk(child) for _, child in kids]
+        if isinstance(x, (tuple, list, dict)) and type(x) in (tuple, list, dict):
+            return dict(zip((step[1] for step, _ in kids), values)) if type(x) is dict else type(x)(values)
+        if isinstance(x, tuple):
+            return _rebuild(x, values)
+        new = copy.copy(x)
+        for (step, _), v in zip(kids, values):
+            set_child(new, step, v)
+        return new
+
+    return walk(tree)
+
+
 def set_child(container, step, value) -> None:
     kind, key = step
     if kind == ATTR:

@@ -32,7 +32,7 @@ class Region:
     def discard(self) -> None:
         """The region's ops are gone: its arrays must never be used again."""
         for array in self.created:
-            array._value, array._parent = _DEAD, None
+            array._value, array._parent = DEAD, None
 
 
 class _Regions(threading.local):
@@ -55,7 +55,7 @@ class _Dead:
     """The value of an array whose region was thrown away (a probe, a failed attempt)."""
 
 
-_DEAD = _Dead()
+DEAD = _Dead()
 
 
 class TracedArray:
@@ -98,7 +98,7 @@ class TracedArray:
         """The current SSA value, re-read from the parent if it changed since."""
         if self._parent is None:
             if self._value.__class__ is _Dead:
-                raise _escaped(self)
+                raise escaped(self)
             return self._value
         stamp = (self.root().version, REGIONS.epoch)
         if self._seen != stamp:
@@ -116,6 +116,11 @@ class TracedArray:
             return
         self._parent.assign(self._view[1](self._parent.value, value))
         self._value, self._seen = value, (self.root().version, REGIONS.epoch)
+
+    def alternatives(self):
+        """(which, choices, own) for an array that is one of several by a traced index (see
+        `transforms.identity.Either`); None for an ordinary array."""
+        return None
 
     def restore(self, value: ir.Value) -> None:
         """Put back a root's value from before a region was traced (no write is recorded)."""
@@ -213,7 +218,7 @@ class TracedScalar(TracedArray):
         raise TypeError(f"'{self.aval.dtype.name}' object does not support item assignment")
 
 
-def _escaped(x: TracedArray):
+def escaped(x: TracedArray) -> EscapedValueError:
     return EscapedValueError(
         f"a traced value ({x.aval}) made while tracing a loop or branch body that solvent then "
         "discarded was used afterwards; keep values computed in a loop or branch inside it, "

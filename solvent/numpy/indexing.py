@@ -25,7 +25,7 @@ from solvent.errors import UnsupportedError, is_library_file
 from solvent.numpy import masked
 from solvent.numpy.registry import implements
 from solvent.numpy.shape import view
-from solvent.numpy.values import broadcast_value, full, is_traced, value, wrap
+from solvent.numpy.values import assigned_value, broadcast_value, full, is_traced, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import constant, iota
@@ -562,7 +562,7 @@ def setitem(array, key, new):
     if is_advanced(key):
         return _setitem_advanced(array, key, new)
     index = parse(key, array.shape)
-    update = broadcast_value(value(new, array.dtype), index.result_shape)
+    update = assigned_value(value(new, array.dtype), index.result_shape)
     array.assign(write(array.value, index, update))
 
 
@@ -575,7 +575,7 @@ def _setitem_advanced(array, key, new):
         array.assign(write_selected(array.value, m, broadcast_selected(m, value(new, array.dtype))))
         return
     f = parse_fancy(key, array.shape)
-    update = broadcast_value(value(new, array.dtype), f.result_shape)
+    update = assigned_value(value(new, array.dtype), f.result_shape)
     array.assign(write_fancy(array.value, f, update))
 
 

@@ -17,7 +17,7 @@ from jaxlib.mlir import ir
 from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError
-from solvent.numpy.values import broadcast_value, full, is_traced, value
+from solvent.numpy.values import assigned_value, broadcast_value, full, is_traced, value
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import iota
@@ -155,4 +155,4 @@ def setitem(array, key, new):
     axes = parse(key, array.shape)
     shape = [n for a, n in zip(axes, array.shape) if a[0] == "slice"]
     update = new.value if isinstance(new, TracedArray) else value(new, array.dtype)
-    array.assign(write(array.value, axes, broadcast_value(ew.convert(update, array.dtype), shape)))
+    array.assign(write(array.value, axes, assigned_value(ew.convert(update, array.dtype), shape)))

@@ -92,6 +92,16 @@ def broadcast_value(v: ir.Value, to_shape) -> ir.Value:
     return shape_ops.broadcast_in_dim(v, to_shape, range(offset, len(to_shape)))
 
 
+def assigned_value(v: ir.Value, to_shape) -> ir.Value:
+    """A value stored by `a[key] = v` broadcast to the indexed shape, as NumPy does it: leading
+    length-1 dimensions beyond the target's rank are dropped first (`a[0] = b` with b of shape (1, 1))."""
+    from_shape = shape_of(v)
+    extra = len(from_shape) - len(tuple(to_shape))
+    if extra > 0 and all(n == 1 for n in from_shape[:extra]):
+        v = shape_ops.reshape(v, from_shape[extra:])
+    return broadcast_value(v, to_shape)
+
+
 def wrap(v: ir.Value, scalar: bool | None = None) -> TracedArray:
     """A fresh traced array holding `v`; 0-d results are NumPy scalars unless `scalar=False`."""
     aval = Aval(shape_of(v), dtype_of(v))

@@ -1,149 +1,104 @@
-"""Explicit control flow on traced values: `cond`, `switch`, `while_loop`, `fori_loop`.
+"""Explicit control flow on traced values: `cond`, `switch`, `while_loop`, `fori_loop`, `scan`.
 
 Each traces its Python functions into the regions of `stablehlo.case` or
-`stablehlo.while`. Carries may be any structure the structure walker supports;
-Python and NumPy scalars in a carry become 0-d arrays so they can change from
-one iteration to the next. Mutation is NumPy's: a body that writes into a
-carried array, or into any array from outside (a closure, an argument, a view),
-changes that array in place; such outside arrays are found by tracing once,
-then carried implicitly.
+`stablehlo.while`. Carries and results may be any structure the structure walker
+supports; Python and NumPy scalars in them become traced NumPy scalars so they can
+change from one iteration to the next. Mutation and identity are NumPy's: a body that
+writes into an array from outside (an argument, a closure, a view, a carried name)
+changes that array in place (such arrays are found by tracing once, then carried),
+and a name bound to an existing array by a branch or loop stays that array afterwards
+(see `identity`), so later in-place updates reach the caller.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+from dataclasses import dataclass, field
 
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
 from solvent.core import structure, trace
-from solvent.core.traced import Region, TracedArray, TracedScalar
+from solvent.core.aval import Aval
+from solvent.core.traced import REGIONS, Region, TracedArray, TracedScalar
 from solvent.errors import SolventError
 from solvent.numpy.values import is_traced, value, wrap
 from solvent.ops import elementwise as ew
 from solvent.ops.base import create, dtype_of, shape_of
+from solvent.transforms.identity import FRESH, Binding, Either, as_value, bind, has_identity, made_before, roots
 
 
 class ControlFlowError(SolventError, TypeError):
     """A branch or loop body returned another structure, shape or dtype than it must."""
 
 
-def _numbers_to_arrays(tree):
-    """Python and NumPy scalars in a carry become 0-d arrays (their NumPy dtypes)."""
-    if type(tree) in (bool, int, float, complex) or isinstance(tree, np.generic):
-        return np.asarray(tree)
-    kids = structure.children(tree)
-    if kids is None:
-        return tree
-    if type(tree) in (tuple, list, dict):
-        items = [(step[1], _numbers_to_arrays(v)) for step, v in kids]
-        return dict(items) if isinstance(tree, dict) else type(tree)(v for _, v in items)
-    return tree
+def _is_number(x) -> bool:
+    return type(x) in (bool, int, float, complex) or isinstance(x, np.generic)
+
+
+def _is_leaf(x) -> bool:
+    return structure.is_array(x) or _is_number(x)
 
 
 def _leaves(tree) -> list:
-    return structure.copy_structure(tree, lambda leaf, i: leaf).leaves
+    """The arrays and numbers of `tree` by position (one reached twice counts twice)."""
+    return structure.flatten(tree, _is_leaf)
 
 
-def _rebuild(tree, new_leaves):
-    """`tree` with its i-th distinct array replaced by `new_leaves[i]`."""
-    return structure.copy_structure(tree, lambda leaf, i: new_leaves[i]).tree
+def _rebuild(tree, leaves):
+    return structure.unflatten(tree, leaves, _is_leaf)
 
 
-class _Carry:
-    """The arrays a region carries: explicit leaves of a structure, then implicit outside arrays."""
-
-    def __init__(self, tree):
-        self.tree = _numbers_to_arrays(tree)
-        self.leaves = _leaves(self.tree)
-        self.values = [value(leaf) for leaf in self.leaves]
-        self.implicit: list[TracedArray] = []
-
-    @property
-    def avals(self):
-        return [(shape_of(v), dtype_of(v)) for v in self.values + [t.value for t in self.implicit]]
-
-    @property
-    def types(self):
-        return [v.type for v in self.values] + [t.value.type for t in self.implicit]
-
-    def operands(self):
-        return self.values + [t.value for t in self.implicit]
-
-    def outputs(self, result, tracers, what: str) -> list[ir.Value]:
-        """The region's return values: `result`'s leaves converted to the carry, then implicit arrays."""
-        leaves = _leaves(_numbers_to_arrays(result))
-        if len(leaves) != len(self.leaves):
-            raise ControlFlowError(f"{what} returned {len(leaves)} arrays where {len(self.leaves)} are carried")
-        return _convert(leaves, self.avals, what) + [t.value for t in self.implicit]
-
-    def finish(self, results, body_leaves=None):
-        """After the op: implicit arrays take their new values; explicit ones rebuild the structure.
-
-        An explicit array the body returned as itself (mutated in place) is
-        updated in place too, so its aliases and views see the change.
-        """
-        explicit, implicit = results[:len(self.leaves)], results[len(self.leaves):]
-        for array, new in zip(self.implicit, implicit):
-            array.assign(new)
-        out = []
-        for i, (leaf, new) in enumerate(zip(self.leaves, explicit)):
-            if body_leaves and body_leaves[i] and isinstance(leaf, TracedArray) and not isinstance(leaf, TracedScalar):
-                leaf.assign(new)
-                out.append(leaf)
-            else:
-                out.append(wrap(new, scalar=False))
-        return _rebuild(self.tree, out)
+def _is_scalar(x) -> bool:
+    return _is_number(x) or isinstance(x, TracedScalar)
 
 
-def _convert(leaves, avals, what):
-    values = []
-    for leaf, (shape, dtype) in zip(leaves, avals):
-        v = value(leaf)
-        if shape_of(v) != shape or not np.can_cast(dtype_of(v), dtype, "same_kind"):
-            raise ControlFlowError(f"{what} changed a carried array from {dtype}{list(shape)} to "
-                                   f"{dtype_of(v)}{list(shape_of(v))}; keep shapes and dtypes fixed")
-        values.append(ew.convert(v, dtype))
-    return values
+def _aval(v: ir.Value) -> Aval:
+    return Aval(shape_of(v), dtype_of(v))
 
 
-def _trace_region(session, region, carry: _Carry, fn, what, eraser, with_arguments=True):
-    """Trace `fn` into a new block of `region`; returns (returned-itself flags, new writes).
+def _convert(v: ir.Value, aval: Aval, what: str) -> ir.Value:
+    """`v` as a value of `aval` (NumPy's same-kind casts only), or a ControlFlowError."""
+    if shape_of(v) != aval.shape or not np.can_cast(dtype_of(v), aval.dtype, "same_kind"):
+        raise ControlFlowError(f"{what} changed a carried array from {aval.dtype}{list(aval.shape)} to "
+                               f"{dtype_of(v)}{list(shape_of(v))}; keep shapes and dtypes fixed")
+    return ew.convert(v, aval.dtype)
 
-    Writes to outside arrays not yet carried are undone and reported, so the
-    caller can carry them and trace again. Whatever happens, every outside array
-    holds its value from before the region afterwards; `eraser` learns the
+
+def _known(arrays) -> set:
+    return {id(a) for a in arrays}
+
+
+@contextlib.contextmanager
+def _region(session, region, types, implicit, eraser):
+    """Trace into a new block of `region` (its arguments of `types`).
+
+    Yields (block, record); afterwards every outside array holds its value from
+    before the region again, and `record.writes` lists what the region wrote, so the
+    caller can carry what it did not carry yet and trace again. `eraser` learns the
     region, to retire its arrays if the op is thrown away.
     """
-    types = carry.types if with_arguments else []
     block = region.blocks.append(*types)
-    outer = [t.value for t in carry.implicit]
+    outer = [t.value for t in implicit]
     record = Region()
     try:
         with session.inside(block) as record:
             eraser.regions.append(record)
-            if with_arguments:
-                n = len(carry.leaves)
-                tracers = [wrap(arg, scalar=False) for arg in list(block.arguments)[:n]]
-                for array, arg in zip(carry.implicit, list(block.arguments)[n:]):
-                    array.restore(arg)
-                result = fn(_rebuild(carry.tree, tracers))
-            else:
-                tracers, result = [], fn(None)
-            returned_itself = []
-            if result is not _PREDICATE_ONLY:
-                stablehlo.ReturnOp(carry.outputs(result, tracers, what))
-                returned_itself = [i < len(tracers) and leaf is tracers[i]
-                                   for i, leaf in enumerate(_leaves(_numbers_to_arrays(result)))]
+            yield block, record
     finally:
-        for array, old in zip(carry.implicit, outer):
+        for array, old in zip(implicit, outer):
             array.restore(old)
-        known = {id(t) for t in carry.implicit}
-        fresh = [(array, old) for key, (array, old) in record.writes.items() if key not in known]
-        for array, old in fresh:
-            array.restore(old)
-    return returned_itself, [array for array, _ in fresh]
+        known = _known(implicit)
+        for key, (array, old) in record.writes.items():
+            if key not in known:
+                array.restore(old)
+
+
+def _new_writes(record: Region, implicit) -> list[TracedArray]:
+    known = _known(implicit)
+    return [array for key, (array, _) in record.writes.items() if key not in known]
 
 
 class _Eraser:
@@ -167,9 +122,6 @@ class _Eraser:
         for record in self.regions:
             record.discard()
         self.op.erase()
-
-
-_PREDICATE_ONLY = object()
 
 
 def _predicate(pred) -> ir.Value:
@@ -208,6 +160,218 @@ def _eager_program(kind, functions):
     return jit(lambda *args: _FORMS[kind](*functions, *args))
 
 
+# -- loops ------------------------------------------------------------------------------------
+
+FIXED, WRAPPED, EITHER = "fixed", "wrapped", "either"
+
+
+@dataclass
+class _Slot:
+    """One carried leaf, by position.
+
+    FIXED: the name is the same array from before the loop in every iteration (updated in
+    place); nothing is carried for it but that array. WRAPPED: its value is carried, and
+    inside the body it is a fresh array holding that value. EITHER: it may be one of
+    `choices` (arrays from before the loop, written in the loop), tracked by a carried index.
+    """
+
+    leaf: object
+    aval: Aval
+    scalar: bool
+    mode: str
+    carries_which: bool                       # whether an index into `choices` is carried
+    choices: list = field(default_factory=list)
+    was_fixed: bool = False                   # never FIXED again once that failed
+
+    @property
+    def weak(self) -> bool:
+        """A Python number: NumPy lets the body's result decide its type after the first iteration."""
+        return type(self.leaf) in (bool, int, float, complex)
+
+
+@dataclass
+class _Pass:
+    """One traced region of a loop: what it wrote, and what each carried name became."""
+
+    record: Region
+    new: list
+    stand_ins: list = field(default_factory=list)
+    bindings: list = field(default_factory=list)
+    returned_itself: list = field(default_factory=list)
+    promoted: bool = False  # a Python number's carried type was widened: trace again
+
+
+class _Loop:
+    """The carried state of one `stablehlo.while`, refined by tracing until it is consistent."""
+
+    def __init__(self, init, fixed=None, runs_once=False):
+        self.tree, self.runs_once = init, runs_once
+        self.implicit: list[TracedArray] = []  # outside arrays carried by value (written inside)
+        self.slots: list[_Slot] = []
+        for k, leaf in enumerate(_leaves(init)):
+            v = value(leaf)
+            identity = has_identity(leaf)
+            mode = FIXED if identity and fixed is not None and fixed[k] else WRAPPED
+            slot = _Slot(leaf, _aval(v), _is_scalar(leaf), mode, identity and mode != FIXED,
+                         [leaf] if identity else [])
+            self.slots.append(slot)
+            if mode == FIXED:
+                self._carry_roots(leaf)
+
+    def _carry_roots(self, array):
+        for root in roots(array):
+            if id(root) not in _known(self.implicit):
+                self.implicit.append(root)
+
+    @property
+    def moving(self) -> list[_Slot]:
+        return [s for s in self.slots if s.mode != FIXED]
+
+    def operands(self) -> list[ir.Value]:
+        moving = self.moving
+        initial = [_convert(value(s.leaf), s.aval, "the loop") for s in moving]
+        which = [as_value(0 if has_identity(s.leaf) else FRESH) for s in moving if s.carries_which]
+        return initial + which + [t.value for t in self.implicit]
+
+    def trace(self, session, region, eraser, fn, types, condition=False) -> _Pass:
+        with _region(session, region, types, self.implicit, eraser) as (block, record):
+            stand_ins, carried = self._enter(list(block.arguments))
+            result = fn(_rebuild(self.tree, stand_ins))
+            if condition:
+                stablehlo.ReturnOp([_predicate(result)])
+                outcome = _Pass(record, [])
+            else:
+                outcome = self._end(result, stand_ins, carried)
+        outcome.record, outcome.new = record, _new_writes(record, self.implicit)
+        return outcome
+
+    def _enter(self, arguments):
+        """The body's stand-in for every carried name; outside arrays take their block arguments."""
+        moving = self.moving
+        values = iter(arguments[:len(moving)])
+        which = iter(arguments[len(moving):])
+        stand_ins, carried = [], {}
+        for slot in self.slots:
+            if slot.mode == FIXED:
+                stand_ins.append(slot.leaf)
+                continue
+            v = next(values)
+            w = next(which) if slot.carries_which else FRESH
+            if slot.mode == EITHER:
+                stand_in = Either(w, slot.choices, wrap(v, scalar=False))
+            else:
+                stand_in = wrap(v, scalar=slot.scalar)
+                carried[id(stand_in)] = (tuple(slot.choices), w)
+            stand_ins.append(stand_in)
+        for array, argument in zip(self.implicit, arguments[len(arguments) - len(self.implicit):]):
+            array.restore(argument)
+        return stand_ins, carried
+
+    def _end(self, result, stand_ins, carried) -> _Pass:
+        """Return the carried values from the body: each name's value and which array it is."""
+        leaves = _leaves(result)
+        if len(leaves) != len(self.slots):
+            raise ControlFlowError(f"the loop body returned {len(leaves)} arrays where "
+                                   f"{len(self.slots)} are carried")
+        before = made_before(len(REGIONS.stack))
+        bindings = [bind(leaf, before, slot.aval, carried) for leaf, slot in zip(leaves, self.slots)]
+        moving = [(slot, b) for slot, b in zip(self.slots, bindings) if slot.mode != FIXED]
+        outcome = _Pass(Region(), [], stand_ins, bindings, [a is b for a, b in zip(leaves, stand_ins)])
+        values = []
+        for slot, b in moving:
+            if slot.weak and not np.can_cast(dtype_of(b.current), slot.aval.dtype, "same_kind") and \
+                    shape_of(b.current) == slot.aval.shape:  # `total = 0` then `total += 0.5 * x`
+                values.append(value(np.zeros(slot.aval.shape, slot.aval.dtype)))
+                slot.aval = Aval(slot.aval.shape, np.result_type(slot.aval.dtype, dtype_of(b.current)))
+                outcome.promoted = True
+            else:
+                values.append(_convert(b.current, slot.aval, "the loop body"))
+        which = [as_value(b.which_in(slot.choices)) for slot, b in moving if slot.carries_which]
+        stablehlo.ReturnOp(values + which + [t.value for t in self.implicit])
+        return outcome
+
+    def settle(self, condition: _Pass, body: _Pass) -> bool:
+        """Refine the carried state from one traced attempt; True when it was already right."""
+        self.written = _known(a for p in (condition, body) for a, _ in p.record.writes.values())
+        changed = bool(condition.new or body.new or body.promoted)
+        self.implicit += [a for a in condition.new + body.new if id(a) not in _known(self.implicit)]
+        for slot, b, stand_in, itself in zip(self.slots, body.bindings, body.stand_ins, body.returned_itself):
+            changed |= self._refine(slot, b, stand_in, itself)
+        for slot in self.moving:
+            if slot.mode == WRAPPED and slot.carries_which and any(
+                    id(r) in self.written for c in slot.choices for r in roots(c)):
+                slot.mode, changed = EITHER, True  # the array it may be changes: read it live
+        return not changed
+
+    def _refine(self, slot: _Slot, b: Binding, stand_in, itself: bool) -> bool:
+        if slot.mode == FIXED:
+            if b.static and b.which == 0 and b.choices[0] is slot.leaf:
+                return False
+            slot.mode, slot.was_fixed, slot.carries_which = WRAPPED, True, True
+            return True
+        changed = False
+        for choice in b.choices:
+            if not any(choice is c for c in slot.choices):
+                slot.choices.append(choice)
+                changed = True
+        if not slot.carries_which and not (b.static and b.which == FRESH):
+            slot.carries_which = changed = True
+        if itself and has_identity(slot.leaf) and not slot.was_fixed and len(slot.choices) == 1:
+            slot.mode = FIXED  # the body updates the array in place and keeps the name on it
+            self._carry_roots(slot.leaf)
+            return True
+        if slot.mode == WRAPPED and slot.carries_which and stand_in.version:
+            slot.mode, changed = EITHER, True  # written in place while it may be an outside array
+        return changed
+
+    def finish(self, results: list[ir.Value], body: _Pass):
+        """After the op: written outside arrays take their new values; the carry is rebuilt."""
+        for array, new in zip(self.implicit, results[len(results) - len(self.implicit):]):
+            if id(array) in self.written:
+                array.assign(new)
+        moving = self.moving
+        values = iter(results[:len(moving)])
+        which = iter(results[len(moving):])
+        out = []
+        for slot, b in zip(self.slots, body.bindings):
+            if slot.mode == FIXED:
+                out.append(slot.leaf)
+                continue
+            v = next(values)
+            if not slot.carries_which:
+                out.append(wrap(v, scalar=slot.scalar))
+                continue
+            w = next(which)
+            after = b.which_in(slot.choices) if b.static else None
+            start = 0 if has_identity(slot.leaf) else FRESH
+            if after is not None and (self.runs_once or after == start):
+                out.append(wrap(v, scalar=slot.scalar) if after == FRESH else slot.choices[after])
+            else:
+                out.append(Either(w, slot.choices, wrap(v, scalar=False)))
+        return _rebuild(self.tree, out)
+
+
+def loop(cond_fn, body_fn, init, fixed=None, runs_once=False):
+    """`while cond_fn(carry): carry = body_fn(carry)` as one `stablehlo.while` (see `while_loop`).
+
+    `fixed[k]` says leaf k is expected to be updated in place (a first guess, checked);
+    `runs_once` that the body is known to run at least once.
+    """
+    session = trace.current()
+    with session.emitting():
+        loop = _Loop(init, fixed, runs_once)
+        while True:
+            operands = loop.operands()
+            types = [v.type for v in operands]
+            op = create("stablehlo.while", operands, types, regions=2)
+            with _Eraser(op) as eraser:
+                condition = loop.trace(session, op.regions[0], eraser, cond_fn, types, condition=True)
+                body = loop.trace(session, op.regions[1], eraser, body_fn, types)
+            if loop.settle(condition, body):
+                return loop.finish(list(op.results), body)
+            eraser.erase()
+
+
 def while_loop(cond_fn, body_fn, init):
     """`while cond_fn(carry): carry = body_fn(carry)`, as one `stablehlo.while`.
 
@@ -215,28 +379,16 @@ def while_loop(cond_fn, body_fn, init):
 
         i, x = solvent.while_loop(lambda c: c[1] > 1e-6, lambda c: (c[0] + 1, c[1] / 2), (0, x))
     """
-    session = trace.current()
-    if session is None:
+    if trace.current() is None:
         return _eager_program("while_loop", (cond_fn, body_fn))(init)
-    with session.emitting():
-        carry = _Carry(init)
-        while True:
-            op = create("stablehlo.while", carry.operands(), carry.types, regions=2)
+    return loop(cond_fn, body_fn, init)
 
-            def test(tree):
-                pred = _predicate(cond_fn(tree))
-                stablehlo.ReturnOp([pred])
-                return _PREDICATE_ONLY
 
-            with _Eraser(op) as eraser:
-                _, cond_writes = _trace_region(session, op.regions[0], carry, test, "the loop condition", eraser)
-                itself, body_writes = _trace_region(session, op.regions[1], carry, body_fn, "the loop body",
-                                                    eraser)
-            new = cond_writes + [a for a in body_writes if a not in cond_writes]
-            if not new:
-                return carry.finish(list(op.results), itself)
-            eraser.erase()
-            carry.implicit += new
+def index_scalar(b):
+    """A loop bound as an int64 NumPy scalar: static stays static, traced becomes a traced scalar."""
+    if not is_traced(b):
+        return np.int64(b)
+    return wrap(ew.convert(value(b), np.int64), scalar=True)
 
 
 def fori_loop(lower, upper, body_fn, init):
@@ -248,8 +400,17 @@ def fori_loop(lower, upper, body_fn, init):
         i, stop, inner = carry
         return i + 1, stop, body_fn(i, inner)
 
-    bounds = [b if is_traced(b) else np.asarray(b, dtype=np.int64) for b in (lower, upper)]
-    return while_loop(keep_going, step, (*bounds, init))[2]
+    session = trace.current()
+    if session is None:
+        return while_loop(keep_going, step, (np.int64(lower), np.int64(upper), init))[2]
+    with session.emitting():
+        bounds = (index_scalar(lower), index_scalar(upper))
+    return loop(keep_going, step, (*bounds, init))[2]
+
+
+def leaf_count(tree) -> int:
+    """How many carried leaves `tree` adds to a loop (to line up `fixed` flags)."""
+    return len(_leaves(tree))
 
 
 def scan(f, init, xs=None, length=None):
@@ -278,22 +439,25 @@ def _scan(f, init, xs, length):
         return _rebuild(xs, [leaf[i] for leaf in xs_leaves]) if xs is not None else None
 
     index = wrap(value(np.asarray(0, dtype=np.int64)))
-    _, first_y = probe(lambda: f(_numbers_to_arrays(init), item(index)))
-    y_leaves = _leaves(_numbers_to_arrays(first_y))
+    _, first_y = probe(lambda: f(init, item(index)))
+    y_leaves = _leaves(first_y)
     buffers = [np.zeros((n,) + tuple(np.shape(y) if not is_traced(y) else y.shape),
                         y.dtype if hasattr(y, "dtype") else np.result_type(y)) for y in y_leaves]
 
     def body(state):
         i, carry, stacked = state
         carry, y = f(carry, item(i))
-        for buffer, leaf in zip(stacked, _leaves(_numbers_to_arrays(y))):
+        for buffer, leaf in zip(stacked, _leaves(y)):
             buffer[i] = leaf
         return i + 1, carry, stacked
 
-    _, carry, stacked = while_loop(lambda state: state[0] < n, body,
-                                   (np.asarray(0, dtype=np.int64), init, list(buffers)))
-    return carry, _rebuild(_numbers_to_arrays(first_y), stacked) if y_leaves else first_y
+    fixed = [False] * (1 + leaf_count(init)) + [True] * len(buffers)
+    _, carry, stacked = loop(lambda state: state[0] < n, body, (np.int64(0), init, list(buffers)), fixed,
+                              runs_once=n > 0)
+    return carry, _rebuild(first_y, stacked) if y_leaves else first_y
 
+
+# -- branches ---------------------------------------------------------------------------------
 
 def cond(pred, true_fn, false_fn, *operands):
     """`true_fn(*operands) if pred else false_fn(*operands)` with a traced `pred`."""
@@ -314,60 +478,93 @@ def switch(index, branches, *operands):
         i = ew.clamp(value(np.int32(0)), i, value(np.int32(len(branches) - 1)))  # case picks the last
         implicit: list[TracedArray] = []
         while True:
-            eraser, result, new = _trace_branches(session, i, branches, operands, implicit)
-            if not new:
-                outputs = list(eraser.op.results)
-                for array, new_value in zip(implicit, outputs[len(outputs) - len(implicit):]):
-                    array.assign(new_value)
-                return result
-            eraser.erase()
-            implicit += new
+            case = _Case(session, i, branches, operands, implicit)
+            if not case.new:
+                return case.finish()
+            case.eraser.erase()
+            implicit += case.new
 
 
-def _trace_branches(session, index, branches, operands, implicit):
-    """One `stablehlo.case` whose branch k returns branches[k](*operands) and the implicit arrays."""
-    scratch = create("stablehlo.case", [index], [], regions=len(branches))
-    first, new = None, []
-    with _Eraser(scratch) as eraser:
-        for k, branch in enumerate(branches):
-            def run(_, branch=branch):
-                return branch(*operands)
-
-            probe_carry = _BranchCarry(first, implicit)
-            _, writes = _trace_region(session, scratch.regions[k], probe_carry, run, f"branch {k}", eraser,
-                                      with_arguments=False)
-            first = first if first is not None else probe_carry.result
-            new += [a for a in writes if a not in new]
-    types = list(scratch.regions[0].blocks[0].operations[-1].operands)
-    op = create("stablehlo.case", [index], [v.type for v in types], regions=len(branches))
-    for k in range(len(branches)):
-        scratch.regions[k].blocks[0].append_to(op.regions[k])
-    scratch.erase()
-    eraser.op = op
-    results = list(op.results)
-    n = len(results) - len(implicit)
-    return eraser, _rebuild(_numbers_to_arrays(first), [wrap(r, scalar=False) for r in results[:n]]), new
+@dataclass
+class _BranchEnd:
+    block: ir.Block
+    bindings: list
+    implicit: list
 
 
-class _BranchCarry(_Carry):
-    """A branch carries nothing in; its results must match the first branch's."""
+class _Case:
+    """One `stablehlo.case`: every branch traced, its results as bindings (see `identity`)."""
 
-    def __init__(self, first_result, implicit):
-        self.first = first_result
-        self.implicit = implicit
-        self.result = None
+    def __init__(self, session, index, branches, operands, implicit):
+        self.implicit, self.new = implicit, []
+        scratch = create("stablehlo.case", [index], [], regions=len(branches))
+        with _Eraser(scratch) as self.eraser:
+            ends = [self._branch(session, scratch.regions[k], k, branch, operands)
+                    for k, branch in enumerate(branches)]
+            self.op = self._assemble(scratch, index, ends)
 
-    def outputs(self, result, tracers, what):
-        self.result = result
-        leaves = _leaves(_numbers_to_arrays(result))
-        if self.first is None:
-            values = [value(leaf) for leaf in leaves]
-        else:
-            expected = _leaves(_numbers_to_arrays(self.first))
-            if len(leaves) != len(expected):
-                raise ControlFlowError(f"{what} returned {len(leaves)} arrays where branch 0 returned {len(expected)}")
-            values = _convert(leaves, [(x.shape, x.dtype) for x in expected], what)
-        return values + [t.value for t in self.implicit]
+    def _branch(self, session, region, k, branch, operands) -> _BranchEnd:
+        with _region(session, region, [], self.implicit, self.eraser) as (block, record):
+            result = branch(*operands)
+            leaves = _leaves(result)
+            if k == 0:
+                self.template, self.avals = result, [_aval(value(leaf)) for leaf in leaves]
+                self.scalar = [_is_scalar(leaf) for leaf in leaves]
+            elif len(leaves) != len(self.avals):
+                raise ControlFlowError(f"branch {k} returned {len(leaves)} arrays where branch 0 returned "
+                                       f"{len(self.avals)}")
+            self.scalar = [s and _is_scalar(leaf) for s, leaf in zip(self.scalar, leaves)]
+            before = made_before(len(REGIONS.stack))
+            bindings = [bind(leaf, before, aval) for leaf, aval in zip(leaves, self.avals)]
+            end = _BranchEnd(block, bindings, [t.value for t in self.implicit])
+        self.new += [a for a in _new_writes(record, self.implicit) if id(a) not in _known(self.new)]
+        return end
+
+    def _assemble(self, scratch, index, ends: list[_BranchEnd]):
+        """The final op: per result, its value, and which outside array it is where any branch says."""
+        self.kinds = []  # per result: ("same", array), ("either", choices) or ("fresh", None)
+        for j in range(len(self.avals)):
+            found = [b for end in ends for b in [end.bindings[j]]]
+            choices = []
+            for b in found:
+                choices += [c for c in b.choices if not any(c is d for d in choices)]
+            if len(choices) == 1 and all(b.static and b.which == 0 for b in found):
+                self.kinds.append(("same", choices[0]))
+            else:
+                self.kinds.append(("either", choices) if choices else ("fresh", None))
+        for k, end in enumerate(ends):
+            with ir.InsertionPoint(end.block):
+                values, which = [], []
+                for b, aval, (kind, choices) in zip(end.bindings, self.avals, self.kinds):
+                    if kind != "same":
+                        values.append(_convert(b.current, aval, f"branch {k}"))
+                    if kind == "either":
+                        which.append(as_value(b.which_in(choices)))
+                stablehlo.ReturnOp(values + which + end.implicit)
+        types = [v.type for v in ends[0].block.operations[len(ends[0].block.operations) - 1].operands]
+        op = create("stablehlo.case", [index], types, regions=len(ends))
+        for k, end in enumerate(ends):
+            end.block.append_to(op.regions[k])
+        scratch.erase()
+        self.eraser.op = op
+        return op
+
+    def finish(self):
+        results = list(self.op.results)
+        for array, new in zip(self.implicit, results[len(results) - len(self.implicit):]):
+            array.assign(new)
+        values = iter(results)
+        moving = sum(kind != "same" for kind, _ in self.kinds)
+        which = iter(results[moving:])
+        out = []
+        for (kind, choices), scalar in zip(self.kinds, self.scalar):
+            if kind == "same":
+                out.append(choices)
+            elif kind == "fresh":
+                out.append(wrap(next(values), scalar=scalar))
+            else:
+                out.append(Either(next(which), choices, wrap(next(values), scalar=False)))
+        return _rebuild(self.template, out)
 
 
 _FORMS = {"while_loop": while_loop, "scan": scan}

@@ -20,6 +20,7 @@ from solvent.core import structure, trace
 from solvent.core.traced import TracedArray
 from solvent.numpy.values import value, wrap
 from solvent.tracing import build_function
+from solvent.transforms.identity import Either
 
 _INLINE = object()
 _names = itertools.count()
@@ -103,6 +104,11 @@ def build_result(spec, leaves, outputs, root):
         return outputs[spec[1]]
     if tag == "static":
         return spec[1]
+    if tag == "either":
+        _, which, choices, own = spec
+        return Either(value(build_result(which, leaves, outputs, root)),
+                      [build_result(c, leaves, outputs, root) for c in choices],
+                      build_result(own, leaves, outputs, root))
     if tag == "argument":
         node = root
         for kind, key in spec[1]:

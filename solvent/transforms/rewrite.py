@@ -92,6 +92,29 @@ def assigned(statements_) -> list[str]:
     return finder.names
 
 
+class _PlainAssigned(_Assigned):
+    """Names bound other than by an augmented assignment to the bare name (`a += b`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.augmented: list[str] = []
+
+    def visit_AugAssign(self, node):
+        if isinstance(node.target, ast.Name):
+            self.augmented.append(node.target.id)
+        else:
+            self.visit(node.target)
+        self.visit(node.value)
+
+
+def updated_in_place(statements_) -> list[str]:
+    """Names that `statements_` bind only by augmented assignment: in place, for arrays."""
+    finder = _PlainAssigned()
+    for s in statements_:
+        finder.visit(s)
+    return [n for n in dict.fromkeys(finder.augmented) if n not in finder.names]
+
+
 def _contains(statements_, kinds, into_loops=True) -> bool:
     """Whether `kinds` occur in `statements_` outside nested functions (and loops, if not `into_loops`)."""
     stack = list(statements_)
@@ -270,7 +293,8 @@ class _Rewriter(ast.NodeTransformer):
         test_name, body_name = self.fresh("while_test"), self.fresh("while_body")
         done = [ast.Return(_names_tuple(names, ast.Load))]
         call = _helper("while_stmt", ast.Name(test_name, ast.Load()), ast.Name(body_name, ast.Load()),
-                       _loads(names), ast.Constant(tuple(names)), self.where(node))
+                       _loads(names), ast.Constant(tuple(names)), self.where(node),
+                       ast.Constant(tuple(updated_in_place(node.body))))
         return prologue + [_function(test_name, names, [ast.Return(node.test)]),
                            _function(body_name, names, node.body + done), self._assign(names, call)]
 
@@ -308,7 +332,8 @@ class _Rewriter(ast.NodeTransformer):
         function = _function(body_name, [item] + names, body + done)
         if range_args is not None:  # generic_visit rewrote the arguments in place
             call = _helper("for_range", ast.Tuple(range_args, ast.Load()), ast.Name(body_name, ast.Load()),
-                           _loads(names), ast.Constant(tuple(names)), self.where(node))
+                           _loads(names), ast.Constant(tuple(names)), self.where(node),
+                           ast.Constant(tuple(updated_in_place(node.body))))
         else:
             call = _helper("for_stmt", node.iter, ast.Name(body_name, ast.Load()), _loads(names),
                            ast.Constant(tuple(names)))

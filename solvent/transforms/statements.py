@@ -113,7 +113,13 @@ def _fill_undefined(values, run_body):
     return tuple(filled)
 
 
-def while_stmt(test_fn, body_fn, values, names, where=None):
+def _fixed(values, names, in_place) -> list[bool]:
+    """Per carried leaf, whether its name is only updated in place in the loop (`a += ...`), so the
+    loop most likely keeps it on the same array (a first guess for `control_flow.loop`)."""
+    return [flag for v, n in zip(values, names) for flag in [n in in_place] * control_flow.leaf_count(v)]
+
+
+def while_stmt(test_fn, body_fn, values, names, where=None, in_place=()):
     """`while test: body` over the loop variables `names`; Python loop while the test is static."""
     values = tuple(values)
     while True:
@@ -125,11 +131,12 @@ def while_stmt(test_fn, body_fn, values, names, where=None):
         values = tuple(body_fn(*values))
     values = _fill_undefined(values, lambda v: tuple(body_fn(*v)))
     _check_defined(values, names, "while loop", where)
-    carried = control_flow.while_loop(lambda c: test_fn(*c), lambda c: tuple(body_fn(*c)), values)
+    carried = control_flow.loop(lambda c: test_fn(*c), lambda c: tuple(body_fn(*c)), values,
+                                _fixed(values, names, in_place))
     return tuple(carried)
 
 
-def for_range(bounds, body_fn, values, names, where):
+def for_range(bounds, body_fn, values, names, where, in_place=()):
     """`for i in range(*bounds): body` (body_fn(i, *values)); rolled when traced or long."""
     values = tuple(values)
     if not any(is_traced(b) for b in bounds):
@@ -140,13 +147,13 @@ def for_range(bounds, body_fn, values, names, where):
             return _unrolled(steps, body_fn, values)
         try:
             session.rolled.append(where)
-            return _rolled(bounds, body_fn, values, names, where)
+            return _rolled(bounds, body_fn, values, names, where, in_place)
         except (TracerConversionError, UnsupportedError, TypeError, IndexError) as error:
             warnings.warn(f"{where[0]}:{where[1]}: loop of {len(steps)} steps unrolled: its body "
                           f"cannot run with a traced loop index ({error.__class__.__name__}: "
                           f"{str(error).splitlines()[0]})", stacklevel=2)
             return _unrolled(steps, body_fn, values)
-    return _rolled(bounds, body_fn, values, names, where)
+    return _rolled(bounds, body_fn, values, names, where, in_place)
 
 
 def _unrolled(steps, body_fn, values):
@@ -155,7 +162,7 @@ def _unrolled(steps, body_fn, values):
     return values
 
 
-def _rolled(bounds, body_fn, values, names, where):
+def _rolled(bounds, body_fn, values, names, where, in_place):
     start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
     values = _fill_undefined(values, lambda v: tuple(body_fn(_traced_index(start), *v)))
     _check_defined(values, names, "for loop", where)
@@ -168,13 +175,16 @@ def _rolled(bounds, body_fn, values, names, where):
         i, end, inner = carry
         return i + step, end, tuple(body_fn(i, *inner))
 
-    bounds = [b if is_traced(b) else np.asarray(b, dtype=np.int64) for b in (start, stop)]
-    return tuple(control_flow.while_loop(test, body, (*bounds, values))[2])
+    runs_once = not any(is_traced(b) for b in bounds) and len(range(start, stop, step)) > 0
+    with trace.current().emitting():
+        carry = (control_flow.index_scalar(start), control_flow.index_scalar(stop), values)
+    fixed = [False, False] + _fixed(values, names, in_place)
+    return tuple(control_flow.loop(test, body, carry, fixed, runs_once)[2])
 
 
 def _traced_index(start):
     """A traced int64 loop index (so a probe of the body sees what the rolled loop will)."""
-    return start if is_traced(start) else wrap(value(np.asarray(start, dtype=np.int64)), scalar=False)
+    return start if is_traced(start) else wrap(value(np.int64(start)), scalar=True)
 
 
 def for_stmt(iterable, body_fn, values, names):

@@ -357,6 +357,18 @@ def test_write_value_broadcasting_and_casting():
     check(f, np.zeros((3, 3), dtype=np.int32))
 
 
+@pytest.mark.filterwarnings("ignore:Conversion of an array with ndim:DeprecationWarning")  # NumPy's own run
+def test_assigned_values_drop_leading_length_one_dimensions():
+    """NumPy broadcasts an assigned value after dropping its extra leading 1s: a[0] = b, b (1, 1)."""
+    def f(a, b, c):
+        a[0] += a[0] + a
+        b[::-1] = np.expand_dims(c, 0)
+        b[0] = c[:1].reshape(1, 1)
+        b[[1, 2]] = c[None, :2]
+        return a, b
+    check(f, np.ones(1), np.arange(3.0), np.arange(3.0) + 1)
+
+
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_fancy_every_dtype(dtype):
     def f(x, y):

@@ -1,0 +1,155 @@
+"""Which array a name stands for after a traced branch or loop: NumPy's identity under control flow.
+
+After `if c: x = y` with a traced `c`, `x` *is* `y` on one path and the old `x` on the
+other, and a later `x += 1` changes whichever it is; after `u, v = v, u` in a rolled time
+loop, `u` is one of the two buffers by the parity of the trip count. An `Either` holds
+such a name: a traced index `which` into arrays made before the branch or loop (or -1
+for a fresh array of its own). It reads as the chosen array and writes go to the chosen
+array, so every alias sees exactly what NumPy's would.
+
+A `Binding` says what a value at the end of a region is in those terms; control flow
+carries bindings out of branches and around loops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from solvent.core.traced import DEAD, REGIONS, TracedArray, TracedScalar, escaped
+from solvent.numpy.values import value
+from solvent.ops import elementwise as ew
+from solvent.ops.constant import constant
+
+FRESH = -1  # `which` of a value that is none of the choices
+
+
+def index_constant(k: int) -> ir.Value:
+    return constant(np.int32(k))
+
+
+class Either(TracedArray):
+    """An array that is `choices[which]` (arrays from before a branch or loop), or `own` when
+    `which` is -1. Reads select among them; a write goes to the chosen one (and to `own`)."""
+
+    def __init__(self, which: ir.Value, choices, own: TracedArray):
+        self.aval = own.aval
+        self._value = self._parent = self._view = self._seen = None
+        self.which, self.choices, self.own = which, tuple(choices), own
+        self.depth = len(REGIONS.stack)
+        if self.depth:
+            REGIONS.stack[-1].created.append(self)
+
+    @property
+    def version(self):
+        """Changes whenever one of the arrays it may be changes (views of it re-read then)."""
+        return tuple(part.root().version for part in (self.own, *self.choices))
+
+    @property
+    def value(self) -> ir.Value:
+        if self._value is DEAD:
+            raise escaped(self)
+        stamp = (self.version, REGIONS.epoch)
+        if self._seen != stamp:
+            v = self.own.value
+            for k, choice in enumerate(self.choices):
+                v = ew.select(self.chooses(k), choice.value, v)
+            self._current, self._seen = v, stamp
+        return self._current
+
+    def chooses(self, k: int) -> ir.Value:
+        return ew.compare("EQ", self.which, index_constant(k))
+
+    def assign(self, new: ir.Value) -> None:
+        self.own.assign(new)
+        for k, choice in enumerate(self.choices):
+            choice.assign(ew.select(self.chooses(k), new, choice.value))
+
+    def alternatives(self):
+        return self.which, self.choices, self.own
+
+    def __repr__(self) -> str:
+        return f"Either({self.aval}, one of {len(self.choices)} arrays or its own)"
+
+
+def roots(x: TracedArray) -> list[TracedArray]:
+    """The arrays that own the memory `x` reads (an `Either` reads several)."""
+    if isinstance(x, Either):
+        return [r for part in (x.own, *x.choices) for r in roots(part)]
+    return [x.root()]
+
+
+def has_identity(x) -> bool:
+    """Whether in-place writes to `x` can be seen through other names (NumPy scalars cannot)."""
+    return isinstance(x, TracedArray) and not isinstance(x, TracedScalar)
+
+
+@dataclass
+class Binding:
+    """A value at the end of a region: `choices[which]` (which may be traced), or fresh when
+    `which` is -1; `current` is its value either way."""
+
+    choices: tuple
+    which: int | ir.Value
+    current: ir.Value
+
+    @property
+    def static(self) -> bool:
+        return isinstance(self.which, int)
+
+    def which_in(self, universe: list) -> int | ir.Value:
+        """`which` as an index into `universe`, which holds every choice."""
+        table = [_index(universe, c) for c in self.choices]
+        if self.static:
+            return FRESH if self.which == FRESH else table[self.which]
+        if table == list(range(len(table))):
+            return self.which
+        return remap(self.which, table)
+
+
+def _index(items: list, x) -> int:
+    """Position of `x` in `items` by identity; -1 when absent (a choice found only now)."""
+    return next((k for k, item in enumerate(items) if item is x), FRESH)
+
+
+def remap(which: ir.Value, table: list[int]) -> ir.Value:
+    """`table[which]`, and -1 for -1, as a chain of selects (tables are tiny)."""
+    out = index_constant(FRESH)
+    for k, target in enumerate(table):
+        if target != FRESH:
+            out = ew.select(ew.compare("EQ", which, index_constant(k)), index_constant(target), out)
+    return out
+
+
+def as_value(which: int | ir.Value) -> ir.Value:
+    return index_constant(which) if isinstance(which, int) else which
+
+
+def bind(leaf, before: Callable[[TracedArray], bool], aval, carried: dict | None = None) -> Binding:
+    """What `leaf` is, at the end of a region, in terms of arrays for which `before` holds.
+
+    `carried` maps the id of a loop's stand-in for a carried name to that name's binding
+    (the stand-in is a fresh array of the loop body, standing for whatever the name was).
+    """
+    current = value(leaf)
+    if not has_identity(leaf) or leaf.aval != aval:
+        return Binding((), FRESH, current)
+    if carried is not None and id(leaf) in carried:
+        choices, which = carried[id(leaf)]
+        return Binding(choices, which, current)
+    if before(leaf):
+        return Binding((leaf,), 0, current)
+    if isinstance(leaf, Either):
+        kept = tuple(c for c in leaf.choices if before(c))
+        if kept:
+            table = [next((k for k, c in enumerate(kept) if c is choice), FRESH) for choice in leaf.choices]
+            return Binding(kept, remap(leaf.which, table), current)
+    return Binding((), FRESH, current)
+
+
+def made_before(depth: int) -> Callable[[TracedArray], bool]:
+    """Whether an array existed before a region whose body runs at `depth` (and is usable after it)."""
+    return lambda x: x.depth < depth and x._value is not DEAD

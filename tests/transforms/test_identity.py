@@ -1,0 +1,236 @@
+"""Identity under traced control flow: after a data-dependent `if` or a rolled loop, every name is
+the array NumPy's would be, so later in-place updates reach the caller and returned arguments are
+the caller's own objects. Each case runs the same function with NumPy and with solvent.jit."""
+
+import copy
+
+import numpy as np
+import pytest
+
+import solvent
+from differential import assert_same
+
+
+def run_both(fn, *args, static=(), device=False):
+    """(NumPy's result, solvent's result, NumPy's args after, solvent's args after)."""
+    numpy_args, solvent_args = copy.deepcopy(args), copy.deepcopy(args)
+    if device:
+        solvent_args = tuple(solvent.asarray(a) if isinstance(a, np.ndarray) else a for a in solvent_args)
+    expected = fn(*numpy_args)
+    actual = solvent.jit(fn, static_argnames=static)(*solvent_args)
+    return expected, actual, numpy_args, solvent_args
+
+
+def check(fn, *args, static=(), device=False):
+    """Values, dtypes and argument effects as NumPy's, and a returned argument is that argument."""
+    expected, actual, numpy_args, solvent_args = run_both(fn, *args, static=static, device=device)
+    results = (expected, actual) if isinstance(expected, tuple) else ((expected,), (actual,))
+    for e, a in zip(*results):
+        which = [k for k, arg in enumerate(numpy_args) if e is arg]
+        assert [k for k, arg in enumerate(solvent_args) if a is arg] == which, "identity of a returned argument"
+        assert_same(np.asarray(a), e)
+    for a, e in zip(solvent_args, numpy_args):
+        if isinstance(e, np.ndarray):
+            assert_same(np.asarray(a), e)
+
+
+# -- the differential fuzz's findings (mutations after a data-dependent `if`) ------------------
+
+def mutate_after_if(a):
+    if np.all(a != 0):
+        a -= np.invert(a)
+    for i in range(3):
+        a += i
+    a += a
+
+
+def masked_update_after_if(a):
+    if np.sum(a) > 0:
+        a -= -3
+    a[a > 0] += 0.5
+    return a
+
+
+def two_arguments(a0, a1):
+    if np.sum(a0) > 0:
+        a1 -= 1
+    for i in range(6):
+        a1[i % 4] += i
+    return a0, a1
+
+
+@pytest.mark.parametrize("start", [4, 0, -3])
+def test_updates_after_a_branch_that_mutated_reach_the_argument(start):
+    check(mutate_after_if, np.array(start))
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_masked_update_after_a_branch_and_the_argument_returned_itself(sign):
+    check(masked_update_after_if, sign * np.arange(4, dtype=np.float32))
+    check(masked_update_after_if, sign * np.arange(4, dtype=np.float32), device=True)
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_later_updates_of_a_second_argument(sign):
+    check(two_arguments, sign * np.ones(3), np.arange(4))
+
+
+def mutate_one_or_the_other(a, b):
+    if np.sum(b) > 0:
+        a += 1
+    else:
+        b += 1
+    return a, b
+
+
+@pytest.mark.parametrize("b", [np.ones(3), -np.ones(3), np.ones(4), -np.ones(4)])
+def test_branches_mutating_different_arrays(b):
+    check(mutate_one_or_the_other, np.ones(3), b)
+
+
+# -- a name rebound on one path only ----------------------------------------------------------
+
+def rebind_then_update(x):
+    if x.sum() > 0:
+        x = x * 2
+    x += 1
+    return x
+
+
+def choose_then_update(x, y):
+    if x.sum() > 0:
+        z = y
+    else:
+        z = x
+    z[0] = 100.0
+    return z
+
+
+def nested_rebind(x, y):
+    if x.sum() > 0:
+        if y.sum() > 0:
+            x = y
+        else:
+            x = x + 1
+    x *= 3
+    return x
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+@pytest.mark.parametrize("device", [False, True])
+def test_in_place_update_after_a_rebinding_branch(sign, device):
+    check(rebind_then_update, sign * np.ones(3), device=device)
+    check(choose_then_update, sign * np.ones(3), np.zeros(3), device=device)
+
+
+@pytest.mark.parametrize("signs", [(1, 1), (1, -1), (-1, 1), (-1, -1)])
+def test_nested_branches_keep_identity(signs):
+    check(nested_rebind, signs[0] * np.ones(2), signs[1] * np.ones(2))
+
+
+def test_cond_returning_an_operand_returns_it():
+    def f(x, y):
+        return solvent.cond(x.sum() > 0, lambda a, b: a, lambda a, b: b, x, y)
+
+    for sign in (1.0, -1.0):
+        x, y = sign * np.ones(2), np.zeros(2)
+        assert solvent.jit(f)(x, y) is (x if sign > 0 else y)
+
+
+# -- names around rolled loops ----------------------------------------------------------------
+
+def double_buffer(u, v, steps):
+    for _ in range(steps):
+        v[1:-1] = 0.5 * (u[2:] + u[:-2])
+        u, v = v, u
+    return u, v
+
+
+@pytest.mark.parametrize("steps", [3, 20, 21])
+@pytest.mark.parametrize("device", [False, True])
+def test_double_buffered_time_loop_updates_both_buffers(steps, device):
+    check(double_buffer, np.arange(8.0), np.zeros(8), steps, static=("steps",), device=device)
+
+
+def view_and_name_in_a_loop(a):
+    head = a[:2]
+    for _ in range(20):
+        a += 1
+        head *= 2
+    return a
+
+
+def in_place_then_rebound(a):
+    for _ in range(20):
+        a += 1
+        a = a * 0.5
+    return a
+
+
+def alias_of_a_loop_counter(x, n):
+    i, j = 0, 0
+    while i < n:
+        j = i
+        i += 1
+    return x * j
+
+
+def while_that_may_not_run(x):
+    while x.sum() < 0:
+        x = x * 0.5 + 1
+    x += 1
+    return x
+
+
+def python_number_becomes_float(x):
+    total = 0
+    for i in range(30):
+        total = total + 0.5 * x[i % 3]
+    return total
+
+
+def test_a_view_and_its_base_updated_in_one_loop():
+    check(view_and_name_in_a_loop, np.ones(3))
+
+
+def test_updated_in_place_then_rebound_in_a_loop():
+    check(in_place_then_rebound, np.ones(3))
+
+
+def test_two_names_for_one_number_in_a_loop():
+    x = np.ones(2)
+    assert_same(solvent.jit(alias_of_a_loop_counter)(x, solvent.Scalar(np.int64(5))), alias_of_a_loop_counter(x, 5))
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_a_loop_that_may_run_zero_times_keeps_the_name_on_the_argument(sign):
+    check(while_that_may_not_run, sign * np.ones(3))
+
+
+def test_a_python_number_carried_takes_the_type_the_body_gives_it():
+    check(python_number_becomes_float, np.arange(3.0))
+
+
+def test_explicit_while_loop_mutating_its_carry_returns_it():
+    def f(x):
+        def body(c):
+            i, y = c
+            y[i] += 10
+            return i + 1, y
+        return solvent.while_loop(lambda c: c[0] < 3, body, (0, x))[1]
+
+    x = np.arange(5.0)
+    assert solvent.jit(f)(x) is x
+    assert_same(x, np.array([10.0, 11.0, 12.0, 3.0, 4.0]))
+
+
+def test_in_place_loop_carries_nothing_twice():
+    """An array updated in place in a rolled loop is carried once, as itself."""
+    def f(a):
+        for _ in range(20):
+            a += 1
+
+    text = solvent.code_hlo(f, np.ones(3), optimize="none")
+    assert text.count("stablehlo.while") == 1
+    header = next(line for line in text.splitlines() if "stablehlo.while(" in line)
+    assert header.count("tensor<3xf64>") == 1
