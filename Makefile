@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench docs clean
+.PHONY: demo test fuzz bench docs clean
 
 $(STAMP): pyproject.toml
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -15,6 +15,9 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest
+
+fuzz: $(STAMP)
+	$(VENV)/bin/python tests/fuzz/run.py --minutes $(or $(MINUTES),10)
 
 bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/dispatch.py

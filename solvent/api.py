@@ -39,6 +39,7 @@ class Options:
     in_shardings: object = None  # one sharding, or one per positional argument, or {parameter: sharding}
     out_shardings: object = None  # one sharding, or one per returned item (tuple, list or dict)
     shardy_passes: str = "none"  # "none": XLA's Shardy partitions; "to_mhlo_shardings": GSPMD does
+    cache_size: int = 64         # signatures kept compiled per jitted function (least recently used go)
 
     def __post_init__(self):
         passes.pipeline(passes.level_name(self.optimize), self.no_nan)  # fail early on a bad level
@@ -140,7 +141,16 @@ class Compiled:
         self.full_key = full_key(args, kwargs, options.static_argnames)
         self.executable, self.placement = _compile(lowered, options)
         self.thunk = thunks.generate(lowered.signature, self.executable, options.device, options.sync,
-                                     self.placement)
+                                     self.placement, name=_name(fn),
+                                     undonated=self._undonated if options.donate else None)
+        self._without_donation = None
+
+    def _undonated(self, args, kwargs):
+        """The call run by the same program compiled without donation (when donating may not fit)."""
+        if self._without_donation is None:
+            options = dataclasses.replace(self.options, donate=False, sync=True)  # fail before any write-back
+            self._without_donation = Compiled(self.fn, args, kwargs, lower(self.fn, args, kwargs, options), options)
+        return self._without_donation.thunk(args, kwargs)
 
     def __call__(self, *args, **kwargs):
         key = call_key(args, kwargs, self.options.static_argnames)
@@ -186,7 +196,7 @@ class Jitted:
 
     def __init__(self, fn, options: Options):
         self.fn, self.options = fn, options
-        self.cache = ThunkCache()
+        self.cache = ThunkCache(options.cache_size)
         self.first_static = _first_static(fn, options.static_argnames)
         functools.update_wrapper(self, fn)
 
@@ -294,5 +304,7 @@ def describe(key) -> str:
         if isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], type):
             return repr(k[1])
         return repr(k)
+    if key[1][:1] == ("shared memory",):  # arguments sharing memory: see structure.shared_memory
+        key = key[0]
     args, kwargs = key[1][0][1], key[1][1][1]
     return "(" + ", ".join([show(v) for _, v in args[1]] + [f"{n}={show(v)}" for n, v in kwargs[1]]) + ")"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 
 from solvent.core.structure import signature_key, static_key
 
@@ -32,18 +33,29 @@ def full_key(args: tuple, kwargs: dict, static_argnames=()) -> tuple:
 
 
 class ThunkCache:
-    """Compiled thunks of one function, by call key; compiles each key once."""
+    """Compiled thunks of one function, by call key; compiles each key once and keeps the `size`
+    most recently used (a function called with ever new shapes does not grow without bound)."""
 
-    def __init__(self):
-        self.entries: dict = {}
+    def __init__(self, size: int = 64):
+        self.entries: OrderedDict = OrderedDict()
+        self.size = size
         self.lock = threading.Lock()
 
     def get(self, key):
-        return self.entries.get(key)
+        thunk = self.entries.get(key)
+        if thunk is not None:
+            try:
+                self.entries.move_to_end(key)
+            except KeyError:  # evicted by another thread meanwhile
+                pass
+        return thunk
 
     def put(self, key, value):
         with self.lock:
             self.entries.setdefault(key, value)
+            self.entries.move_to_end(key)
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
             return self.entries[key]
 
     def __len__(self) -> int:

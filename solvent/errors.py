@@ -15,7 +15,7 @@ _SKIP_PREFIXES = (_PACKAGE_DIR + os.sep, _NUMPY_DIR + os.sep, contextlib.__file_
 
 def is_library_file(filename: str) -> bool:
     """Whether code in `filename` is solvent's or NumPy's own (not the user's)."""
-    return filename.startswith(_SKIP_PREFIXES) or filename.startswith("<frozen")
+    return filename.startswith(_SKIP_PREFIXES) or filename.startswith(("<frozen", "<solvent"))
 
 
 def user_frame(depth: int = 1):
@@ -32,6 +32,16 @@ def user_location() -> tuple[str, int] | None:
     """(file, line) of the user's code currently executing, or None."""
     frame = user_frame(2)
     return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
+
+
+def raised_at(error: BaseException) -> tuple[str, int] | None:
+    """(file, line) of the innermost user frame in `error`'s traceback, or None."""
+    found, tb = None, error.__traceback__
+    while tb is not None:
+        if not is_library_file(tb.tb_frame.f_code.co_filename):
+            found = (tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
 
 
 def numpy_entry() -> str | None:
@@ -79,6 +89,14 @@ class SignatureError(SolventError, TypeError):
 
 class CompileError(SolventError):
     """The program could not be optimized or compiled by XLA."""
+
+
+class ExecutionError(SolventError, RuntimeError):
+    """XLA failed while running a compiled program (out of memory, say); the arguments are intact."""
+
+
+class ReadOnlyError(SolventError, ValueError):
+    """A call would write into an array argument that cannot be written (NumPy's "read-only")."""
 
 
 class EscapedValueError(UnsupportedError):

@@ -11,9 +11,12 @@ import itertools
 
 import numpy as np
 
+from jax.errors import JaxRuntimeError
+
 from solvent.core import structure
-from solvent.runtime import devices
-from solvent.runtime.array import Array, Scalar, array_key
+from solvent.errors import ExecutionError, ReadOnlyError
+from solvent.runtime import devices, interrupts, memory
+from solvent.runtime.array import BUFFERS, Array, Scalar, array_key
 from solvent.runtime.dispatch import fast_executor, python_executor
 from solvent.runtime.sharding import SingleDeviceSharding, host_value
 from solvent.tracing import Signature
@@ -67,11 +70,12 @@ def _host_copy(buffer):
 
 def _input(signature: Signature, i: int, placement, ns: _Namespace) -> str:
     """Source of input `i`'s device buffer, placed as the program expects it."""
+    host = f"_native(x{i})" if i in signature.byteswapped else f"x{i}"
     if placement is None:
-        return f"x{i}.buffer" if issubclass(signature.input_kinds[i], Array) else f"_put(x{i}, _device)"
+        return f"x{i}.buffer" if issubclass(signature.input_kinds[i], Array) else f"_put({host}, _device)"
     wanted = ns.name(placement.inputs[i], "sharding")
     if not issubclass(signature.input_kinds[i], Array):
-        return f"_put(x{i}, {wanted})"  # sliced over the mesh, each device its part
+        return f"_put({host}, {wanted})"  # sliced over the mesh, each device its part
     if signature.input_shardings[i] == placement.inputs[i]:
         return f"x{i}.buffer"
     return f"_put(x{i}.buffer, {wanted})"  # a device array of another layout: resharded on the devices
@@ -83,12 +87,12 @@ def _write_back(signature: Signature, out_shardings, ns: _Namespace) -> list[str
     for i, k in signature.mutated.items():
         kind = signature.input_kinds[i]
         if not issubclass(kind, Array):
-            lines.append(f"    _copyto(x{i}, _asarray(outs[{k}]))")
+            lines.append(f"_copyto(x{i}, _asarray(outs[{k}]))")
         elif out_shardings is None or out_shardings[k] == signature.input_shardings[i]:
-            lines.append(f"    x{i}.buffer = outs[{k}]")
+            lines.append(f"x{i}.buffer = outs[{k}]")
         else:
             key = array_key(kind, signature.input_avals[i], out_shardings[k])
-            lines.append(f"    x{i}.buffer, x{i}.key = outs[{k}], {ns.name(key, 'key')}")
+            lines.append(f"x{i}.buffer, x{i}.key = outs[{k}], {ns.name(key, 'key')}")
     return lines
 
 
@@ -106,7 +110,7 @@ def _wrap_outputs(signature: Signature, out_shardings, ns: _Namespace) -> list[s
             wrapped = f"_{kind.__name__}(outs[{k}], {ns.name(key, 'key')})"
         else:
             wrapped = f"_asarray(outs[{k}])[()]" if scalar else f"_host_copy(outs[{k}])"
-        lines.append(f"    o{k} = {wrapped}")
+        lines.append(f"o{k} = {wrapped}")
     return lines
 
 
@@ -155,48 +159,106 @@ def _builder(ns: _Namespace):
     return build
 
 
-def generate(signature: Signature, executable, device=None, sync: bool = False, placement=None):
+def _native(x):
+    """A big-endian (or otherwise byte-swapped) host array in the machine's byte order."""
+    return x.astype(x.dtype.newbyteorder("="))
+
+
+def generate(signature: Signature, executable, device=None, sync: bool = False, placement=None,
+             name: str = "the function", undonated=None):
     """Python function `thunk(args, kwargs)` running one compiled signature.
 
     When every input is a `solvent.Array` the buffers go through jaxlib's C++
     dispatch path; otherwise (host arrays to copy in) through `execute_sharded`.
     With a `placement` (an SPMD program) each input is placed as XLA asked:
     host arrays sliced over the mesh, device arrays of another layout resharded.
+
+    Nothing that can fail happens after an argument's buffer is donated: ndarrays to be
+    written back are checked writable first, a call that may not fit in memory runs
+    `undonated` (the same program without donation) instead, device buffers are read,
+    donated and replaced under one lock (threads), and Ctrl-C waits for the write-back.
     """
     device = devices.resolve(device)
-    ns = _Namespace(_put=devices.put, _device=device, _copyto=np.copyto,
+    ns = _Namespace(_put=devices.put, _device=device, _copyto=np.copyto, _native=_native,
                     _asarray=host_value, _host_copy=_host_copy, _new_object=_new_object,
-                    _set=_set, _delete=_delete, _choose=_choose, _Array=Array.from_buffer, _Scalar=Scalar.from_buffer)
+                    _set=_set, _delete=_delete, _choose=_choose, _Array=Array.from_buffer, _Scalar=Scalar.from_buffer,
+                    _lock=BUFFERS, _XlaError=(JaxRuntimeError, ExecutionError), _pending=interrupts.PENDING,
+                    _deliver=interrupts.deliver)
     single = SingleDeviceSharding(device)
     in_shardings = placement.inputs if placement else [single] * len(signature.input_avals)
     out_shardings = placement.outputs if placement else [single] * len(signature.output_avals)
-    lines = ["def thunk(args, kwargs):"]
-    for i, path in enumerate(signature.input_paths):
-        lines.append(f"    x{i} = {_reach(path, ns.name)}")
+    body = [f"x{i} = {_reach(path, ns.name)}" for i, path in enumerate(signature.input_paths)]
+    body += _checks(signature, executable, device, name, undonated, ns)
     buffers = ", ".join(_input(signature, i, placement, ns) for i in range(len(signature.input_kinds)))
     if all(issubclass(kind, Array) for kind in signature.input_kinds):
         ns["_run"] = fast_executor(executable, in_shardings, out_shardings, signature.output_avals)
-        lines.append(f"    outs = _run({buffers})")
+        run = f"outs = _run({buffers})"
     elif placement is None:
         ns["_execute"] = executable.execute_sharded
-        lines.append(f"    outs = [out[0] for out in _execute([{buffers}]).disassemble_into_single_device_arrays()]")
+        run = f"outs = [out[0] for out in _execute([{buffers}]).disassemble_into_single_device_arrays()]"
     else:
         ns["_execute"] = python_executor(executable, signature.output_avals, out_shardings)
-        lines.append(f"    outs = _execute({buffers})")
-    if sync or _one_run_at_a_time(placement):
-        lines.append("    for out in outs: out.block_until_ready()")
-    lines += _write_back(signature, out_shardings if placement else None, ns)
-    lines += _wrap_outputs(signature, out_shardings if placement else None, ns)
-
+        run = f"outs = _execute({buffers})"
+    ns["_failed"] = lambda error: _failed(error, name, executable)
+    exchange = [run] + (["for out in outs: out.block_until_ready()"] if sync or _one_run_at_a_time(placement)
+                        else [])
+    exchange += _write_back(signature, out_shardings if placement else None, ns)
+    exchange += _wrap_outputs(signature, out_shardings if placement else None, ns)
+    # XLA's errors surface at the run, or where a host copy waits for it (then nothing is written yet)
+    exchange = ["try:"] + _indented(exchange) + ["except _XlaError as error:", "    raise _failed(error) from None"]
+    if any(issubclass(kind, Array) for kind in signature.input_kinds):  # buffers another thread may donate
+        exchange = ["with _lock:"] + _indented(exchange)
+    body += exchange
     build = _builder(ns)
     for path, step, spec in signature.setters:
-        lines.append(f"    _set({_reach(path, ns.name)}, {ns.name(step, 'step')}, {build(spec)})")
+        body.append(f"_set({_reach(path, ns.name)}, {ns.name(step, 'step')}, {build(spec)})")
     for path, step in signature.deleted:
-        lines.append(f"    _delete({_reach(path, ns.name)}, {ns.name(step, 'step')})")
-    lines.append(f"    return {build(signature.result)}")
-    source = "\n".join(lines) + "\n"
+        body.append(f"_delete({_reach(path, ns.name)}, {ns.name(step, 'step')})")
+    body.append(f"return {build(signature.result)}")
+    mutates = bool(signature.mutated or signature.setters or signature.deleted)
+    if mutates:  # Ctrl-C is delivered once every argument has its new value
+        body = ["try:"] + _indented(body) + ["finally:", "    if _pending: _deliver()"]
+    source = "def thunk(args, kwargs):\n" + "".join(f"    {line}\n" for line in body)
     filename = f"<solvent thunk {next(_counter)}>"
     exec(compile(source, filename, "exec"), ns)
     thunk = ns["thunk"]
     thunk.source = source
+    if mutates:
+        interrupts.protect(thunk.__code__)
     return thunk
+
+
+def _indented(lines: list[str]) -> list[str]:
+    return [f"    {line}" for line in lines]
+
+
+def _checks(signature: Signature, executable, device, name: str, undonated, ns: _Namespace) -> list[str]:
+    """Lines run before anything is donated: what would make the write-back or the run fail."""
+    lines = []
+    for i in signature.mutated:
+        if not issubclass(signature.input_kinds[i], Array):
+            path = describe_path(signature.input_paths[i])
+            ns[f"_read_only{i}"] = lambda path=path: ReadOnlyError(
+                f"{name} writes into {path}, but that array is read-only (flags.writeable is False, as for a "
+                "np.broadcast_to view); pass a writable copy (x.copy())")
+            lines.append(f"if not x{i}.flags.writeable: raise _read_only{i}()")
+    donates = any(issubclass(signature.input_kinds[i], Array) for i in signature.mutated)
+    size = memory.needed(executable)
+    if undonated is not None and donates and size > memory.CHECKED_ABOVE:
+        ns["_undonated"], ns["_may_not_fit"] = undonated, lambda: memory.may_not_fit(size, device)
+        lines.append("if _may_not_fit(): return _undonated(args, kwargs)")
+    return lines
+
+
+def _failed(error, name: str, executable) -> ExecutionError:
+    first = str(error).strip().splitlines()[0].rstrip(".") if str(error).strip() else type(error).__name__
+    size = memory.needed(executable)
+    hint = (f"; the call needs about {memory.describe(size)} beyond its arguments: use smaller arrays, "
+            "or free memory" if "RESOURCE_EXHAUSTED" in str(error) or "memory" in str(error).lower() else "")
+    return ExecutionError(f"XLA failed running {name}: {first}{hint}. The arguments are unchanged.")
+
+
+def describe_path(path) -> str:
+    """`args[0].x` for a path in (args, kwargs): how the user passed an argument."""
+    (_, which), rest = path[0], path[1:]
+    return structure.path_expression("args" if which == 0 else "kwargs", rest, repr)

@@ -24,6 +24,7 @@ from solvent.errors import EscapedValueError, UnsupportedError
 from solvent.ir.context import context
 from solvent.ir.module import new_module, verify
 from solvent.ir.types import SUPPORTED_DTYPES, tensor_type
+from solvent.numpy.aliasing import view_of_owner
 from solvent.numpy.creation import fresh_arrays
 
 
@@ -41,6 +42,7 @@ class Signature:
     setters: list = field(default_factory=list)   # (container path, step, spec) reassignments
     deleted: list = field(default_factory=list)   # (container path, step) removed keys
     input_shardings: list = field(default_factory=list)  # per input: its sharding if over several devices
+    byteswapped: set = field(default_factory=set)  # inputs given in the other byte order (converted in)
 
 
 @dataclass
@@ -87,18 +89,10 @@ def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace 
     Outside any trace this starts a new one; `within` an enclosing trace (call
     outlining) the body is traced as a region of it, so writes to its arrays are seen.
     """
-    pending = []
-
-    def make_tracer(leaf, index):
-        aval = Aval.of(leaf)
-        if aval.dtype not in SUPPORTED_DTYPES:
-            raise UnsupportedError(f"argument of dtype {aval.dtype} cannot be compiled")
-        scalar = getattr(leaf, "is_scalar", False) or isinstance(leaf, TracedScalar)
-        tracer = (TracedScalar if scalar else TracedArray)(None, aval)
-        pending.append(tracer)
-        return tracer
-
-    copied = structure.copy_structure(tree, make_tracer)
+    layout = structure.copy_structure(tree, lambda leaf, index: leaf)
+    inputs = _Inputs(layout, structure.shared_memory(layout.leaves) if within is None else {})
+    copied = structure.copy_structure(tree, inputs.tracer)
+    pending = inputs.tracers
     with context(), ir.Location.unknown():
         types = [tensor_type(t.aval.shape, t.aval.dtype) for t in pending]
         with ir.InsertionPoint(module.body):
@@ -124,10 +118,11 @@ def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace 
         with session.inside(block) as region:
             result = fn(*call_args, **call_kwargs, **(static_kwargs or {}))
         writes = dict(region.writes)
-    signature = Signature(copied.paths, [t.aval for t in pending], [type(x) for x in copied.leaves])
-    signature.input_shardings = [_sharding_of(x) for x in copied.leaves]
+    signature = Signature(inputs.paths, [t.aval for t in pending], [type(x) for x in inputs.objects])
+    signature.input_shardings = [_sharding_of(x) for x in inputs.objects]
+    signature.byteswapped = inputs.swapped
     with context(), ir.InsertionPoint(block), ir.Location.unknown():  # views may still emit their reads
-        outputs = _Outputs(signature, copied)
+        outputs = _Outputs(signature, copied, inputs)
         signature.result = outputs.spec(result)
         for i, tracer in enumerate(pending):
             if tracer._value != arguments[i]:
@@ -137,6 +132,56 @@ def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace 
         function.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
             types, [v.type for v in outputs.values]))
     return Built(function, signature, copied, session, result, writes, outputs.keep)
+
+
+class _Inputs:
+    """The program's inputs: one per distinct argument array, except that arrays sharing memory
+    (`f(a, a[1:])`) are views of one input, the array owning that memory (see `numpy.aliasing`)."""
+
+    def __init__(self, layout: structure.Copied, shared: dict):
+        self.layout, self.shared = layout, shared
+        self.tracers, self.objects, self.paths, self.swapped = [], [], [], set()
+        self.of_leaf: dict[int, int] = {}   # leaf index -> its input, for leaves that are inputs
+        self.owners: dict[int, int] = {}    # group of shared memory -> its owner's input
+
+    def tracer(self, leaf, index: int) -> TracedArray:
+        path, shared = self.layout.paths[index], self.shared.get(index)
+        if shared is None:
+            self.of_leaf[index] = len(self.tracers)
+            return self._add(leaf, path)
+        if shared.group not in self.owners:
+            self.owners[shared.group] = len(self.tracers)
+            self._add(structure.memory_owner(leaf)[0], path + ((structure.ATTR, "base"),) * shared.hops)
+        owner = self.tracers[self.owners[shared.group]]
+        if shared.hops == 0:  # the owner itself
+            self.of_leaf[index] = self.owners[shared.group]
+            return owner
+        return view_of_owner(owner, shared, Aval(tuple(leaf.shape), owner.aval.dtype))
+
+    def _add(self, leaf, path) -> TracedArray:
+        aval = _argument_aval(leaf)
+        if not aval.dtype.isnative:
+            aval = Aval(aval.shape, aval.dtype.newbyteorder("="))
+            self.swapped.add(len(self.tracers))
+        if aval.dtype not in SUPPORTED_DTYPES:
+            raise UnsupportedError(f"argument of dtype {aval.dtype} cannot be compiled")
+        scalar = getattr(leaf, "is_scalar", False) or isinstance(leaf, TracedScalar)
+        tracer = (TracedScalar if scalar else TracedArray)(None, aval)
+        self.tracers.append(tracer)
+        self.objects.append(leaf)
+        self.paths.append(path)
+        return tracer
+
+
+def _argument_aval(leaf) -> Aval:
+    """An array argument's shape and dtype; subclasses whose operators are not NumPy's are refused."""
+    if isinstance(leaf, np.ma.MaskedArray):
+        raise UnsupportedError("a masked array (np.ma) argument: solvent compiles plain arrays; pass "
+                               "its data and mask as two arrays (np.ma.getdata(a), np.ma.getmaskarray(a))")
+    if isinstance(leaf, np.matrix):
+        raise UnsupportedError("an np.matrix argument: its * is a matrix product, not NumPy's elementwise "
+                               "one; pass np.asarray(m) (and write m @ n for its products)")
+    return Aval.of(leaf)
 
 
 def _sharding_of(leaf):
@@ -154,12 +199,14 @@ def _defined_at(mlir_error: str):
 class _Outputs:
     """Collects program outputs (one per distinct traced array) and result specs."""
 
-    def __init__(self, signature: Signature, copied: structure.Copied):
+    def __init__(self, signature: Signature, copied: structure.Copied, inputs: _Inputs):
         self.signature, self.copied = signature, copied
         self.values: list[ir.Value] = []
         self.index: dict[int, int] = {}
         self.keep: list = []
-        self.leaf_index = {id(leaf): i for i, leaf in enumerate(copied.leaves)}
+        # an argument array returned as itself: the caller's input, or (a view sharing memory) its path
+        self.returned = {id(leaf): ("input", inputs.of_leaf[i]) if i in inputs.of_leaf else ("argument", path)
+                         for i, (leaf, path) in enumerate(zip(copied.leaves, copied.paths))}
 
     def add(self, tracer: TracedArray) -> int:
         if id(tracer) not in self.index:
@@ -182,7 +229,7 @@ class _Outputs:
                     [self.spec(c) for c in choices], self.spec(own))
         if isinstance(x, TracedArray):
             if original is not None:  # an argument array returned: the caller's own object
-                return ("input", self.leaf_index[id(original)])
+                return self.returned[id(original)]
             return ("output", self.add(x))
         if original is not None and not structure.is_array(original):
             return ("argument", self.copied.container_paths[id(x)])

@@ -141,3 +141,38 @@ def test_unknown_optimize_level_is_refused():
 def test_unsupported_dtype_argument():
     with pytest.raises(solvent.UnsupportedError, match="dtype"):
         solvent.jit(lambda x: x)(np.array(["a", "b"]))
+
+
+# -- odd inputs: NumPy's own behaviour, or a solvent error naming the line ---------------------------
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.matrix's own
+@pytest.mark.parametrize("make", [lambda: np.matrix(np.eye(2)), lambda: np.ma.masked_array([1.0, 2.0], mask=[0, 1])],
+                         ids=["matrix", "masked"])
+def test_array_subclasses_with_other_operators_are_refused(make):
+    with pytest.raises(solvent.UnsupportedError, match="np.matrix|np.ma") as raised:
+        solvent.jit(lambda m: m * m)(make())
+    assert raised.value.location[0] == __file__
+
+
+def test_big_endian_arrays_are_converted_at_the_boundary():
+    x = np.arange(4.0).astype(">f8")
+    expected = x.copy()
+    expected += 1
+
+    def f(a):
+        a += 1
+        return a * 2, a.sum()
+
+    doubled, total = solvent.jit(f)(x)
+    np.testing.assert_array_equal(x, expected)
+    assert x.dtype == np.dtype(">f8")  # written back in its own byte order
+    np.testing.assert_array_equal(doubled, expected * 2)
+    assert total == expected.sum()
+
+
+@pytest.mark.parametrize("fn", [lambda x: np.where(x > 0, x, None), lambda x: np.concatenate([x, None])],
+                         ids=["where", "concatenate"])
+def test_none_where_an_array_is_expected_names_the_line(fn):
+    with pytest.raises(solvent.SolventError) as raised:
+        solvent.jit(fn)(np.arange(3.0))
+    assert raised.value.location[0] == __file__

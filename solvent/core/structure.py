@@ -17,6 +17,7 @@ import numpy as np
 
 from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray
+from solvent.errors import UnsupportedError
 
 #: Leaf array types; the runtime adds `solvent.Array` (it lives above core/).
 ARRAY_TYPES: list[type] = [np.ndarray, TracedArray]
@@ -49,6 +50,9 @@ def children(x) -> list[tuple[tuple[str, object], object]] | None:
 
 
 def _attributes(x) -> list[str] | None:
+    refuse = getattr(type(x), "__solvent_refuse__", None)
+    if refuse is not None:  # a stand-in that must not be used (transforms.statements.Unbound)
+        refuse(x)
     names = list(getattr(x, "__dict__", {}) or ())
     for klass in type(x).__mro__:
         slots = klass.__dict__.get("__slots__", ())
@@ -80,14 +84,17 @@ def leaf_key(x) -> tuple:
 
 
 def signature_key(tree) -> tuple:
-    """The cache key of a structure: types, array shapes and dtypes, static values, aliasing."""
+    """The cache key of a structure: types, array shapes and dtypes, static values, aliasing
+    (one object reached twice, and ndarrays sharing memory: see `shared_memory`)."""
     seen: dict[int, int] = {}
+    arrays: list = []
 
     def walk(x):
         if id(x) in seen:
             return ("ref", seen[id(x)])
         if is_array(x):
             seen[id(x)] = len(seen)
+            arrays.append(x)
             return leaf_key(x)
         kids = children(x)
         if kids is None:
@@ -95,7 +102,57 @@ def signature_key(tree) -> tuple:
         seen[id(x)] = len(seen)
         return (type(x), tuple((step[1], walk(v)) for step, v in kids))
 
-    return walk(tree)
+    key = walk(tree)
+    shared = shared_memory(arrays)
+    return key if not shared else (key, ("shared memory", tuple(sorted(shared.items()))))
+
+
+@dataclass(frozen=True)
+class Shared:
+    """An ndarray argument sharing memory with another: its place in the array that owns the memory
+    (element offset and strides), that owner's shape, and how many `.base` steps lead to it."""
+
+    group: int
+    offset: int
+    strides: tuple
+    owner: tuple
+    hops: int
+
+
+def memory_owner(x: np.ndarray):
+    """(the object whose memory `x` views, the number of `.base` steps to it)."""
+    owner, hops = x, 0
+    while isinstance(owner, np.ndarray) and owner.base is not None:
+        owner, hops = owner.base, hops + 1
+    return owner, hops
+
+
+def shared_memory(leaves) -> dict[int, Shared]:
+    """For the ndarrays among `leaves` (by position) that share memory with another: where each sits
+    in the owner. Empty when none do (the common case costs one `.base` per array)."""
+    arrays = [(i, x) for i, x in enumerate(leaves) if isinstance(x, np.ndarray)]
+    if len(arrays) < 2:
+        return {}
+    bases = {id(memory_owner(x)[0]) for _, x in arrays if x.base is not None}
+    owners: dict[int, list[int]] = {}
+    for i, x in arrays:
+        if x.base is not None or id(x) in bases:
+            owners.setdefault(id(memory_owner(x)[0]), []).append(i)
+    found = {}
+    for group, members in enumerate(m for m in owners.values() if len(m) > 1):
+        owner = memory_owner(leaves[members[0]])[0]
+        if not (isinstance(owner, np.ndarray) and owner.flags.c_contiguous and owner.dtype.isnative):
+            raise UnsupportedError("arguments sharing memory that is not a C-ordered NumPy array (a Fortran-"
+                                   "ordered or foreign buffer); pass copies (x.copy())")
+        start = owner.__array_interface__["data"][0]
+        for i in members:
+            x = leaves[i]
+            delta, unit = x.__array_interface__["data"][0] - start, owner.dtype.itemsize
+            if x.dtype != owner.dtype or delta % unit or any(s % unit for s in x.strides):
+                raise UnsupportedError("arguments sharing memory as different dtypes (x.view(...)); pass copies")
+            found[i] = Shared(group, delta // unit, tuple(s // unit for s in x.strides), tuple(owner.shape),
+                              memory_owner(x)[1])
+    return found
 
 
 @dataclass

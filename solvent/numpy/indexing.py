@@ -523,8 +523,20 @@ def _in_augmented_assignment() -> bool:
 
 # -- entry points -----------------------------------------------------------------------------
 
+def _is_traced_flag(key) -> bool:
+    """A traced 0-d boolean as the whole index: NumPy reads `a[m]` as `a[None][[m]]`."""
+    return is_traced(key) and key.dtype == np.bool_ and key.shape == ()
+
+
+def _flag_as_mask(array, key):
+    """`a[m]` for a 0-d traced `m` as a mask over a new leading axis of one element (a view of `a`)."""
+    return getitem(array, None), np.reshape(key, (1,))
+
+
 @implements("getitem")
 def getitem(array, key):
+    if _is_traced_flag(key):
+        return getitem(*_flag_as_mask(array, key))
     if masked.applies(key):  # a slice bound is traced (a rolled loop's index)
         return masked.getitem(array, key)
     if is_advanced(key):
@@ -557,6 +569,8 @@ def _is_element(key, index: Index) -> bool:
 
 @implements("setitem")
 def setitem(array, key, new):
+    if _is_traced_flag(key):
+        return setitem(*_flag_as_mask(array, key), new)
     if masked.applies(key):
         return masked.setitem(array, key, new)
     if is_advanced(key):

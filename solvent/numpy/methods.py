@@ -7,6 +7,7 @@ import operator
 
 import numpy as np
 
+from solvent.core.traced import TracedScalar
 from solvent.errors import TracerConversionError, UnsupportedError
 from solvent.numpy.registry import implements, refuses
 from solvent.numpy.shape import view
@@ -55,12 +56,12 @@ def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dtype!r} according to the rule {casting!r}")
     if not copy and dtype == self.dtype:
         return self  # NumPy hands back the array itself: writes to the result change it
-    return wrap(ew.convert(self.value, dtype), scalar=False)
+    return wrap(ew.convert(self.value, dtype), scalar=isinstance(self, TracedScalar))  # a scalar's is a scalar
 
 
 @implements(("method", "copy"))
 def copy(self, order="C"):
-    return wrap(self.value, scalar=False)
+    return wrap(self.value, scalar=isinstance(self, TracedScalar))
 
 
 @implements(("method", "flatten"))

@@ -42,7 +42,11 @@ def result_type(*operands) -> np.dtype:
         if hasattr(x, "dtype") or is_python_scalar(x):
             return x.dtype if hasattr(x, "dtype") else x
         return dtype_of(value(x)) if _contains_traced(x) else np.asarray(x).dtype
-    return np.result_type(*[key(x) for x in operands])
+    dtype = np.result_type(*[key(x) for x in operands])
+    if dtype == object:
+        raise UnsupportedError(f"operands {', '.join(repr(x) for x in operands if not is_traced(x))} make "
+                               "NumPy compute with Python objects (None, say): solvent compiles arrays of numbers")
+    return dtype
 
 
 def shape(x) -> tuple[int, ...]:
@@ -52,10 +56,18 @@ def shape(x) -> tuple[int, ...]:
 def host(x) -> np.ndarray:
     """A non-traced operand as a host array (closure constants, lists, scalars)."""
     if isinstance(x, tuple(t for t in ARRAY_TYPES if t is not TracedArray)) or hasattr(x, "__array__"):
-        return np.asarray(x)
+        return _computable(np.asarray(x), x)
     if isinstance(x, (list, tuple)) and any(_contains_traced(v) for v in x):
         raise UnsupportedError("a list holding traced arrays; use np.stack or np.array")
-    return np.asarray(x)
+    return _computable(np.asarray(x), x)
+
+
+def _computable(array: np.ndarray, x) -> np.ndarray:
+    if array.dtype == object or array.dtype.kind in "SUV":
+        raise UnsupportedError(f"{x!r} where an array of numbers is expected: NumPy would make an array of "
+                               f"{'Python objects' if array.dtype == object else 'strings'} of it, which solvent "
+                               "does not compile")
+    return array
 
 
 def _contains_traced(x) -> bool:
@@ -64,6 +76,8 @@ def _contains_traced(x) -> bool:
 
 def value(x, dtype=None, to_shape=None) -> ir.Value:
     """`x` as an SSA value, converted to `dtype` and broadcast to `to_shape` if given."""
+    if dtype is not None and np.dtype(dtype).kind in "OSUV":
+        raise UnsupportedError(f"a value of dtype {np.dtype(dtype)}: solvent compiles arrays of numbers")
     if is_traced(x):
         v = x.value
     elif isinstance(x, (list, tuple)) and _contains_traced(x):

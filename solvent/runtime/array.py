@@ -8,6 +8,8 @@ that `solvent.api` installs).
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from solvent.core import dispatch, operators
@@ -18,6 +20,10 @@ from solvent.runtime.sharding import canonical, host_value, spans_devices
 
 #: Set by solvent.api: eager(kind, callable, args, kwargs) runs NumPy on Arrays outside jit.
 EAGER = {}
+
+#: Held while a call reads Arrays' buffers, runs (donating some) and swaps in the new ones, so a
+#: thread never hands XLA a buffer another thread's call has just donated.
+BUFFERS = threading.Lock()
 
 
 def array_key(kind: type, aval: Aval, sharding=None) -> tuple:

@@ -14,7 +14,10 @@ import numpy as np
 from jax._src import core, sharding_impls
 from jax._src.interpreters import pxla
 from jax._src.lib import xla_client
+from jax.errors import JaxRuntimeError
 from jax.sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
+
+from solvent.errors import ExecutionError
 
 __all__ = ["Mesh", "NamedSharding", "PartitionSpec", "Sharding", "SingleDeviceSharding"]
 
@@ -114,7 +117,10 @@ def partition_spec_of(dimension_axes: list[list[str]]) -> PartitionSpec:
 def host_value(buffer) -> np.ndarray:
     """The host copy of a buffer; one spread over several processes must be replicated to be read."""
     if buffer.is_fully_addressable:
-        return np.asarray(buffer)
+        try:
+            return np.asarray(buffer)
+        except JaxRuntimeError as error:  # the run that was to make it failed (asynchronously)
+            raise ExecutionError(f"the computation that made this array failed: {str(error).strip()}") from None
     if buffer.is_fully_replicated:
         return np.asarray(buffer.addressable_data(0))
     raise ValueError(

@@ -23,7 +23,7 @@ from jaxlib.mlir.dialects import stablehlo
 from solvent.core import structure, trace
 from solvent.core.aval import Aval
 from solvent.core.traced import REGIONS, Region, TracedArray, TracedScalar
-from solvent.errors import SolventError
+from solvent.errors import SolventError, raised_at
 from solvent.numpy.values import is_traced, value, wrap
 from solvent.ops import elementwise as ew
 from solvent.ops.base import create, dtype_of, shape_of
@@ -49,6 +49,11 @@ def _leaves(tree) -> list:
 
 def _rebuild(tree, leaves):
     return structure.unflatten(tree, leaves, _is_leaf)
+
+
+def _is_weak(x) -> bool:
+    """A Python number: NumPy lets the other operands decide its dtype (NEP 50)."""
+    return type(x) in (bool, int, float, complex)
 
 
 def _is_scalar(x) -> bool:
@@ -101,6 +106,21 @@ def _new_writes(record: Region, implicit) -> list[TracedArray]:
     return [array for key, (array, _) in record.writes.items() if key not in known]
 
 
+@contextlib.contextmanager
+def _raised_in(what: str):
+    """NumPy's errors while tracing a branch or loop body, as errors saying why solvent met them:
+    NumPy raises them only when that code runs, solvent compiles it whatever the data."""
+    try:
+        yield
+    except (TypeError, ValueError, IndexError, ArithmeticError) as error:
+        if isinstance(error, SolventError):
+            raise
+        raise ControlFlowError(
+            f"{what} raises {type(error).__name__} ({error}); solvent compiles every branch and loop body "
+            "whose running depends on traced values, so each must be valid NumPy for these argument types",
+            raised_at(error)) from error
+
+
 class _Eraser:
     """Context for building an op with regions: if tracing fails, the half-built op is
     erased and the arrays made in its regions are retired (so no Python object can
@@ -144,7 +164,7 @@ def probe(fn):
         block = scratch.regions[0].blocks.append()
         record = Region()
         try:
-            with session.inside(block) as record:
+            with session.inside(block) as record, _raised_in("the body of a traced loop"):
                 result = fn()
         finally:
             for array, old in record.writes.values():
@@ -182,11 +202,13 @@ class _Slot:
     carries_which: bool                       # whether an index into `choices` is carried
     choices: list = field(default_factory=list)
     was_fixed: bool = False                   # never FIXED again once that failed
+    retyped: bool = False                     # took the dtype the body gives it (once)
 
-    @property
-    def weak(self) -> bool:
-        """A Python number: NumPy lets the body's result decide its type after the first iteration."""
-        return type(self.leaf) in (bool, int, float, complex)
+    def retype(self, dtype) -> None:
+        """From now on carry `dtype`, the type NumPy's name has after the first iteration; the
+        name is then a new array (so it cannot be an array from before the loop)."""
+        self.aval, self.retyped = Aval(self.aval.shape, np.dtype(dtype)), True
+        self.mode, self.carries_which, self.choices, self.was_fixed = WRAPPED, False, [], True
 
 
 @dataclass
@@ -198,7 +220,8 @@ class _Pass:
     stand_ins: list = field(default_factory=list)
     bindings: list = field(default_factory=list)
     returned_itself: list = field(default_factory=list)
-    promoted: bool = False  # a Python number's carried type was widened: trace again
+    retyped: dict = field(default_factory=dict)  # slot index -> the dtype the body gave it instead
+    scalars: list = field(default_factory=list)  # per slot: the body returned a NumPy scalar
 
 
 class _Loop:
@@ -229,14 +252,15 @@ class _Loop:
 
     def operands(self) -> list[ir.Value]:
         moving = self.moving
-        initial = [_convert(value(s.leaf), s.aval, "the loop") for s in moving]
+        initial = [ew.convert(value(s.leaf), s.aval.dtype) if s.retyped else value(s.leaf) for s in moving]
         which = [as_value(0 if has_identity(s.leaf) else FRESH) for s in moving if s.carries_which]
         return initial + which + [t.value for t in self.implicit]
 
     def trace(self, session, region, eraser, fn, types, condition=False) -> _Pass:
         with _region(session, region, types, self.implicit, eraser) as (block, record):
             stand_ins, carried = self._enter(list(block.arguments))
-            result = fn(_rebuild(self.tree, stand_ins))
+            with _raised_in("the condition of a traced loop" if condition else "the body of a traced loop"):
+                result = fn(_rebuild(self.tree, stand_ins))
             if condition:
                 stablehlo.ReturnOp([_predicate(result)])
                 outcome = _Pass(record, [])
@@ -276,14 +300,15 @@ class _Loop:
         before = made_before(len(REGIONS.stack))
         bindings = [bind(leaf, before, slot.aval, carried) for leaf, slot in zip(leaves, self.slots)]
         moving = [(slot, b) for slot, b in zip(self.slots, bindings) if slot.mode != FIXED]
-        outcome = _Pass(Region(), [], stand_ins, bindings, [a is b for a, b in zip(leaves, stand_ins)])
+        outcome = _Pass(Region(), [], stand_ins, bindings, [a is b for a, b in zip(leaves, stand_ins)],
+                        scalars=[_is_scalar(x) for x in leaves])
         values = []
-        for slot, b in moving:
-            if slot.weak and not np.can_cast(dtype_of(b.current), slot.aval.dtype, "same_kind") and \
-                    shape_of(b.current) == slot.aval.shape:  # `total = 0` then `total += 0.5 * x`
+        for k, (slot, b) in enumerate(zip(self.slots, bindings)):
+            if slot.mode == FIXED:
+                continue
+            if dtype_of(b.current) != slot.aval.dtype and shape_of(b.current) == slot.aval.shape:
+                outcome.retyped[k] = dtype_of(b.current)  # decided in `settle`; trace again
                 values.append(value(np.zeros(slot.aval.shape, slot.aval.dtype)))
-                slot.aval = Aval(slot.aval.shape, np.result_type(slot.aval.dtype, dtype_of(b.current)))
-                outcome.promoted = True
             else:
                 values.append(_convert(b.current, slot.aval, "the loop body"))
         which = [as_value(b.which_in(slot.choices)) for slot, b in moving if slot.carries_which]
@@ -293,7 +318,9 @@ class _Loop:
     def settle(self, condition: _Pass, body: _Pass) -> bool:
         """Refine the carried state from one traced attempt; True when it was already right."""
         self.written = _known(a for p in (condition, body) for a, _ in p.record.writes.values())
-        changed = bool(condition.new or body.new or body.promoted)
+        for k, dtype in body.retyped.items():
+            self._retype(self.slots[k], dtype, body.stand_ins[k])
+        changed = bool(condition.new or body.new or body.retyped)
         self.implicit += [a for a in condition.new + body.new if id(a) not in _known(self.implicit)]
         for slot, b, stand_in, itself in zip(self.slots, body.bindings, body.stand_ins, body.returned_itself):
             changed |= self._refine(slot, b, stand_in, itself)
@@ -302,6 +329,23 @@ class _Loop:
                     id(r) in self.written for c in slot.choices for r in roots(c)):
                 slot.mode, changed = EITHER, True  # the array it may be changes: read it live
         return not changed
+
+    def _retype(self, slot: _Slot, dtype, stand_in) -> None:
+        """The body gives a carried name another dtype: NumPy's name has that dtype from the first
+        iteration on. Take it when the loop surely runs and the old array was not written in place
+        (or when the name held a Python number, whose type NumPy lets the operands decide)."""
+        weak = type(slot.leaf) in (bool, int, float, complex) and not slot.retyped
+        untouched = stand_in.version == 0 if slot.mode != FIXED else True
+        untouched = untouched and not any(id(r) in self.written for r in roots(slot.leaf)) \
+            if has_identity(slot.leaf) else untouched
+        widens = np.result_type(slot.aval.dtype, dtype) == dtype
+        if weak or (self.runs_once and widens and untouched and not slot.retyped):
+            slot.retype(dtype)
+            return
+        raise ControlFlowError(
+            f"the loop body changes a carried name from {slot.aval.dtype} to {np.dtype(dtype)}: NumPy's "
+            "name would have a dtype that depends on how often the loop runs; give it its final dtype "
+            "before the loop (x = x.astype(...))")
 
     def _refine(self, slot: _Slot, b: Binding, stand_in, itself: bool) -> bool:
         if slot.mode == FIXED:
@@ -333,21 +377,21 @@ class _Loop:
         values = iter(results[:len(moving)])
         which = iter(results[len(moving):])
         out = []
-        for slot, b in zip(self.slots, body.bindings):
+        for slot, b, scalar in zip(self.slots, body.bindings, body.scalars):
             if slot.mode == FIXED:
                 out.append(slot.leaf)
                 continue
             v = next(values)
             if not slot.carries_which:
-                out.append(wrap(v, scalar=slot.scalar))
+                out.append(wrap(v, scalar=scalar if self.runs_once else slot.scalar and scalar))
                 continue
             w = next(which)
             after = b.which_in(slot.choices) if b.static else None
             start = 0 if has_identity(slot.leaf) else FRESH
             if after is not None and (self.runs_once or after == start):
-                out.append(wrap(v, scalar=slot.scalar) if after == FRESH else slot.choices[after])
+                out.append(wrap(v, scalar=scalar) if after == FRESH else slot.choices[after])
             else:
-                out.append(Either(w, slot.choices, wrap(v, scalar=False)))
+                out.append(Either(w, slot.choices, wrap(v, scalar=scalar)))
         return _rebuild(self.tree, out)
 
 
@@ -367,8 +411,9 @@ def loop(cond_fn, body_fn, init, fixed=None, runs_once=False):
             with _Eraser(op) as eraser:
                 condition = loop.trace(session, op.regions[0], eraser, cond_fn, types, condition=True)
                 body = loop.trace(session, op.regions[1], eraser, body_fn, types)
-            if loop.settle(condition, body):
-                return loop.finish(list(op.results), body)
+            with eraser:
+                if loop.settle(condition, body):
+                    return loop.finish(list(op.results), body)
             eraser.erase()
 
 
@@ -490,6 +535,7 @@ class _BranchEnd:
     block: ir.Block
     bindings: list
     implicit: list
+    scalars: list  # per result: a NumPy scalar (or Python number), not an array
 
 
 class _Case:
@@ -505,24 +551,45 @@ class _Case:
 
     def _branch(self, session, region, k, branch, operands) -> _BranchEnd:
         with _region(session, region, [], self.implicit, self.eraser) as (block, record):
-            result = branch(*operands)
+            with _raised_in(f"branch {k} of a traced `if`"):
+                result = branch(*operands)
             leaves = _leaves(result)
             if k == 0:
                 self.template, self.avals = result, [_aval(value(leaf)) for leaf in leaves]
-                self.scalar = [_is_scalar(leaf) for leaf in leaves]
+                self.strong = [not _is_weak(x) for x in leaves]
             elif len(leaves) != len(self.avals):
                 raise ControlFlowError(f"branch {k} returned {len(leaves)} arrays where branch 0 returned "
                                        f"{len(self.avals)}")
-            self.scalar = [s and _is_scalar(leaf) for s, leaf in zip(self.scalar, leaves)]
+            else:
+                for j, leaf in enumerate(leaves):
+                    self._combine(j, leaf, k)
             before = made_before(len(REGIONS.stack))
             bindings = [bind(leaf, before, aval) for leaf, aval in zip(leaves, self.avals)]
-            end = _BranchEnd(block, bindings, [t.value for t in self.implicit])
+            end = _BranchEnd(block, bindings, [t.value for t in self.implicit], [_is_scalar(x) for x in leaves])
         self.new += [a for a in _new_writes(record, self.implicit) if id(a) not in _known(self.new)]
         return end
+
+    def _combine(self, j: int, leaf, k: int) -> None:
+        """Result j's type after branch k: one dtype for arrays and NumPy scalars (NumPy's name would
+        otherwise have a dtype that depends on the path); Python numbers take the others' type."""
+        aval, strong = _aval(value(leaf)), not _is_weak(leaf)
+        if aval.shape != self.avals[j].shape or (strong and self.strong[j] and aval.dtype != self.avals[j].dtype):
+            raise ControlFlowError(
+                f"branch {k} gives result {j} as {aval.dtype}{list(aval.shape)} where branch 0 gives "
+                f"{self.avals[j].dtype}{list(self.avals[j].shape)}; after a traced `if` a name has one "
+                "shape and dtype: convert it in the branches (x.astype(...))")
+        if strong and not self.strong[j]:
+            self.avals[j], self.strong[j] = aval, True
+        elif not strong and not self.strong[j]:
+            self.avals[j] = Aval(aval.shape, np.result_type(aval.dtype, self.avals[j].dtype))
 
     def _assemble(self, scratch, index, ends: list[_BranchEnd]):
         """The final op: per result, its value, and which outside array it is where any branch says."""
         self.kinds = []  # per result: ("same", array), ("either", choices) or ("fresh", None)
+        # NumPy gives a scalar where every branch that makes a new value makes a scalar
+        self.scalar = [all(end.scalars[j] for end in ends if not (end.bindings[j].static and
+                                                                  end.bindings[j].which != FRESH))
+                       for j in range(len(self.avals))]
         for j in range(len(self.avals)):
             found = [b for end in ends for b in [end.bindings[j]]]
             choices = []
@@ -563,7 +630,7 @@ class _Case:
             elif kind == "fresh":
                 out.append(wrap(next(values), scalar=scalar))
             else:
-                out.append(Either(next(which), choices, wrap(next(values), scalar=False)))
+                out.append(Either(next(which), choices, wrap(next(values), scalar=scalar)))
         return _rebuild(self.template, out)
 
 

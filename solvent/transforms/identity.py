@@ -131,23 +131,35 @@ def as_value(which: int | ir.Value) -> ir.Value:
 def bind(leaf, before: Callable[[TracedArray], bool], aval, carried: dict | None = None) -> Binding:
     """What `leaf` is, at the end of a region, in terms of arrays for which `before` holds.
 
-    `carried` maps the id of a loop's stand-in for a carried name to that name's binding
-    (the stand-in is a fresh array of the loop body, standing for whatever the name was).
+    `carried` maps the id of a loop's stand-in for a carried name to that name's (choices,
+    which): the stand-in is a fresh array of the loop body, standing for whatever the name was.
     """
     current = value(leaf)
     if not has_identity(leaf) or leaf.aval != aval:
         return Binding((), FRESH, current)
-    if carried is not None and id(leaf) in carried:
-        choices, which = carried[id(leaf)]
-        return Binding(choices, which, current)
-    if before(leaf):
-        return Binding((leaf,), 0, current)
-    if isinstance(leaf, Either):
-        kept = tuple(c for c in leaf.choices if before(c))
-        if kept:
-            table = [next((k for k, c in enumerate(kept) if c is choice), FRESH) for choice in leaf.choices]
-            return Binding(kept, remap(leaf.which, table), current)
-    return Binding((), FRESH, current)
+    choices, which = _resolve(leaf, before, carried or {})
+    return Binding(choices, which, current)
+
+
+def _resolve(x, before, carried) -> tuple[tuple, int | ir.Value]:
+    """(choices, which) for `x`: an array from before, a stand-in, an `Either` (of those, nested), or fresh."""
+    if id(x) in carried:
+        return carried[id(x)]
+    if before(x):
+        return (x,), 0
+    if not isinstance(x, Either):
+        return (), FRESH
+    parts = [_resolve(c, before, carried) if c.aval == x.aval else ((), FRESH) for c in x.choices]
+    universe = []
+    for choices, _ in parts:
+        universe += [c for c in choices if _index(universe, c) == FRESH]
+    if not universe:
+        return (), FRESH
+    which = index_constant(FRESH)
+    for k, (choices, inner) in enumerate(parts):
+        if choices:
+            which = ew.select(x.chooses(k), as_value(Binding(choices, inner, None).which_in(universe)), which)
+    return tuple(universe), which
 
 
 def made_before(depth: int) -> Callable[[TracedArray], bool]:

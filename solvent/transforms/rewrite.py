@@ -62,7 +62,7 @@ class _Assigned(ast.NodeVisitor):
             self.names.append(name)
 
     def visit_Name(self, node):
-        if isinstance(node.ctx, ast.Store):
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
             self.add(node.id)
 
     def visit_FunctionDef(self, node):
@@ -270,7 +270,7 @@ class _Rewriter(ast.NodeTransformer):
             return node
         names = assigned(node.body + node.orelse)
         true_name, false_name = self.fresh("if_true"), self.fresh("if_false")
-        done = [ast.Return(_names_tuple(names, ast.Load))]
+        done = [ast.Return(_loads(names))]
         call = _helper("if_stmt", node.test, ast.Name(true_name, ast.Load()), ast.Name(false_name, ast.Load()),
                        _loads(names), ast.Constant(tuple(names)), self.where(node))
         return [_function(true_name, names, node.body + done), _function(false_name, names, node.orelse + done),
@@ -291,7 +291,7 @@ class _Rewriter(ast.NodeTransformer):
         self.generic_visit(node)
         names = assigned(node.body)
         test_name, body_name = self.fresh("while_test"), self.fresh("while_body")
-        done = [ast.Return(_names_tuple(names, ast.Load))]
+        done = [ast.Return(_loads(names))]
         call = _helper("while_stmt", ast.Name(test_name, ast.Load()), ast.Name(body_name, ast.Load()),
                        _loads(names), ast.Constant(tuple(names)), self.where(node),
                        ast.Constant(tuple(updated_in_place(node.body))))
@@ -328,7 +328,7 @@ class _Rewriter(ast.NodeTransformer):
         body = [ast.Assign([node.target], ast.Name(item, ast.Load()))] + node.body
         names = assigned(body)
         body_name = self.fresh("for_body")
-        done = [ast.Return(_names_tuple(names, ast.Load))]
+        done = [ast.Return(_loads(names))]
         function = _function(body_name, [item] + names, body + done)
         if range_args is not None:  # generic_visit rewrote the arguments in place
             call = _helper("for_range", ast.Tuple(range_args, ast.Load()), ast.Name(body_name, ast.Load()),

@@ -49,18 +49,62 @@ def _check_defined(values, names, construct, where=None):
                                    "give it a value before the statement or in every branch", location=where)
 
 
+class Unbound:
+    """A variable a traced `if` binds (or deletes) on one path only: Python would raise NameError
+    on the other, so any use of it raises, naming the variable and the statement."""
+
+    __slots__ = ("_name", "_where")
+
+    def __init__(self, name, where):
+        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_where", where)
+
+    def __solvent_refuse__(self, *args, **kwargs):
+        raise UnsupportedError(
+            f"variable {self._name!r} is set in only one branch of the traced `if` at "
+            f"{self._where[0]}:{self._where[1]} and used after it; give it a value before the statement "
+            "or in every branch", location=None)
+
+    __getattr__ = __setattr__ = __getitem__ = __setitem__ = __call__ = __iter__ = __len__ = __solvent_refuse__
+    __bool__ = __int__ = __float__ = __index__ = __array__ = __array_ufunc__ = __array_function__ = \
+        __solvent_refuse__
+
+
+for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
+            "lshift", "rshift"):
+    for _form in ("__{}__", "__r{}__", "__i{}__"):
+        setattr(Unbound, _form.format(_op), Unbound.__solvent_refuse__)
+for _op in ("lt", "le", "eq", "ne", "gt", "ge", "neg", "pos", "abs", "invert"):
+    setattr(Unbound, f"__{_op}__", Unbound.__solvent_refuse__)
+
+
 def if_stmt(test, true_fn, false_fn, values, names, where=None):
-    """`if test: ... else: ...` assigning `names`; returns their values afterwards."""
+    """`if test: ... else: ...` assigning `names`; returns their values afterwards.
+
+    A name left unbound on one path (first bound, or deleted, in one branch) is `Unbound` after
+    a traced `if`; finding one means tracing the branches once more without it.
+    """
     if not is_traced(test):
         return true_fn(*values) if test else false_fn(*values)
-    def branch(fn):
-        def run():
-            outcome = tuple(fn(*values))
-            _check_defined(outcome, names, "if", where)
-            return outcome
-        return run
+    dropped: set[int] = set()
+    while True:
+        seen: set[int] = set()
 
-    return control_flow.cond(test, branch(true_fn), branch(false_fn))
+        def branch(fn):
+            def run():
+                outcome = tuple(fn(*values))
+                seen.update(k for k, v in enumerate(outcome) if isinstance(v, Undefined))
+                return tuple(None if k in dropped or isinstance(v, Undefined) else v for k, v in enumerate(outcome))
+            return run
+
+        try:
+            result = control_flow.cond(test, branch(true_fn), branch(false_fn))
+        except control_flow.ControlFlowError:
+            if seen <= dropped:
+                raise
+        if seen <= dropped:
+            return tuple(Unbound(names[k], where) if k in dropped else v for k, v in enumerate(result))
+        dropped |= seen
 
 
 def ifexp(test, if_true, if_false):

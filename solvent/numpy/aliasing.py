@@ -1,0 +1,83 @@
+"""Arguments that share memory (a view and its base, two views of one array) as views of one input.
+
+`f(a, a[1:])` must see a write through one argument in the other, as NumPy does. The
+array owning the memory becomes a single program input, and every argument sharing it
+a traced view of that input: a basic index (and a transpose) where the argument's
+offset and strides allow one, a gather and scatter of its elements otherwise.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solvent.core.aval import Aval
+from solvent.core.structure import Shared
+from solvent.core.traced import TracedArray
+from solvent.numpy.indexing import parse, parse_fancy, read, read_fancy, write, write_fancy
+from solvent.ops import shape as ops
+
+
+def view_of_owner(owner: TracedArray, shared: Shared, aval: Aval) -> TracedArray:
+    """The traced argument described by `shared`, reading and writing through `owner`."""
+    found = _basic(owner.shape, shared.offset, shared.strides, aval.shape)
+    if found is not None:
+        index, order = parse(found[0], owner.shape), found[1]
+        middle = tuple(index.result_shape[p] for p in order)
+        inverse = list(np.argsort(order))
+
+        def read_basic(v):
+            return ops.reshape(ops.transpose(read(v, index), order), aval.shape)
+
+        def write_basic(parent, new):
+            return write(parent, index, ops.transpose(ops.reshape(new, middle), inverse))
+        return TracedArray.view_of(owner, aval, read_basic, write_basic)
+    fancy = parse_fancy(_grid(shared.offset, shared.strides, aval.shape), (int(np.prod(owner.shape)),))
+    size = (int(np.prod(owner.shape)),)
+
+    def read_elements(v):
+        return read_fancy(ops.reshape(v, size), fancy)
+
+    def write_elements(parent, new):
+        return ops.reshape(write_fancy(ops.reshape(parent, size), fancy, new), owner.shape)
+    return TracedArray.view_of(owner, aval, read_elements, write_elements)
+
+
+def _grid(offset: int, strides: tuple, shape: tuple) -> np.ndarray:
+    """The owner's flat element index of every element of the argument."""
+    grid = np.full(shape, offset, dtype=np.int64)
+    for axis, (stride, n) in enumerate(zip(strides, shape)):
+        grid += stride * np.arange(n, dtype=np.int64).reshape([n if a == axis else 1 for a in range(len(shape))])
+    return grid
+
+
+def _basic(owner_shape, offset: int, strides: tuple, shape: tuple):
+    """(basic key into the owner, order of its kept axes) giving the argument, or None."""
+    owner_strides = [int(np.prod(owner_shape[d + 1:])) for d in range(len(owner_shape))]
+    start = np.unravel_index(offset, owner_shape) if owner_shape else ()
+    mapped: dict[int, tuple[int, int]] = {}  # owner axis -> (argument axis, step)
+    for j, (stride, n) in enumerate(zip(strides, shape)):
+        if n == 1:
+            continue
+        for d, unit in enumerate(owner_strides):
+            if d not in mapped and stride % unit == 0 and 0 < abs(stride // unit) * (n - 1) < owner_shape[d]:
+                mapped[d] = (j, stride // unit)
+                break
+        else:
+            return None
+    key = []
+    for d, first in enumerate(start):
+        if d in mapped:
+            j, step = mapped[d]
+            stop = int(first) + step * shape[j]
+            key.append(slice(int(first), stop if stop >= 0 else None, step))
+        else:
+            key.append(int(first))
+    axes = [mapped[d][0] for d in sorted(mapped)]
+    order = list(np.argsort(axes))
+    try:
+        chosen = np.arange(int(np.prod(owner_shape))).reshape(owner_shape)[tuple(key)].transpose(order)
+    except (IndexError, ValueError):
+        return None
+    if chosen.size != int(np.prod(shape)) or not np.array_equal(chosen.reshape(shape), _grid(offset, strides, shape)):
+        return None
+    return tuple(key), order

@@ -1,0 +1,24 @@
+"""The per-function cache of compiled signatures: bounded, least recently used evicted first."""
+
+import numpy as np
+
+import solvent
+
+
+def test_the_cache_keeps_the_most_recently_used_signatures():
+    f = solvent.jit(lambda x: x + 1, cache_size=4)
+    for n in range(1, 11):
+        f(np.zeros(n))
+    assert len(f.cache) == 4
+    f(np.zeros(7))           # used again: kept
+    f(np.zeros(11))          # evicts the least recently used, 8
+    kept = sorted(key[1][0][1][1][0][1][1].shape[0] for key in f.cache.entries)
+    assert kept == [7, 9, 10, 11]
+    np.testing.assert_array_equal(f(np.zeros(8)), np.ones(8))  # compiled again when needed
+
+
+def test_a_function_called_with_ever_new_shapes_stays_bounded():
+    f = solvent.jit(lambda x: x * 2)
+    for n in range(1, 200):
+        f(np.zeros(n))
+    assert len(f.cache) == solvent.api.Options().cache_size

@@ -1,0 +1,244 @@
+"""The generated call: nothing lost or torn when a call fails, is interrupted, or races another thread."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import solvent
+from differential import assert_same
+
+
+def increment_both(a, b):
+    a += 1
+    b += 1
+
+
+@pytest.mark.parametrize("read_only", ["broadcast_to", "flag"])
+def test_a_read_only_argument_fails_the_call_before_anything_is_donated(read_only):
+    a = solvent.asarray(np.zeros(3))
+    if read_only == "flag":
+        b = np.zeros(3)
+        b.flags.writeable = False
+    else:
+        b = np.broadcast_to(np.zeros(1), (3,))
+    with pytest.raises(solvent.SolventError, match="read-only") as raised:
+        solvent.jit(increment_both)(a, b)
+    assert isinstance(raised.value, ValueError)  # what NumPy raises for an in-place write there
+    assert_same(np.asarray(a), np.zeros(3))  # the Array before it was not donated
+    assert_same(np.asarray(b), np.zeros(3))
+
+
+OUT_OF_MEMORY = """
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))  # a 6 GiB process on any machine
+    import numpy as np, solvent
+
+    def big_result(a, b):
+        a += 1
+        b += 1
+        return np.zeros((2 ** 16, 2 ** 16)) + a[0]  # 32 GiB
+
+    def big_temporary(a, b):
+        a += 1
+        b += 1
+        return np.sort(np.outer(np.arange(2.0 ** 15) + a[0], np.arange(2.0 ** 15)).ravel())[:3]  # 8 GiB
+
+    for f in (big_result, big_temporary):
+        for kind in (solvent.asarray, np.asarray):
+            a, b = kind(np.ones(3)), kind(np.ones(3))
+            try:
+                solvent.jit(f)(a, b)
+            except solvent.SolventError as error:
+                assert "RESOURCE_EXHAUSTED" in str(error) and "unchanged" in str(error), error
+            else:
+                raise AssertionError("no error")
+            assert (np.asarray(a) == 1).all() and (np.asarray(b) == 1).all()
+    print("intact")
+"""
+
+
+def run_python(source: str, timeout=300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(source)], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_out_of_memory_leaves_every_argument_intact():
+    done = run_python(OUT_OF_MEMORY)
+    assert done.stdout.strip() == "intact", done.stderr[-2000:]
+
+
+def interrupted_inside(thunk, name):
+    """Wrap the generated call's helper `name` so that SIGINT arrives just after it returns."""
+    original = thunk.__globals__[name]
+
+    def then_interrupt(*args, **kwargs):
+        out = original(*args, **kwargs)
+        signal.raise_signal(signal.SIGINT)  # Python's handler runs at the next bytecode
+        return out
+    thunk.__globals__[name] = then_interrupt
+
+
+@pytest.mark.parametrize("kind, helper", [(solvent.asarray, "_run"), (np.asarray, "_asarray")])
+def test_ctrl_c_inside_a_mutating_call_waits_for_the_write_back(kind, helper):
+    a, b = kind(np.zeros(3)), kind(np.zeros(3))
+    compiled = solvent.compile(increment_both, a, b)
+    interrupted_inside(compiled.thunk, helper)  # after the run (and before a's write-back)
+    with pytest.raises(KeyboardInterrupt):
+        compiled(a, b)
+    assert_same(np.asarray(a), np.ones(3))  # both arguments written, neither lost
+    assert_same(np.asarray(b), np.ones(3))
+
+
+STORM = """
+    import os, signal, sys
+    import numpy as np, solvent
+
+    def increment_both(a, b):
+        a += 1
+        b += 1
+
+    f = solvent.jit(increment_both)
+    pairs = [(solvent.asarray(np.zeros(64)), solvent.asarray(np.zeros(64))), (np.zeros(64), np.zeros(64))]
+    for a, b in pairs:
+        f(a, b)  # compiled before the storm; solvent's SIGINT handler is in place
+    handler = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the storm may only land inside the calls
+    print("ready", flush=True)
+    interrupts = 0
+    while not os.path.exists(sys.argv[1]):
+        try:
+            signal.signal(signal.SIGINT, handler)
+            for a, b in pairs:
+                f(a, b)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        except KeyboardInterrupt:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            interrupts += 1
+        for a, b in pairs:
+            x, y = np.asarray(a), np.asarray(b)  # raises if a buffer was donated and lost
+            assert (x == y).all() and (x == x[0]).all(), (x, y)  # never one written and not the other
+    print("intact", interrupts, flush=True)
+"""
+
+
+def test_a_storm_of_interrupts_during_mutating_calls_loses_nothing(tmp_path):
+    done = tmp_path / "done"
+    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(STORM), str(done)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "ready", child.stderr.read()[-2000:]
+        for _ in range(1000):
+            os.kill(child.pid, signal.SIGINT)
+            threading.Event().wait(0.001)
+        done.touch()
+        out, err = child.communicate(timeout=120)
+    finally:
+        child.kill()
+    assert child.returncode == 0, err[-2000:]
+    word, count = out.split()
+    assert word == "intact" and int(count) > 100  # most of them arrived inside a call
+
+
+def test_threads_mutating_one_array_serialize():
+    a = solvent.asarray(np.zeros(16))
+    step = solvent.jit(lambda x: x.__iadd__(1.0))
+    step(a)
+    errors, calls = [], 200
+
+    def work():
+        try:
+            for _ in range(calls):
+                step(a)
+        except Exception as error:  # noqa: BLE001  (any error fails the test)
+            errors.append(error)
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert_same(np.asarray(a), np.full(16, 1.0 + 8 * calls))
+
+
+def test_a_failed_run_is_a_solvent_error_naming_the_function():
+    def oversized(a):
+        return np.zeros((2 ** 40,)) + a[0]  # 8 TiB: XLA cannot allocate it
+
+    with pytest.raises(solvent.SolventError, match="oversized") as raised:
+        np.asarray(solvent.jit(oversized)(np.ones(2)))
+    assert "RESOURCE_EXHAUSTED" in str(raised.value)
+
+
+# -- arguments that share memory ------------------------------------------------------------------
+
+def write_one_read_other(a, b):
+    a[0] += 10
+    b *= 2
+    return a.sum() + b.sum(), b + a[:1]
+
+
+@pytest.mark.parametrize("view", [lambda a: a[1:], lambda a: a[::2], lambda a: a[:3], lambda a: a[::-1],
+                                  lambda a: a[2:4]])
+def test_a_view_and_its_base_as_two_arguments(view):
+    base = np.arange(6.0)
+    expected_base = base.copy()
+    expected = write_one_read_other(expected_base, view(expected_base))
+    result = solvent.jit(write_one_read_other)(base, view(base))
+    assert_same(result[0], expected[0])
+    assert_same(result[1], expected[1])
+    assert_same(base, expected_base)
+
+
+def add_into(x, y):
+    x += y
+    return x
+
+
+@pytest.mark.parametrize("pair", [lambda m: (m[0], m[1]), lambda m: (m, m.T), lambda m: (m[:2, :2], m[1:, 1:]),
+                                  lambda m: (m[::-1, 0], m[:, 2])], ids=["rows", "transpose", "blocks", "columns"])
+def test_two_views_of_one_array_that_is_not_an_argument(pair):
+    m = np.arange(9.0).reshape(3, 3) ** 2
+    expected_m = m.copy()
+    add_into(*pair(expected_m))
+    x, y = pair(m)
+    assert solvent.jit(add_into)(x, y) is x
+    assert_same(m, expected_m)
+
+
+def _slices(draw, n):
+    start, stop = draw(st.integers(-n, n)), draw(st.integers(-n, n))
+    return slice(start, stop, draw(st.sampled_from([1, 2, -1, -2, 3])))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), st.sampled_from([(7,), (3, 4)]), st.sampled_from(["write_first", "both", "swap"]))
+def test_random_views_of_one_array_match_numpy(data, shape, kind):
+    keys = [tuple(_slices(data.draw, n) for n in shape) for _ in range(2)]
+    base = np.arange(float(np.prod(shape))).reshape(shape) + 1
+
+    def f(x, y):
+        if kind == "write_first":
+            x[...] = x * 3 + 1
+            return y.sum(), y * 1
+        if kind == "both":
+            x += 5
+            y *= -1
+            return x.sum() + y.sum()
+        x[...], y[...] = y.sum(), x.sum()
+        return x.mean() if x.size else 0.0
+
+    expected_base = base.copy()
+    expected = f(expected_base[keys[0]], expected_base[keys[1]])
+    result = solvent.jit(f)(base[keys[0]], base[keys[1]])
+    assert_same(base, expected_base)
+    for r, e in zip(result if isinstance(result, tuple) else (result,), expected if isinstance(expected, tuple)
+                    else (expected,)):
+        assert_same(np.asarray(r), np.asarray(e))
