@@ -16,6 +16,7 @@ from jaxlib.mlir import ir
 from solvent import gspmd, halos, partitioning, passes, thunk as thunks
 from solvent import eager  # noqa: F401  (installs NumPy-on-Array outside jit)
 from solvent.cache import ThunkCache, call_key, full_key
+from solvent.thunk import MISS
 from solvent.core import trace as trace_state
 from solvent.errors import EscapedValueError, SignatureError
 from solvent.ir.module import find_function, parse, to_text
@@ -142,7 +143,8 @@ class Compiled:
         self.executable, self.placement = _compile(lowered, options)
         self.thunk = thunks.generate(lowered.signature, self.executable, options.device, options.sync,
                                      self.placement, name=_name(fn),
-                                     undonated=self._undonated if options.donate else None)
+                                     undonated=self._undonated if options.donate else None,
+                                     example=(args, kwargs) if not options.static_argnames else None)
         self._without_donation = None
 
     def _undonated(self, args, kwargs):
@@ -153,6 +155,10 @@ class Compiled:
         return self._without_donation.thunk(args, kwargs)
 
     def __call__(self, *args, **kwargs):
+        if not kwargs:
+            result = self.thunk.fast(args)
+            if result is not MISS:
+                return result
         key = call_key(args, kwargs, self.options.static_argnames)
         if key != self.key:
             received = full_key(args, kwargs, self.options.static_argnames)
@@ -191,6 +197,9 @@ def _compile(lowered: Lowered, options: Options):
     return executable, partitioning.settle(placement, executable)
 
 
+_TRACES = trace_state.ACTIVE
+
+
 class Jitted:
     """`solvent.jit(f)`: compiles per signature on first call, then runs the cached thunk."""
 
@@ -198,18 +207,25 @@ class Jitted:
         self.fn, self.options = fn, options
         self.cache = ThunkCache(options.cache_size)
         self.first_static = _first_static(fn, options.static_argnames)
+        self.statics = options.static_argnames
+        self.fast = thunks.no_fast_path  # the latest signature's call, checking its own arguments
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args, **kwargs):
-        if trace_state.is_tracing():  # a jitted helper called from traced code: inline it
+        if _TRACES[0] and trace_state.is_tracing():  # a jitted helper called from traced code: inline it
             return self.fn(*args, **kwargs)
+        if not kwargs:
+            result = self.fast(args)
+            if result is not MISS:
+                return result
         if self.first_static:
             args, kwargs = _move_statics(args, kwargs, self.first_static)
-        key = call_key(args, kwargs, self.options.static_argnames)
+        key = call_key(args, kwargs, self.statics)
         thunk = self.cache.get(key)
         if thunk is None:
             lowered = lower(self.fn, args, kwargs, self.options)
             thunk = self.cache.put(key, Compiled(self.fn, args, kwargs, lowered, self.options).thunk)
+        self.fast = thunk.fast
         return thunk(args, kwargs)
 
     def __get__(self, obj, objtype=None):  # works as a method decorator too

@@ -5,24 +5,41 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
+import numpy as np
+
 from solvent.core.structure import signature_key, static_key
+from solvent.runtime.array import Array, Scalar
+
+_KEYED = frozenset({Array, Scalar})  # carry their own key (aval, and sharding)
+_STATIC = frozenset({int, float, bool, complex, str, type(None)})
 
 
 def call_key(args: tuple, kwargs: dict, static_argnames=()) -> tuple:
     """Structure, array shapes/dtypes, static values and aliasing of one call's arguments.
 
-    Calls with only distinct `solvent.Array` positional arguments take a short
-    path (each array carries its key); everything else walks the structure.
+    A flat positional list of NumPy arrays, `solvent.Array`s and Python or NumPy scalars takes a
+    short path (one entry per argument, no walk); anything else, and arrays passed twice or
+    that may share memory, walk the structure (`full_key`), whose key says how they alias.
     """
-    if not kwargs:
-        try:
-            key = tuple([x.key for x in args])
-        except AttributeError:
-            pass
+    if kwargs:
+        return full_key(args, kwargs, static_argnames)
+    parts, arrays, views = [], [], False
+    for x in args:
+        kind = type(x)
+        if kind is np.ndarray:
+            parts.append((kind, x.shape, x.dtype))
+            arrays.append(id(x))
+            views = views or x.base is not None
+        elif kind in _KEYED:
+            parts.append(x.key)
+            arrays.append(id(x))
+        elif kind in _STATIC or isinstance(x, np.generic):
+            parts.append(static_key(x))
         else:
-            if len(args) < 2 or len(set(map(id, args))) == len(args):
-                return key
-    return full_key(args, kwargs, static_argnames)
+            return full_key(args, kwargs, static_argnames)
+    if len(arrays) > 1 and (views or len(set(arrays)) < len(arrays)):
+        return full_key(args, kwargs, static_argnames)
+    return tuple(parts)
 
 
 def full_key(args: tuple, kwargs: dict, static_argnames=()) -> tuple:

@@ -17,7 +17,7 @@ from solvent.core import structure
 from solvent.errors import ExecutionError, ReadOnlyError
 from solvent.runtime import devices, interrupts, memory
 from solvent.runtime.array import BUFFERS, Array, Scalar, array_key
-from solvent.runtime.dispatch import fast_executor, python_executor
+from solvent.runtime.dispatch import fast_executor, python_executor, x64_on, x64_restore
 from solvent.runtime.sharding import SingleDeviceSharding, host_value
 from solvent.tracing import Signature
 
@@ -65,14 +65,20 @@ def _choose(which, choices, own):
 
 
 def _host_copy(buffer):
-    return np.array(host_value(buffer))  # writable, like every array NumPy returns
+    """A result as a NumPy array: one copy out of the device buffer, writable like NumPy's own."""
+    if buffer.is_fully_addressable:
+        try:
+            return np.array(buffer)
+        except JaxRuntimeError as error:
+            raise ExecutionError(f"the computation that made this array failed: {str(error).strip()}") from None
+    return np.array(host_value(buffer))
 
 
 def _input(signature: Signature, i: int, placement, ns: _Namespace) -> str:
     """Source of input `i`'s device buffer, placed as the program expects it."""
     host = f"_native(x{i})" if i in signature.byteswapped else f"x{i}"
-    if placement is None:
-        return f"x{i}.buffer" if issubclass(signature.input_kinds[i], Array) else f"_put({host}, _device)"
+    if placement is None:  # host arrays go to the C++ path as they are: it copies them in
+        return f"x{i}.buffer" if issubclass(signature.input_kinds[i], Array) else host
     wanted = ns.name(placement.inputs[i], "sharding")
     if not issubclass(signature.input_kinds[i], Array):
         return f"_put({host}, {wanted})"  # sliced over the mesh, each device its part
@@ -87,7 +93,7 @@ def _write_back(signature: Signature, out_shardings, ns: _Namespace) -> list[str
     for i, k in signature.mutated.items():
         kind = signature.input_kinds[i]
         if not issubclass(kind, Array):
-            lines.append(f"_copyto(x{i}, _asarray(outs[{k}]))")
+            lines.append(f"_copyto(x{i}, outs[{k}])")  # one copy, out of the device buffer
         elif out_shardings is None or out_shardings[k] == signature.input_shardings[i]:
             lines.append(f"x{i}.buffer = outs[{k}]")
         else:
@@ -109,7 +115,8 @@ def _wrap_outputs(signature: Signature, out_shardings, ns: _Namespace) -> list[s
             key = array_key(kind, aval, out_shardings[k] if out_shardings else None)
             wrapped = f"_{kind.__name__}(outs[{k}], {ns.name(key, 'key')})"
         else:
-            wrapped = f"_asarray(outs[{k}])[()]" if scalar else f"_host_copy(outs[{k}])"
+            one = f"_asarray(outs[{k}])" if out_shardings else f"_np_asarray(outs[{k}])"  # one device: no checks
+            wrapped = f"{one}[()]" if scalar else (f"_host_copy(outs[{k}])" if out_shardings else f"_np_array(outs[{k}])")
         lines.append(f"o{k} = {wrapped}")
     return lines
 
@@ -165,7 +172,7 @@ def _native(x):
 
 
 def generate(signature: Signature, executable, device=None, sync: bool = False, placement=None,
-             name: str = "the function", undonated=None):
+             name: str = "the function", undonated=None, example=None):
     """Python function `thunk(args, kwargs)` running one compiled signature.
 
     When every input is a `solvent.Array` the buffers go through jaxlib's C++
@@ -179,29 +186,29 @@ def generate(signature: Signature, executable, device=None, sync: bool = False, 
     donated and replaced under one lock (threads), and Ctrl-C waits for the write-back.
     """
     device = devices.resolve(device)
-    ns = _Namespace(_put=devices.put, _device=device, _copyto=np.copyto, _native=_native,
+    ns = _Namespace(_ndarray=np.ndarray, _MISS=MISS, _np_array=np.array, _np_asarray=np.asarray, _put=devices.put, _device=device, _copyto=np.copyto, _native=_native,
                     _asarray=host_value, _host_copy=_host_copy, _new_object=_new_object,
                     _set=_set, _delete=_delete, _choose=_choose, _Array=Array.from_buffer, _Scalar=Scalar.from_buffer,
                     _lock=BUFFERS, _XlaError=(JaxRuntimeError, ExecutionError), _pending=interrupts.PENDING,
-                    _deliver=interrupts.deliver)
+                    _deliver=interrupts.deliver, _x64_on=x64_on, _x64_restore=x64_restore)
     single = SingleDeviceSharding(device)
     in_shardings = placement.inputs if placement else [single] * len(signature.input_avals)
     out_shardings = placement.outputs if placement else [single] * len(signature.output_avals)
     body = [f"x{i} = {_reach(path, ns.name)}" for i, path in enumerate(signature.input_paths)]
     body += _checks(signature, executable, device, name, undonated, ns)
     buffers = ", ".join(_input(signature, i, placement, ns) for i in range(len(signature.input_kinds)))
-    if all(issubclass(kind, Array) for kind in signature.input_kinds):
+    host_inputs = not all(issubclass(kind, Array) for kind in signature.input_kinds)
+    if placement is None or not host_inputs:
         ns["_run"] = fast_executor(executable, in_shardings, out_shardings, signature.output_avals)
-        run = f"outs = _run({buffers})"
-    elif placement is None:
-        ns["_execute"] = executable.execute_sharded
-        run = f"outs = [out[0] for out in _execute([{buffers}]).disassemble_into_single_device_arrays()]"
-    else:
+        run = [f"outs = _run({buffers})"]
+        if host_inputs:
+            run = ["_previous = _x64_on()", "try:", *_indented(run), "finally:", "    _x64_restore(_previous)"]
+    else:  # host arrays sliced over a mesh: placed from Python, each device its part
         ns["_execute"] = python_executor(executable, signature.output_avals, out_shardings)
-        run = f"outs = _execute({buffers})"
+        run = [f"outs = _execute({buffers})"]
     ns["_failed"] = lambda error: _failed(error, name, executable)
-    exchange = [run] + (["for out in outs: out.block_until_ready()"] if sync or _one_run_at_a_time(placement)
-                        else [])
+    exchange = run + (["for out in outs: out.block_until_ready()"] if sync or _one_run_at_a_time(placement)
+                      else [])
     exchange += _write_back(signature, out_shardings if placement else None, ns)
     exchange += _wrap_outputs(signature, out_shardings if placement else None, ns)
     # XLA's errors surface at the run, or where a host copy waits for it (then nothing is written yet)
@@ -219,13 +226,63 @@ def generate(signature: Signature, executable, device=None, sync: bool = False, 
     if mutates:  # Ctrl-C is delivered once every argument has its new value
         body = ["try:"] + _indented(body) + ["finally:", "    if _pending: _deliver()"]
     source = "def thunk(args, kwargs):\n" + "".join(f"    {line}\n" for line in body)
+    guard = _guard(example, ns)
+    if guard is not None:  # the same call for positional arguments of exactly this signature
+        ns["_no_kwargs"] = {}
+        count = len(example[0])
+        unpack = "".join(f"a{i}, " for i in range(count))
+        source += (f"\n\ndef fast(args):\n    if len(args) != {count}:\n        return _MISS\n"
+                   + (f"    {unpack}= args\n" if count else "")
+                   + f"    if not ({guard}):\n        return _MISS\n    kwargs = _no_kwargs\n"
+                   + "".join(f"    {line}\n" for line in body))
     filename = f"<solvent thunk {next(_counter)}>"
     exec(compile(source, filename, "exec"), ns)
     thunk = ns["thunk"]
-    thunk.source = source
+    thunk.source, thunk.fast = source, ns.get("fast", no_fast_path)
     if mutates:
         interrupts.protect(thunk.__code__)
+        interrupts.protect(thunk.fast.__code__)
     return thunk
+
+
+#: What `thunk.fast(args)` returns when the arguments are not of its signature.
+MISS = object()
+
+
+def no_fast_path(args):
+    return MISS
+
+
+_STATIC_TYPES = (int, float, bool, complex, str, type(None))
+
+
+def _guard(example, ns: _Namespace) -> str | None:
+    """A test that positional `args` have the signature of the `example` call (arrays of the same
+    type, shape and dtype, equal static values, no array twice), or None if it is not that simple.
+
+    A call that passes it needs no call key: `Jitted` tries the latest signature's `fast` first.
+    """
+    if example is None or example[1] or len(example[0]) > 8:
+        return None
+    args = example[0]
+    tests, arrays = ["True"], []
+    for i, a in enumerate(args):
+        kind, x = type(a), f"a{i}"
+        if kind is np.ndarray:  # (a dtype equal but not identical to NumPy's own instance takes the slow path)
+            tests.append(f"type({x}) is _ndarray and {x}.shape == {a.shape!r} and {x}.dtype is {ns.name(a.dtype, 'dtype')}")
+            arrays.append(i)
+        elif kind in (Array, Scalar):
+            tests.append(f"type({x}) is {ns.name(kind, 'type')} and {x}.key == {ns.name(a.key, 'key')}")
+            arrays.append(i)
+        elif (kind in _STATIC_TYPES or isinstance(a, np.generic)) and a == a:  # (a NaN is never equal)
+            tests.append(f"type({x}) is {ns.name(kind, 'type')} and {x} == {ns.name(a, 's')}")
+        else:
+            return None
+    host = [i for i in arrays if type(args[i]) is np.ndarray]
+    if len(arrays) > 1:  # views of one array, or one array twice, alias: the call key says how
+        tests += [f"a{i}.base is None" for i in host]
+        tests += [f"a{i} is not a{j}" for i, j in itertools.combinations(arrays, 2)]
+    return " and ".join(tests)
 
 
 def _indented(lines: list[str]) -> list[str]:

@@ -12,7 +12,7 @@ def test_the_cache_keeps_the_most_recently_used_signatures():
     assert len(f.cache) == 4
     f(np.zeros(7))           # used again: kept
     f(np.zeros(11))          # evicts the least recently used, 8
-    kept = sorted(key[1][0][1][1][0][1][1].shape[0] for key in f.cache.entries)
+    kept = sorted(key[0][1][0] for key in f.cache.entries)  # keys of one array: (type, shape, dtype)
     assert kept == [7, 9, 10, 11]
     np.testing.assert_array_equal(f(np.zeros(8)), np.ones(8))  # compiled again when needed
 

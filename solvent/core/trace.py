@@ -60,8 +60,12 @@ def current() -> Trace | None:
     return stack[-1] if stack else None
 
 
+#: How many traces run now, on any thread: a jitted call checks this one number first.
+ACTIVE = [0]
+
+
 def is_tracing() -> bool:
-    return bool(getattr(_local, "stack", None))
+    return bool(ACTIVE[0]) and bool(getattr(_local, "stack", None))
 
 
 @contextlib.contextmanager
@@ -69,7 +73,9 @@ def tracing(trace: Trace):
     """Make `trace` current on this thread for the duration of the block."""
     stack = _local.__dict__.setdefault("stack", [])
     stack.append(trace)
+    ACTIVE[0] += 1
     try:
         yield trace
     finally:
+        ACTIVE[0] -= 1
         stack.pop()

@@ -8,12 +8,15 @@ in this module and `tests/runtime/test_dispatch.py` pins its behaviour.
 
 from __future__ import annotations
 
+import functools
 import itertools
 
-from jax._src import core, tree_util
+import jax
+from jax._src import config, core, tree_util
 from jax._src.interpreters import pxla
 from jaxlib import _jax
 
+from solvent.runtime import devices
 from solvent.runtime.sharding import result_handlers
 
 _CACHE = _jax.PjitFunctionCache(capacity=4096)
@@ -34,12 +37,20 @@ def python_executor(executable, output_avals, output_shardings):
     return run
 
 
+#: `x64_on()` switches JAX's 64-bit mode on for this thread, for one call (the C++ path narrows
+#: float64 host arrays to float32 without it) and returns the previous setting, for `x64_restore`.
+x64_on = functools.partial(config.enable_x64.swap_local, True)
+x64_restore = config.enable_x64.set_local
+
+
 def fast_executor(executable, input_shardings, output_shardings, output_avals):
     """`run(*buffers) -> [buffers]` executing `executable` through the C++ path.
 
     Each executor gets its own function identity, so the shared C++ cache never
     mixes two executables; the first call goes through `execute_sharded`. The
-    C++ path checks every buffer's sharding against `input_shardings`.
+    C++ path checks every buffer's sharding against `input_shardings`, and copies
+    host (NumPy) arrays to the device itself, as it does for `jax.jit`: call it
+    between `x64_on()` and `x64_restore` when any input is a host array.
     """
     fast_data = pxla.MeshExecutableFastpathData(
         executable, tree_util.tree_structure([0] * len(output_avals)), list(input_shardings),
@@ -49,6 +60,7 @@ def fast_executor(executable, input_shardings, output_shardings, output_avals):
 
     def slow_path(*buffers):
         slow_path.misses += 1
+        buffers = [b if isinstance(b, jax.Array) else devices.put(b) for b in buffers]  # host arrays
         return execute(*buffers), fast_data, False
 
     slow_path.misses = 0

@@ -305,10 +305,13 @@ def check(program: Program, stats: Stats, cases: int = 40, seed: int = 0) -> Non
 
 
 def _overflowing(values) -> bool:
-    """Floats grown past 1e12 or to infinity: where they overflow, summation order decides."""
+    """Floats grown past 1e12 or to infinity, or integers past 2**53 (wrapped around, say): where
+    such values meet in a float sum, summation order decides the result."""
     for v in values:
         v = np.asarray(v)
         if v.dtype.kind == "f" and v.size and not (np.abs(v[~np.isnan(v)]) < 1e12).all():
+            return True
+        if v.dtype.kind in "iu" and v.size and np.abs(v.astype(np.float64)).max() > 2.0 ** 53:
             return True
     return False
 
