@@ -1,25 +1,27 @@
-"""Measures solvent's per-call dispatch time against jax.jit and bare PJRT, and its memory growth.
+"""Measures solvent's per-call dispatch time against jax.jit, and its memory growth.
 
-The function is as small as a compiled program gets, ``f(a, b) = a + b`` on
-4-element float64 arrays, so the time per call is almost all dispatch: moving
-buffers in, calling the executable and wrapping the results.  Three ways to
-call it run in one process, each timed with ``timeit.repeat`` (best of N):
+The programs are as small as compiled programs get (16-element float64 arrays),
+so the time per call is almost all dispatch: moving arguments in, calling the
+executable, and handing results (and in-place changes) back. Each row runs the
+same work side by side in one process, timed with ``timeit.repeat`` (best of N):
 
-- ``solvent.jit(f)`` on ``solvent.Array`` arguments;
-- ``jax.jit(f)`` on ``jax.Array`` arguments (x64 enabled, so also float64),
-  the floor that JAX's C++ dispatch path reaches;
-- solvent's own PJRT executable called directly
-  (``execute_sharded(...).disassemble_into_single_device_arrays()``), the
-  floor for any dispatch written in Python.
+- ``f(x, y) = x * y + 1.0`` on ``numpy.ndarray`` arguments: ``solvent.jit``
+  against ``jax.jit`` on the same ndarrays (its C++ path converts them; it returns
+  a ``jax.Array`` without waiting), and against ``jax.jit`` plus ``np.asarray`` of
+  the result (NumPy in, NumPy out, as solvent gives);
+- ``g(x): x += 1.0`` on an ndarray: ``solvent.jit`` against ``jax.jit`` plus
+  ``np.copyto`` back into the ndarray;
+- ``f`` on ``solvent.Array`` arguments against ``jax.jit`` on ``jax.Array``\ s;
+- solvent's own executable through the bare PJRT ``execute_sharded`` path.
 
-A fourth measurement calls a mutating function (``u += 1.0``) 10,000 times on
-one ``solvent.Array`` and reports the growth of resident memory (VmRSS), which
-catches buffers that donation or write-back fail to release.
+JAX's rows run with its 64-bit mode switched on around them only; solvent needs
+no global setting. Last, 100,000 calls (pure and mutating) on ndarrays and 10,000
+mutating calls on one ``solvent.Array`` report the growth of resident memory.
 
 Usage::
 
-    python benchmarks/dispatch.py            # a few seconds
-    python benchmarks/dispatch.py --quick    # about a second
+    python benchmarks/dispatch.py            # about half a minute
+    python benchmarks/dispatch.py --quick    # a few seconds
 """
 
 import argparse
@@ -34,50 +36,61 @@ import numpy as np
 import solvent
 
 
-def add(a, b):
-    """The benchmarked program: one elementwise addition."""
-    return a + b
+def multiply_add(x, y):
+    """The benchmarked pure program: one fused elementwise expression."""
+    return x * y + 1.0
 
 
 def bump(u):
-    """A program that only mutates its argument, so every call donates a buffer."""
+    """A program that only mutates its argument: every call writes back (or donates)."""
     u += 1.0
+
+
+def jax_bump(u):
+    return u + 1.0
 
 
 def best_microseconds(call, number, repeat):
     """Return the best time of one ``call()`` over ``repeat`` runs of ``number`` calls, in µs."""
-    for _ in range(100):  # warm caches and any lazily built fast path
+    for _ in range(200):  # warm caches and any lazily built fast path
         call()
     times = timeit.repeat(call, number=number, repeat=repeat)
     return min(times) / number * 1e6
 
 
 def dispatch_times(number, repeat):
-    """Time the three ways of calling ``add``; return ``{label: µs per call}``."""
-    host = np.arange(4.0)
-    a, b = solvent.asarray(host), solvent.asarray(host * 2)
-    ja, jb = jnp.asarray(host), jnp.asarray(host * 2)
-    assert ja.dtype == jnp.float64, "jax x64 mode must be on"
-
-    solvent_add = solvent.jit(add)
-    jax_add = jax.jit(add)
-    executable = solvent.compile(add, a, b).executable
+    """Time every row; return ``{(row, runtime): µs per call}``."""
+    host, other = np.arange(16.0), np.ones(16)
+    state, jax_state = np.zeros(16), np.zeros(16)
+    a, b = solvent.asarray(host), solvent.asarray(other)
+    solvent_f, solvent_bump = solvent.jit(multiply_add), solvent.jit(bump)
+    executable = solvent.compile(multiply_add, a, b).executable
     buffers = [a.buffer, b.buffer]
-
-    def bare():
-        return executable.execute_sharded(buffers).disassemble_into_single_device_arrays()
-
-    expected = host * 3
-    np.testing.assert_array_equal(np.asarray(solvent_add(a, b)), expected)
-    np.testing.assert_array_equal(np.asarray(jax_add(ja, jb)), expected)
-    np.testing.assert_array_equal(np.asarray(bare()[0][0]), expected)
-
-    calls = {
-        "solvent.jit, solvent.Array args": lambda: solvent_add(a, b),
-        "jax.jit, jax.Array args": lambda: jax_add(ja, jb),
-        "bare PJRT execute_sharded": bare,
+    expected = host * other + 1.0
+    np.testing.assert_array_equal(solvent_f(host, other), expected)
+    np.testing.assert_array_equal(np.asarray(solvent_f(a, b)), expected)
+    times = {
+        ("ndarray", "solvent.jit"): best_microseconds(lambda: solvent_f(host, other), number, repeat),
+        ("mutating ndarray", "solvent.jit"): best_microseconds(lambda: solvent_bump(state), number, repeat),
+        ("solvent.Array", "solvent.jit"): best_microseconds(lambda: solvent_f(a, b), number, repeat),
+        ("solvent.Array", "bare PJRT execute_sharded"): best_microseconds(
+            lambda: executable.execute_sharded(buffers).disassemble_into_single_device_arrays(), number, repeat),
     }
-    return {label: best_microseconds(call, number, repeat) for label, call in calls.items()}
+    with jax.enable_x64(True):
+        jax_f, jax_g = jax.jit(multiply_add), jax.jit(jax_bump)
+        ja, jb = jnp.asarray(host), jnp.asarray(other)
+        assert ja.dtype == jnp.float64
+        np.testing.assert_array_equal(np.asarray(jax_f(host, other)), expected)
+        times.update({
+            ("ndarray", "jax.jit"): best_microseconds(lambda: jax_f(host, other), number, repeat),
+            ("ndarray", "jax.jit + np.asarray"): best_microseconds(
+                lambda: np.asarray(jax_f(host, other)), number, repeat),
+            ("mutating ndarray", "jax.jit + np.copyto"): best_microseconds(
+                lambda: np.copyto(jax_state, jax_g(jax_state)), number, repeat),
+            ("solvent.Array", "jax.jit"): best_microseconds(lambda: jax_f(ja, jb), number, repeat),
+        })
+    np.testing.assert_array_equal(state, jax_state)  # the same number of increments, the same values
+    return times
 
 
 def resident_kilobytes():
@@ -89,49 +102,51 @@ def resident_kilobytes():
     raise RuntimeError("no VmRSS line in /proc/self/status (not Linux?)")
 
 
-def memory_growth(calls, warmup=1000):
-    """Call the mutating ``bump`` ``calls`` times; return RSS before, after (kB) and growth (%)."""
-    u = solvent.asarray(np.zeros(4))
-    compiled = solvent.jit(bump)
+def memory_growth(calls, make, step, warmup=1000):
+    """RSS before and after (kB) and growth (%) over ``calls`` calls of ``step(*make())``."""
+    args = make()
     for _ in range(warmup):
-        compiled(u)
-    np.asarray(u)  # wait for the warm-up calls to finish
+        step(*args)
     gc.collect()
     before = resident_kilobytes()
     for _ in range(calls):
-        compiled(u)
-    final = np.asarray(u)
+        step(*args)
+    np.asarray(args[0])  # wait for the calls to finish
     gc.collect()
     after = resident_kilobytes()
-    np.testing.assert_array_equal(final, np.full(4, float(warmup + calls)))
     return before, after, 100.0 * (after - before) / before
 
 
 def main(argv=None):
-    """Run both measurements, print them and a one-line summary."""
+    """Run the measurements, print them as ratios against jax.jit, and a one-line summary."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer timed calls")
     args = parser.parse_args(argv)
     number, repeat = (2_000, 3) if args.quick else (20_000, 7)
-    calls = 10_000
+    calls = 10_000 if args.quick else 100_000
 
-    jax.config.update("jax_enable_x64", True)
-    print(f"dispatch of f(a, b) = a + b on 4 float64 elements "
-          f"(best of {repeat} x {number} calls, {jax.devices()[0].platform})")
+    print(f"dispatch on 16 float64 elements (best of {repeat} x {number} calls, {jax.devices()[0].platform})")
     times = dispatch_times(number, repeat)
-    reference = times["jax.jit, jax.Array args"]
-    for label, micros in times.items():
-        print(f"  {label:<34} {micros:8.2f} µs  {micros / reference:5.2f}x jax.jit")
+    references = {"ndarray": ("jax.jit", "jax.jit + np.asarray"), "mutating ndarray": ("jax.jit + np.copyto",),
+                  "solvent.Array": ("jax.jit",)}
+    for row, runtime in times:
+        ratios = "  ".join(f"{times[(row, runtime)] / times[(row, r)]:5.2f}x {r}" for r in references[row])
+        print(f"  {row:<17} {runtime:<28} {times[(row, runtime)]:7.2f} µs   {ratios}")
 
-    before, after, growth = memory_growth(calls)
-    print(f"memory over {calls} calls of a mutating function on a solvent.Array")
-    print(f"  VmRSS {before} kB after warm-up -> {after} kB after ({growth:+.2f}%)")
+    pure, mutating = solvent.jit(multiply_add), solvent.jit(bump)
+    rows = [(f"{calls} ndarray calls (pure and mutating)", lambda: (np.arange(16.0), np.ones(16)),
+             lambda x, y: (pure(x, y), mutating(x))),
+            ("10000 mutating calls on a solvent.Array", lambda: (solvent.asarray(np.zeros(16)),), mutating)]
+    growths = []
+    for label, make, step in rows:
+        before, after, growth = memory_growth(calls if "ndarray" in label else 10_000, make, step)
+        growths.append(growth)
+        print(f"memory over {label}: VmRSS {before} kB -> {after} kB ({growth:+.2f}%)")
 
-    solvent_ratio = times["solvent.jit, solvent.Array args"] / reference
-    bare_ratio = times["bare PJRT execute_sharded"] / reference
-    print(f"summary: solvent.jit {times['solvent.jit, solvent.Array args']:.2f} µs/call "
-          f"= {solvent_ratio:.2f}x jax.jit (bare PJRT {bare_ratio:.2f}x); "
-          f"RSS growth {growth:+.2f}% over {calls} mutating calls")
+    ratio = {row: times[(row, "solvent.jit")] / times[(row, references[row][0])] for row in references}
+    print("summary: " + "; ".join(f"{row} {times[(row, 'solvent.jit')]:.2f} µs = {ratio[row]:.2f}x "
+                                  f"{references[row][0]}" for row in references)
+          + f"; RSS growth {max(growths):+.2f}% at most")
     return 0
 
 

@@ -6,9 +6,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import inspect
+import time
 import warnings
 
 from jaxlib.mlir import ir
@@ -64,25 +66,43 @@ class Lowered:
     optimized_text: str  # after solvent's pass pipeline (code_hlo)
     xla_text: str        # as handed to XLA: entry point public, donations marked (code_mhlo)
     placement: partitioning.Placement | None = None  # mesh and shardings of an SPMD program
+    seconds: dict = dataclasses.field(default_factory=dict)  # time spent per stage
+
+
+class _Stages(dict):
+    """Seconds per stage of one compilation: `with stages("trace"): ...`."""
+
+    @contextlib.contextmanager
+    def __call__(self, name: str):
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self[name] = self.get(name, 0.0) + time.perf_counter() - start
 
 
 def lower(fn, args, kwargs, options: Options) -> Lowered:
+    stages = _Stages()
     parameters = _parameters(fn)
-    if options.control_flow:
-        fn = rewrite.convert(fn)
-    with partitioning.program(partitioning.find_mesh(args, kwargs, options)) as program:
+    with stages("source rewrite"):
+        if options.control_flow:
+            fn = rewrite.convert(fn)
+    with stages("trace"), partitioning.program(partitioning.find_mesh(args, kwargs, options)) as program:
         traced = _trace(fn, args, kwargs, options)
     placement = partitioning.plan(traced.signature, options, program.mesh, parameters)
     if placement is not None:
         partitioning.annotate(traced.module, placement, traced.signature)
-    traced_text = to_text(traced.module)
-    optimized = passes.run(traced_text, passes.level_name(options.optimize), options.no_nan)
-    xla_text = _for_xla(optimized, traced.signature, options)
-    if placement is not None:
-        xla_text = _for_partitioner(xla_text, placement, options)
-    elif options.optimize is not False and options.optimize != "none":
-        xla_text = halos.rewrite(xla_text, min_fraction=LARGE_BLOCK)
-    return Lowered(traced.signature, traced_text, optimized, xla_text, placement)
+    with stages("print traced module"):
+        traced_text = to_text(traced.module)
+    with stages("pass pipeline"):
+        optimized = passes.run(traced_text, passes.level_name(options.optimize), options.no_nan)
+    with stages("export for XLA"):
+        xla_text = _for_xla(optimized, traced.signature, options)
+        if placement is not None:
+            xla_text = _for_partitioner(xla_text, placement, options)
+        elif options.optimize is not False and options.optimize != "none":
+            xla_text = halos.rewrite(xla_text, min_fraction=LARGE_BLOCK)
+    return Lowered(traced.signature, traced_text, optimized, xla_text, placement, dict(stages))
 
 
 #: On one device, block updates covering at least this fraction of their array become pad + select.
@@ -140,12 +160,17 @@ class Compiled:
         self.fn, self.lowered, self.options = fn, lowered, options
         self.key = call_key(args, kwargs, options.static_argnames)
         self.full_key = full_key(args, kwargs, options.static_argnames)
-        self.executable, self.placement = _compile(lowered, options)
+        stages = _Stages(lowered.seconds)
+        with stages("XLA compile"):
+            self.executable, self.placement = _compile(lowered, options)
+        self.seconds = stages  # per stage, thunk generation included
+        started = time.perf_counter()
         self.thunk = thunks.generate(lowered.signature, self.executable, options.device, options.sync,
                                      self.placement, name=_name(fn),
                                      undonated=self._undonated if options.donate else None,
                                      example=(args, kwargs) if not options.static_argnames else None)
         self._without_donation = None
+        stages["thunk generation"] = time.perf_counter() - started
 
     def _undonated(self, args, kwargs):
         """The call run by the same program compiled without donation (when donating may not fit)."""

@@ -23,6 +23,7 @@ class Trace:
         self.blocks = [block]  # entry block, then the region bodies being traced
         self.unroll = unroll   # static loops longer than this become stablehlo.while
         self.rolled: list = []  # (file, line) of each static loop rolled so
+        self.copies = 1         # copies of the code being traced now, from the static loops unrolled around it
 
     @property
     def insertion(self) -> ir.InsertionPoint:

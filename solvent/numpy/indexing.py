@@ -22,7 +22,7 @@ from solvent.core import operators
 from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError, is_library_file
-from solvent.numpy import masked
+from solvent.numpy import affine, masked
 from solvent.numpy.registry import implements
 from solvent.numpy.shape import view
 from solvent.numpy.values import assigned_value, broadcast_value, full, is_traced, value, wrap
@@ -72,7 +72,11 @@ def parse(key, base_shape) -> Index:
             result_shape.append(1)
             continue
         n = base_shape[dim]
-        if isinstance(k, slice):
+        if isinstance(k, slice) and any(is_traced(b) for b in (k.start, k.stop, k.step)):
+            start, length = affine.static_slice(k, n)  # `masked` takes the other traced slices
+            axes.append(Axis(0, 1, length, True, dynamic=start))
+            result_shape.append(length)
+        elif isinstance(k, slice):
             start, stop, step = k.indices(n)
             length = len(range(start, stop, step))
             axes.append(Axis(start, step, length, True))
@@ -111,8 +115,9 @@ def _dynamic_starts(index: Index, base_shape) -> list[ir.Value]:
 
 
 def _block(index: Index, base_shape):
-    """Sizes of the sub-block holding the traced-integer dimensions (full elsewhere)."""
-    return [1 if a.dynamic is not None else n for a, n in zip(index.axes, base_shape)]
+    """Sizes of the sub-block at the traced starts: one for a traced integer, the length of a
+    slice from a traced start, and the full extent elsewhere."""
+    return [(a.length if a.keep else 1) if a.dynamic is not None else n for a, n in zip(index.axes, base_shape)]
 
 
 def read(v: ir.Value, index: Index) -> ir.Value:
@@ -537,7 +542,7 @@ def _flag_as_mask(array, key):
 def getitem(array, key):
     if _is_traced_flag(key):
         return getitem(*_flag_as_mask(array, key))
-    if masked.applies(key):  # a slice bound is traced (a rolled loop's index)
+    if masked.applies(key, array.shape):  # a slice of traced length (bounds from a rolled loop's index)
         return masked.getitem(array, key)
     if is_advanced(key):
         return _getitem_advanced(array, key)
@@ -571,7 +576,7 @@ def _is_element(key, index: Index) -> bool:
 def setitem(array, key, new):
     if _is_traced_flag(key):
         return setitem(*_flag_as_mask(array, key), new)
-    if masked.applies(key):
+    if masked.applies(key, array.shape):
         return masked.setitem(array, key, new)
     if is_advanced(key):
         return _setitem_advanced(array, key, new)

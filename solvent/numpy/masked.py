@@ -17,6 +17,7 @@ from jaxlib.mlir import ir
 from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError
+from solvent.numpy import affine
 from solvent.numpy.values import assigned_value, broadcast_value, full, is_traced, value
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
@@ -25,10 +26,24 @@ from solvent.ops.constant import iota
 _I64 = np.int64
 
 
-def applies(key) -> bool:
-    """Whether an index has a slice bound that is traced."""
+def applies(key, shape) -> bool:
+    """Whether an index has a slice with traced bounds whose length is not static (see `affine`)."""
     keys = key if isinstance(key, tuple) else (key,)
-    return any(isinstance(k, slice) and any(is_traced(b) for b in (k.start, k.stop, k.step)) for k in keys)
+    return any(isinstance(k, slice) and any(is_traced(b) for b in (k.start, k.stop, k.step))
+               and (axis >= len(shape) or affine.static_slice(k, shape[axis]) is None)
+               for axis, k in _axes(keys, len(shape)))
+
+
+def _axes(keys, rank):
+    """(axis of the base, entry) for each entry of a basic index (None adds no axis)."""
+    axis, out = 0, []
+    for k in keys:
+        if k is Ellipsis:
+            axis += rank - sum(1 for x in keys if x is not None and x is not Ellipsis)
+            continue
+        out.append((axis, k))
+        axis += k is not None
+    return out
 
 
 def _scalar(x) -> ir.Value:

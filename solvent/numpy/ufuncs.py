@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.errors import UnsupportedError
-from solvent.numpy import math as m
+from solvent.numpy import affine, math as m
 from solvent.numpy.registry import implements
 from solvent.numpy.values import (broadcast_value, dtype_key, full, is_traced,
                                   normalize_axis, normalize_axes, probe_array, shape, value, wrap, write_out)
@@ -122,6 +122,8 @@ def call(ufunc, *operands, out=None, dtype=None, where=True, casting="same_kind"
         raise ValueError(f"The 'out' tuple must have exactly {ufunc.nout} entries: one per ufunc output")
     results = [_store(ufunc, wrap(v), target, where, casting)
                for v, target in zip(apply(ufunc, operands, dtype), outs)]
+    if out is None and any(getattr(x, "affine", None) is not None for x in operands):
+        affine.propagate(ufunc, operands, results[0])  # loop index arithmetic, for static-length slices
     return tuple(results) if ufunc.nout > 1 else results[0]
 
 

@@ -395,15 +395,19 @@ class _Loop:
         return _rebuild(self.tree, out)
 
 
-def loop(cond_fn, body_fn, init, fixed=None, runs_once=False):
+def loop(cond_fn, body_fn, init, fixed=None, runs_once=False, written=()):
     """`while cond_fn(carry): carry = body_fn(carry)` as one `stablehlo.while` (see `while_loop`).
 
-    `fixed[k]` says leaf k is expected to be updated in place (a first guess, checked);
-    `runs_once` that the body is known to run at least once.
+    `fixed[k]` says leaf k is expected to be updated in place, and `written` lists arrays the
+    body is expected to write (first guesses, checked: they spare a second trace); `runs_once`
+    that the body is known to run at least once.
     """
     session = trace.current()
     with session.emitting():
         loop = _Loop(init, fixed, runs_once)
+        for array in written:
+            if has_identity(array):
+                loop._carry_roots(array)
         while True:
             operands = loop.operands()
             types = [v.type for v in operands]
@@ -521,28 +525,24 @@ def switch(index, branches, *operands):
         if shape_of(i) != ():
             raise ControlFlowError(f"a branch index must be a scalar, got shape {shape_of(i)}")
         i = ew.clamp(value(np.int32(0)), i, value(np.int32(len(branches) - 1)))  # case picks the last
-        implicit: list[TracedArray] = []
-        while True:
-            case = _Case(session, i, branches, operands, implicit)
-            if not case.new:
-                return case.finish()
-            case.eraser.erase()
-            implicit += case.new
+        return _Case(session, i, branches, operands).finish()
 
 
 @dataclass
 class _BranchEnd:
     block: ir.Block
     bindings: list
-    implicit: list
+    written: dict  # id -> value at the branch's end, of each outside array the branch wrote
     scalars: list  # per result: a NumPy scalar (or Python number), not an array
 
 
 class _Case:
-    """One `stablehlo.case`: every branch traced, its results as bindings (see `identity`)."""
+    """One `stablehlo.case`: every branch traced once, its results as bindings (see `identity`),
+    and every outside array some branch writes as an extra result (the others pass it through:
+    branches are exclusive, so none needs to see another's writes)."""
 
-    def __init__(self, session, index, branches, operands, implicit):
-        self.implicit, self.new = implicit, []
+    def __init__(self, session, index, branches, operands):
+        self.implicit: list[TracedArray] = []
         scratch = create("stablehlo.case", [index], [], regions=len(branches))
         with _Eraser(scratch) as self.eraser:
             ends = [self._branch(session, scratch.regions[k], k, branch, operands)
@@ -550,7 +550,7 @@ class _Case:
             self.op = self._assemble(scratch, index, ends)
 
     def _branch(self, session, region, k, branch, operands) -> _BranchEnd:
-        with _region(session, region, [], self.implicit, self.eraser) as (block, record):
+        with _region(session, region, [], [], self.eraser) as (block, record):
             with _raised_in(f"branch {k} of a traced `if`"):
                 result = branch(*operands)
             leaves = _leaves(result)
@@ -565,8 +565,9 @@ class _Case:
                     self._combine(j, leaf, k)
             before = made_before(len(REGIONS.stack))
             bindings = [bind(leaf, before, aval) for leaf, aval in zip(leaves, self.avals)]
-            end = _BranchEnd(block, bindings, [t.value for t in self.implicit], [_is_scalar(x) for x in leaves])
-        self.new += [a for a in _new_writes(record, self.implicit) if id(a) not in _known(self.new)]
+            written = {key: array.value for key, (array, _) in record.writes.items()}
+            end = _BranchEnd(block, bindings, written, [_is_scalar(x) for x in leaves])
+        self.implicit += [a for a in _new_writes(record, self.implicit)]
         return end
 
     def _combine(self, j: int, leaf, k: int) -> None:
@@ -607,7 +608,8 @@ class _Case:
                         values.append(_convert(b.current, aval, f"branch {k}"))
                     if kind == "either":
                         which.append(as_value(b.which_in(choices)))
-                stablehlo.ReturnOp(values + which + end.implicit)
+                passed = [end.written.get(id(a), a.value) for a in self.implicit]  # others: the value before
+                stablehlo.ReturnOp(values + which + passed)
         types = [v.type for v in ends[0].block.operations[len(ends[0].block.operations) - 1].operands]
         op = create("stablehlo.case", [index], types, regions=len(ends))
         for k, end in enumerate(ends):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import linecache
 import os
 import sysconfig
 import textwrap
@@ -105,6 +106,33 @@ class _PlainAssigned(_Assigned):
         else:
             self.visit(node.target)
         self.visit(node.value)
+
+
+def written_through(statements_) -> list[str]:
+    """Names whose arrays `statements_` write by subscript (`a[i] = ...`, `a[i] += ...`), not looking
+    into nested scopes: a loop carries those arrays from its first trace."""
+    found: list[str] = []
+    stack = list(statements_)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AugAssign) else []
+        for target in targets:
+            while isinstance(target, ast.Subscript):
+                target = target.value
+            if isinstance(target, ast.Name) and target is not node and target.id not in found and not (
+                    isinstance(node, ast.AugAssign) and node.target is target):
+                found.append(target.id)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _hints(body) -> list[ast.expr]:
+    """What a rolled loop may guess about its body: the names only updated in place, and the arrays
+    written by subscript (arguments of `while_stmt` and `for_range`)."""
+    return [ast.Constant(tuple(updated_in_place(body))), _loads(written_through(body))]
 
 
 def updated_in_place(statements_) -> list[str]:
@@ -288,13 +316,13 @@ class _Rewriter(ast.NodeTransformer):
                                 self.where(node))
             return node
         prologue, node = self._lower_exits(node)
+        hints = _hints(node.body)  # from the body as written, before its statements are rewritten
         self.generic_visit(node)
         names = assigned(node.body)
         test_name, body_name = self.fresh("while_test"), self.fresh("while_body")
         done = [ast.Return(_loads(names))]
         call = _helper("while_stmt", ast.Name(test_name, ast.Load()), ast.Name(body_name, ast.Load()),
-                       _loads(names), ast.Constant(tuple(names)), self.where(node),
-                       ast.Constant(tuple(updated_in_place(node.body))))
+                       _loads(names), ast.Constant(tuple(names)), self.where(node), *hints)
         return prologue + [_function(test_name, names, [ast.Return(node.test)]),
                            _function(body_name, names, node.body + done), self._assign(names, call)]
 
@@ -323,6 +351,7 @@ class _Rewriter(ast.NodeTransformer):
         iterator = node.iter
         range_args = (iterator.args if isinstance(iterator, ast.Call) and _is_range(iterator.func)
                       and not iterator.keywords and 1 <= len(iterator.args) <= 3 else None)
+        hints = _hints(node.body)
         self.generic_visit(node)
         item = self.fresh("item")
         body = [ast.Assign([node.target], ast.Name(item, ast.Load()))] + node.body
@@ -332,8 +361,7 @@ class _Rewriter(ast.NodeTransformer):
         function = _function(body_name, [item] + names, body + done)
         if range_args is not None:  # generic_visit rewrote the arguments in place
             call = _helper("for_range", ast.Tuple(range_args, ast.Load()), ast.Name(body_name, ast.Load()),
-                           _loads(names), ast.Constant(tuple(names)), self.where(node),
-                           ast.Constant(tuple(updated_in_place(node.body))))
+                           _loads(names), ast.Constant(tuple(names)), self.where(node), *hints)
         else:
             call = _helper("for_stmt", node.iter, ast.Name(body_name, ast.Load()), _loads(names),
                            ast.Constant(tuple(names)))
@@ -410,12 +438,23 @@ def convert(fn):
     return new
 
 
+def _source_lines(code) -> list[str]:
+    """The lines of the file defining `code`: straight from linecache (inspect.findsource would look
+    through every loaded module first, tens of milliseconds), inspect as the fallback."""
+    lines = linecache.getlines(code.co_filename)
+    if lines and len(lines) >= code.co_firstlineno:
+        return lines
+    try:
+        return inspect.findsource(code)[0]
+    except (OSError, TypeError):
+        return []
+
+
 @functools.lru_cache(maxsize=1024)
 def _rewritten_code(code):
     """The code object of `code`'s function with its source rewritten, or None."""
-    try:
-        lines, _ = inspect.findsource(code)
-    except (OSError, TypeError):
+    lines = _source_lines(code)
+    if not lines:
         return None
     source = textwrap.dedent("".join(inspect.getblock(lines[code.co_firstlineno - 1:])))
     try:

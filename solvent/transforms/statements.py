@@ -16,6 +16,7 @@ import numpy as np
 from solvent.core import trace
 from solvent.core.traced import TracedArray
 from solvent.errors import TracerConversionError, UnsupportedError
+from solvent.numpy import affine
 from solvent.numpy.values import value, wrap
 from solvent.transforms import control_flow, outline
 
@@ -163,7 +164,7 @@ def _fixed(values, names, in_place) -> list[bool]:
     return [flag for v, n in zip(values, names) for flag in [n in in_place] * control_flow.leaf_count(v)]
 
 
-def while_stmt(test_fn, body_fn, values, names, where=None, in_place=()):
+def while_stmt(test_fn, body_fn, values, names, where=None, in_place=(), written=()):
     """`while test: body` over the loop variables `names`; Python loop while the test is static."""
     values = tuple(values)
     while True:
@@ -176,67 +177,105 @@ def while_stmt(test_fn, body_fn, values, names, where=None, in_place=()):
     values = _fill_undefined(values, lambda v: tuple(body_fn(*v)))
     _check_defined(values, names, "while loop", where)
     carried = control_flow.loop(lambda c: test_fn(*c), lambda c: tuple(body_fn(*c)), values,
-                                _fixed(values, names, in_place))
+                                _fixed(values, names, in_place), written=written)
     return tuple(carried)
 
 
-def for_range(bounds, body_fn, values, names, where, in_place=()):
-    """`for i in range(*bounds): body` (body_fn(i, *values)); rolled when traced or long."""
+#: A loop that cannot roll unrolls only while its body is copied at most this many times
+#: (with the loops around it); beyond, compiling would take minutes: an error says why instead.
+UNROLL_AT_MOST = 256
+
+
+def for_range(bounds, body_fn, values, names, where, in_place=(), written=()):
+    """`for i in range(*bounds): body` (body_fn(i, *values)); rolled when traced or long.
+
+    A static loop unrolls while the copies of its body, times those of the static loops
+    around it, stay within the `unroll` option; longer ones become one `stablehlo.while`,
+    so the module grows with the source, not with the trip counts.
+    """
     values = tuple(values)
     if not any(is_traced(b) for b in bounds):
         steps = range(*[int(b) for b in bounds])
         session = trace.current()
         limit = session.unroll if session is not None else None
-        if limit is None or len(steps) <= limit:
-            return _unrolled(steps, body_fn, values)
+        copies = (session.copies if session is not None else 1) * len(steps)
+        if limit is None or copies <= limit:
+            return _unrolled(steps, body_fn, values, copies)
         try:
             session.rolled.append(where)
-            return _rolled(bounds, body_fn, values, names, where, in_place)
+            return _rolled(bounds, body_fn, values, names, where, in_place, written)
         except (TracerConversionError, UnsupportedError, TypeError, IndexError) as error:
+            reason = f"{error.__class__.__name__}: {str(error).splitlines()[0]}"
+            if copies > UNROLL_AT_MOST:
+                raise UnsupportedError(
+                    f"the loop of {len(steps)} steps at {where[0]}:{where[1]} cannot run with a traced loop "
+                    f"index ({reason}), and unrolling it would copy its body {copies} times; write the body "
+                    "with operations solvent supports on traced indices, or shorten the loop", where) from error
             warnings.warn(f"{where[0]}:{where[1]}: loop of {len(steps)} steps unrolled: its body "
-                          f"cannot run with a traced loop index ({error.__class__.__name__}: "
-                          f"{str(error).splitlines()[0]})", stacklevel=2)
-            return _unrolled(steps, body_fn, values)
-    return _rolled(bounds, body_fn, values, names, where, in_place)
+                          f"cannot run with a traced loop index ({reason})", stacklevel=2)
+            return _unrolled(steps, body_fn, values, copies)
+    return _rolled(bounds, body_fn, values, names, where, in_place, written)
 
 
-def _unrolled(steps, body_fn, values):
-    for i in steps:
-        values = tuple(body_fn(i, *values))
+def _unrolled(steps, body_fn, values, copies=1):
+    session = trace.current()
+    outer = session.copies if session is not None else 1
+    if session is not None:
+        session.copies = copies
+    try:
+        for i in steps:
+            values = tuple(body_fn(i, *values))
+    finally:
+        if session is not None:
+            session.copies = outer
     return values
 
 
-def _rolled(bounds, body_fn, values, names, where, in_place):
+def _rolled(bounds, body_fn, values, names, where, in_place, written):
     start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
-    values = _fill_undefined(values, lambda v: tuple(body_fn(_traced_index(start), *v)))
+    values = _fill_undefined(values, lambda v: tuple(body_fn(_traced_index(bounds), *v)))
     _check_defined(values, names, "for loop", where)
     if not is_traced(step) and step < 0:
         test = lambda c: c[0] > c[1]  # noqa: E731
     else:
         test = lambda c: c[0] < c[1]  # noqa: E731
 
+    static = not any(is_traced(b) for b in (start, stop, step))
+
     def body(carry):
         i, end, inner = carry
+        if static:  # so `a[i:i + k]` is a slice of static length
+            affine.mark_loop_index(i, start, stop, step)
         return i + step, end, tuple(body_fn(i, *inner))
 
     runs_once = not any(is_traced(b) for b in bounds) and len(range(start, stop, step)) > 0
-    with trace.current().emitting():
+    session = trace.current()
+    with session.emitting():
         carry = (control_flow.index_scalar(start), control_flow.index_scalar(stop), values)
     fixed = [False, False] + _fixed(values, names, in_place)
-    return tuple(control_flow.loop(test, body, carry, fixed, runs_once)[2])
+    outer, session.copies = session.copies, 1  # the body is traced once: its own loops count afresh
+    try:
+        return tuple(control_flow.loop(test, body, carry, fixed, runs_once, written)[2])
+    finally:
+        session.copies = outer
 
 
-def _traced_index(start):
+def _traced_index(bounds):
     """A traced int64 loop index (so a probe of the body sees what the rolled loop will)."""
-    return start if is_traced(start) else wrap(value(np.int64(start)), scalar=True)
+    start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+    if is_traced(start):
+        return start
+    index = wrap(value(np.int64(start)), scalar=True)
+    if not any(is_traced(b) for b in (stop, step)):
+        affine.mark_loop_index(index, start, stop, step)
+    return index
 
 
 def for_stmt(iterable, body_fn, values, names):
     """`for x in iterable: body` over a static iterable (lists, tuples, arrays' first axis)."""
-    values = tuple(values)
-    for item in iterable:
-        values = tuple(body_fn(item, *values))
-    return values
+    items = iterable if isinstance(iterable, (list, tuple, range)) else list(iterable)
+    session = trace.current()
+    return _unrolled(items, body_fn, tuple(values), (session.copies if session is not None else 1) * len(items))
 
 
 _CONVERTED = weakref.WeakKeyDictionary()

@@ -234,3 +234,34 @@ def with_nested_def(x):
 @pytest.mark.parametrize("sign", [1.0, -1.0])
 def test_functions_defined_inside_are_rewritten_with_it(sign):
     check_like_numpy(with_nested_def, sign * np.arange(1.0, 4.0))
+
+
+def test_nested_static_loops_unroll_only_within_the_budget():
+    """Copies of a body multiply through nested static loops; past `unroll` the inner loops roll,
+    so a pure-Python loop nest over a board compiles to a module the size of its source."""
+    def count_neighbours(board):
+        counts = np.zeros_like(board)
+        for i in range(8):
+            for j in range(8):
+                for di in (-1, 0, 1):
+                    for dj in (-1, 0, 1):
+                        if di or dj:
+                            counts[i, j] += board[(i + di) % 8, (j + dj) % 8]
+        return counts
+
+    board = (np.random.default_rng(0).random((8, 8)) < 0.4).astype(np.int64)
+    np.testing.assert_array_equal(solvent.jit(count_neighbours)(board), count_neighbours(board))
+    text = solvent.code_hlo(count_neighbours, board, optimize="none")
+    assert text.count("stablehlo.while") >= 1
+    assert text.count("stablehlo.add") < 8 * 8 * 8  # not 8 x 8 cells of 8 additions
+
+
+def test_a_loop_that_cannot_roll_and_is_too_big_to_unroll_is_an_error():
+    def sorted_prefixes(x):
+        total = 0.0
+        for i in range(300):
+            total = total + np.sort(x[:i % 7 + 1])[0]  # a traced-length slice, sorted: cannot roll
+        return total
+
+    with pytest.raises(solvent.UnsupportedError, match="300 steps"):
+        solvent.jit(sorted_prefixes)(np.arange(8.0))

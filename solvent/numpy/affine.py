@@ -1,0 +1,82 @@
+"""Integers known while tracing to be `scale * i + offset` for a rolled loop's index `i` in a
+static range, so that `a[i:i + k]` is a slice of static length `k` (a dynamic slice of the
+array, updated in place), not a slice of traced length.
+
+A rolled `for i in range(...)` marks its index; `+`, `-` and `*` with Python integers carry
+the form along; anything else forgets it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Affine:
+    """`scale * index + offset`, the index ranging over [low, high] (inclusive)."""
+
+    index: object
+    scale: int
+    offset: int
+    low: int
+    high: int
+
+    def bounds(self) -> tuple[int, int]:
+        ends = (self.scale * self.low + self.offset, self.scale * self.high + self.offset)
+        return min(ends), max(ends)
+
+
+def mark_loop_index(index, start: int, stop: int, step: int) -> None:
+    """`index` takes the values of `range(start, stop, step)` (not empty)."""
+    values = range(start, stop, step)
+    if len(values):
+        index.affine = Affine(index, 1, 0, min(values[0], values[-1]), max(values[0], values[-1]))
+
+
+def _form(x):
+    """(index or None, scale, offset) for an operand: an affine traced integer or a Python integer."""
+    found = getattr(x, "affine", None)
+    if found is not None:
+        return found
+    if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+        return Affine(None, 0, int(x), 0, 0)
+    return None
+
+
+def propagate(ufunc, operands, result) -> None:
+    """Give `result` of `ufunc(*operands)` its affine form, where the operands have one."""
+    if ufunc not in (np.add, np.subtract, np.multiply) or len(operands) != 2:
+        return
+    a, b = _form(operands[0]), _form(operands[1])
+    if a is None or b is None or (a.index is None and b.index is None):
+        return
+    if a.index is not None and b.index is not None and a.index is not b.index:
+        return
+    base = a if a.index is not None else b
+    if ufunc is np.multiply:
+        if a.index is not None and b.index is not None:
+            return
+        factor, form = (b.offset, a) if a.index is not None else (a.offset, b)
+        scale, offset = form.scale * factor, form.offset * factor
+    else:
+        sign = 1 if ufunc is np.add else -1
+        scale, offset = a.scale + sign * b.scale, a.offset + sign * b.offset
+    result.affine = Affine(base.index, scale, offset, base.low, base.high)
+
+
+def static_slice(key: slice, n: int):
+    """(start, length) of a slice with traced bounds whose length is the same for every value of
+    the loop index and that always lies inside [0, n); None otherwise."""
+    if key.step not in (None, 1):
+        return None
+    start = _form(0 if key.start is None else key.start)
+    stop = _form(n if key.stop is None else key.stop)
+    if start is None or stop is None or start.scale == 0 or start.scale != stop.scale or start.index is not stop.index:
+        return None  # (a common non-zero scale means both follow the same index)
+    length = stop.offset - start.offset
+    first, last = start.bounds()
+    if length < 0 or first < 0 or last + length > n:
+        return None
+    return key.start, length
