@@ -12,6 +12,8 @@ they are the user's own (not NumPy, the standard library or installed packages).
 from __future__ import annotations
 
 import ast
+import copy
+import dis
 import functools
 import inspect
 import linecache
@@ -19,6 +21,7 @@ import os
 import sysconfig
 import textwrap
 import types
+import warnings
 
 from solvent.transforms import statements
 
@@ -406,7 +409,7 @@ def _is_range(func) -> bool:
 def is_user_code(fn) -> bool:
     """A plain Python function from the user's own files (not libraries, not solvent)."""
     code = getattr(fn, "__code__", None)
-    if not isinstance(fn, types.FunctionType) or code is None or fn.__name__ == "<lambda>":
+    if not isinstance(fn, types.FunctionType) or code is None:
         return False
     filename = os.path.realpath(code.co_filename)
     return not filename.startswith(_LIBRARY_DIRS) and not code.co_filename.startswith("<")
@@ -421,6 +424,9 @@ def convert(fn):
     if isinstance(fn, types.MethodType):
         function = convert(fn.__func__)
         return fn if function is fn.__func__ else types.MethodType(function, fn.__self__)
+    if isinstance(fn, types.FunctionType) and fn.__code__.co_filename.startswith("<") and not \
+            fn.__code__.co_filename.startswith("<solvent"):
+        _unavailable(fn.__code__)  # defined by exec or typed at a prompt
     if not is_user_code(fn) or getattr(fn, "__solvent_converted__", False):
         return fn
     if HELPER in fn.__code__.co_freevars:  # defined inside a rewritten function: rewritten with it
@@ -436,6 +442,15 @@ def convert(fn):
     functools.update_wrapper(new, fn)
     new.__solvent_converted__ = True
     return new
+
+
+@functools.lru_cache(maxsize=256)
+def _unavailable(code) -> None:
+    """Warn, once per function, that a function with loops has no source solvent can read."""
+    if any(op.opname.startswith("JUMP_BACKWARD") for op in dis.get_instructions(code)):
+        warnings.warn(f"solvent cannot read the source of {code.co_name!r} ({code.co_filename}): its loops run "
+                      "as plain Python while tracing, unrolled; define it in a file so solvent can roll them",
+                      stacklevel=5)
 
 
 def _source_lines(code) -> list[str]:
@@ -455,18 +470,14 @@ def _rewritten_code(code):
     """The code object of `code`'s function with its source rewritten, or None."""
     lines = _source_lines(code)
     if not lines:
+        _unavailable(code)
         return None
-    source = textwrap.dedent("".join(inspect.getblock(lines[code.co_firstlineno - 1:])))
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return None
-    definition = tree.body[0]
-    if not isinstance(definition, ast.FunctionDef) or _uses_unsupported(definition):
+    definition, offset = _definition(code, lines)
+    if definition is None or _uses_unsupported(definition):
         return None
     definition.decorator_list = []
     fold_into(definition)
-    rewriter = _Rewriter(code.co_filename, code.co_firstlineno)
+    rewriter = _Rewriter(code.co_filename, offset + 1)
     definition.body = _flatten([rewriter.visit(s) for s in definition.body])
     if rewriter.count == 0 and not _has_calls(definition):
         return None
@@ -475,10 +486,50 @@ def _rewritten_code(code):
     outer = _function("__solvent_factory__", [HELPER, *code.co_freevars],
                       [definition, ast.Return(ast.Name(definition.name, ast.Load()))])
     module = ast.fix_missing_locations(ast.Module([outer], []))
-    ast.increment_lineno(module, code.co_firstlineno - 1)
+    ast.increment_lineno(module, offset)
     compiled = compile(module, code.co_filename, "exec")
     factory = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
     return next(c for c in factory.co_consts if isinstance(c, types.CodeType) and c.co_name == definition.name)
+
+
+_LAMBDA = "__solvent_lambda__"
+
+
+def _definition(code, lines):
+    """(the `def` of `code`'s function, the line offset of its tree), or (None, 0).
+
+    A lambda becomes `def __solvent_lambda__(args): return body`, found in its file by line
+    and parameter names, so that its calls and conditional expressions are rewritten too.
+    """
+    if code.co_name != "<lambda>":
+        try:
+            tree = ast.parse(textwrap.dedent("".join(inspect.getblock(lines[code.co_firstlineno - 1:]))))
+        except (SyntaxError, IndexError):
+            return None, 0
+        found = tree.body[0] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else None
+        return found, code.co_firstlineno - 1
+    parameters = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    candidates = [n for n in _lambdas("".join(lines)).get(code.co_firstlineno, [])
+                  if [a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs] == parameters]
+    if len(candidates) != 1:
+        return None, 0  # two lambdas alike on one line: which is which cannot be told
+    node = copy.deepcopy(candidates[0])  # the rewrite changes the tree it is given
+    body = ast.copy_location(ast.Return(node.body), node)
+    return ast.copy_location(ast.FunctionDef(_LAMBDA, node.args, [body], [], None, type_params=[]), node), 0
+
+
+@functools.lru_cache(maxsize=32)
+def _lambdas(source: str) -> dict[int, list[ast.Lambda]]:
+    """The lambdas of a file's source, by their first line (a file is parsed once)."""
+    found: dict[int, list[ast.Lambda]] = {}
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return found
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda):
+            found.setdefault(node.lineno, []).append(node)
+    return found
 
 
 def _flatten(items):

@@ -265,3 +265,28 @@ def test_a_loop_that_cannot_roll_and_is_too_big_to_unroll_is_an_error():
 
     with pytest.raises(solvent.UnsupportedError, match="300 steps"):
         solvent.jit(sorted_prefixes)(np.arange(8.0))
+
+
+def rank_update(C, A, alpha, beta):
+    n, m = A.shape
+    for i in range(n):
+        C[i, :i + 1] *= beta
+        for k in range(m):
+            C[i, :i + 1] += alpha * A[i, k] * A[:i + 1, k]
+    return C
+
+
+def test_a_lambda_is_rewritten_so_the_loops_of_its_helpers_roll():
+    C, A = np.random.default_rng(0).random((40, 40)), np.random.default_rng(1).random((40, 20))
+    expected = rank_update(C.copy(), A, 1.5, 1.2)
+    f = solvent.jit(lambda C, A: rank_update(C, A, 1.5, 1.2))
+    np.testing.assert_allclose(f(C.copy(), A), expected, rtol=1e-12)
+    text = solvent.code_hlo(lambda C, A: rank_update(C, A, 1.5, 1.2), C, A, optimize="none")
+    assert text.count("stablehlo.while") == 2  # both loops rolled, not 40 x 20 copies
+
+
+def test_a_function_without_source_warns_that_its_loops_unroll():
+    namespace = {}
+    exec("def g(x):\n    for i in range(20):\n        x = x + i\n    return x\n", namespace)
+    with pytest.warns(UserWarning, match="cannot read the source of 'g'"):
+        np.testing.assert_array_equal(solvent.jit(namespace["g"])(np.zeros(2)), np.full(2, 190.0))
