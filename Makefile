@@ -14,7 +14,7 @@ demo: $(STAMP)
 	$(VENV)/bin/python examples/demo.py
 
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest
+	$(VENV)/bin/python -m pytest -n 2 --dist loadfile
 
 fuzz: $(STAMP)
 	$(VENV)/bin/python tests/fuzz/run.py --minutes $(or $(MINUTES),10)
