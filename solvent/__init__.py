@@ -12,8 +12,9 @@ import jax  # noqa: F401  (before jaxlib.mlir: otherwise PJRT logs its start-up 
 
 from solvent import distributed, sharding
 from solvent.api import Compiled, code_hlo, code_mhlo, code_xla, compile, jit
-from solvent.errors import (CompileError, SignatureError, SolventError, TracerConversionError,
-                            UnsupportedError)
+from solvent.errors import (CompileError, ExecutionError, ReadOnlyError, SignatureError, SolventError,
+                            TracerConversionError, UnsupportedError)
+from solvent.transforms.control_flow import ControlFlowError
 from solvent.numpy.registry import supported
 from solvent.runtime.array import Array, Scalar, asarray
 from solvent.transforms.autodiff import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
@@ -21,7 +22,7 @@ from solvent.transforms.batching import vmap
 from solvent.transforms.control_flow import cond, fori_loop, scan, switch, while_loop
 
 __all__ = ["Array", "asarray", "code_hlo", "code_mhlo", "code_xla", "compile", "Compiled", "CompileError",
-           "cond", "distributed", "fori_loop", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp",
-           "Scalar", "scan", "sharding", "SignatureError", "SolventError", "supported", "switch",
+           "cond", "ControlFlowError", "distributed", "ExecutionError", "fori_loop", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp",
+           "ReadOnlyError", "Scalar", "scan", "sharding", "SignatureError", "SolventError", "supported", "switch",
            "TracerConversionError", "UnsupportedError", "value_and_grad", "vjp", "vmap", "while_loop"]
 __version__ = "0.1.0"
