@@ -22,7 +22,7 @@ from solvent.transforms.batching import vmap
 from solvent.transforms.control_flow import cond, fori_loop, scan, switch, while_loop
 
 __all__ = ["Array", "asarray", "code_hlo", "code_mhlo", "code_xla", "compile", "Compiled", "CompileError",
-           "cond", "ControlFlowError", "distributed", "ExecutionError", "fori_loop", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp",
-           "ReadOnlyError", "Scalar", "scan", "sharding", "SignatureError", "SolventError", "supported", "switch",
+           "cond", "ControlFlowError", "distributed", "ExecutionError", "fori_loop", "grad", "hessian",
+           "jacfwd", "jacrev", "jit", "jvp", "ReadOnlyError", "Scalar", "scan", "sharding", "SignatureError", "SolventError", "supported", "switch",
            "TracerConversionError", "UnsupportedError", "value_and_grad", "vjp", "vmap", "while_loop"]
 __version__ = "0.1.0"

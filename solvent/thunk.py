@@ -114,9 +114,10 @@ def _wrap_outputs(signature: Signature, out_shardings, ns: _Namespace) -> list[s
             kind = Scalar if scalar else Array
             key = array_key(kind, aval, out_shardings[k] if out_shardings else None)
             wrapped = f"_{kind.__name__}(outs[{k}], {ns.name(key, 'key')})"
-        else:
-            one = f"_asarray(outs[{k}])" if out_shardings else f"_np_asarray(outs[{k}])"  # one device: no checks
-            wrapped = f"{one}[()]" if scalar else (f"_host_copy(outs[{k}])" if out_shardings else f"_np_array(outs[{k}])")
+        elif out_shardings:  # over a mesh: the result may have to be gathered first
+            wrapped = f"_asarray(outs[{k}])[()]" if scalar else f"_host_copy(outs[{k}])"
+        else:  # on one device: one copy out of the buffer, with no checks
+            wrapped = f"_np_asarray(outs[{k}])[()]" if scalar else f"_np_array(outs[{k}])"
         lines.append(f"o{k} = {wrapped}")
     return lines
 
@@ -186,29 +187,20 @@ def generate(signature: Signature, executable, device=None, sync: bool = False, 
     donated and replaced under one lock (threads), and Ctrl-C waits for the write-back.
     """
     device = devices.resolve(device)
-    ns = _Namespace(_ndarray=np.ndarray, _MISS=MISS, _np_array=np.array, _np_asarray=np.asarray, _put=devices.put, _device=device, _copyto=np.copyto, _native=_native,
-                    _asarray=host_value, _host_copy=_host_copy, _new_object=_new_object,
-                    _set=_set, _delete=_delete, _choose=_choose, _Array=Array.from_buffer, _Scalar=Scalar.from_buffer,
-                    _lock=BUFFERS, _XlaError=(JaxRuntimeError, ExecutionError), _pending=interrupts.PENDING,
-                    _deliver=interrupts.deliver, _x64_on=x64_on, _x64_restore=x64_restore)
+    ns = _Namespace(_ndarray=np.ndarray, _MISS=MISS, _np_array=np.array, _np_asarray=np.asarray, _put=devices.put,
+                    _device=device, _copyto=np.copyto, _native=_native, _asarray=host_value, _host_copy=_host_copy,
+                    _new_object=_new_object, _set=_set, _delete=_delete, _choose=_choose,
+                    _Array=Array.from_buffer, _Scalar=Scalar.from_buffer, _lock=BUFFERS,
+                    _XlaError=(JaxRuntimeError, ExecutionError), _pending=interrupts.PENDING,
+                    _deliver=interrupts.deliver, _x64_on=x64_on, _x64_restore=x64_restore,
+                    _failed=lambda error: _failed(error, name, executable))
     single = SingleDeviceSharding(device)
-    in_shardings = placement.inputs if placement else [single] * len(signature.input_avals)
     out_shardings = placement.outputs if placement else [single] * len(signature.output_avals)
     body = [f"x{i} = {_reach(path, ns.name)}" for i, path in enumerate(signature.input_paths)]
     body += _checks(signature, executable, device, name, undonated, ns)
-    buffers = ", ".join(_input(signature, i, placement, ns) for i in range(len(signature.input_kinds)))
-    host_inputs = not all(issubclass(kind, Array) for kind in signature.input_kinds)
-    if placement is None or not host_inputs:
-        ns["_run"] = fast_executor(executable, in_shardings, out_shardings, signature.output_avals)
-        run = [f"outs = _run({buffers})"]
-        if host_inputs:
-            run = ["_previous = _x64_on()", "try:", *_indented(run), "finally:", "    _x64_restore(_previous)"]
-    else:  # host arrays sliced over a mesh: placed from Python, each device its part
-        ns["_execute"] = python_executor(executable, signature.output_avals, out_shardings)
-        run = [f"outs = _execute({buffers})"]
-    ns["_failed"] = lambda error: _failed(error, name, executable)
-    exchange = run + (["for out in outs: out.block_until_ready()"] if sync or _one_run_at_a_time(placement)
-                      else [])
+    exchange = _run(signature, executable, placement, single, ns)
+    if sync or _one_run_at_a_time(placement):
+        exchange.append("for out in outs: out.block_until_ready()")
     exchange += _write_back(signature, out_shardings if placement else None, ns)
     exchange += _wrap_outputs(signature, out_shardings if placement else None, ns)
     # XLA's errors surface at the run, or where a host copy waits for it (then nothing is written yet)
@@ -225,16 +217,7 @@ def generate(signature: Signature, executable, device=None, sync: bool = False, 
     mutates = bool(signature.mutated or signature.setters or signature.deleted)
     if mutates:  # Ctrl-C is delivered once every argument has its new value
         body = ["try:"] + _indented(body) + ["finally:", "    if _pending: _deliver()"]
-    source = "def thunk(args, kwargs):\n" + "".join(f"    {line}\n" for line in body)
-    guard = _guard(example, ns)
-    if guard is not None:  # the same call for positional arguments of exactly this signature
-        ns["_no_kwargs"] = {}
-        count = len(example[0])
-        unpack = "".join(f"a{i}, " for i in range(count))
-        source += (f"\n\ndef fast(args):\n    if len(args) != {count}:\n        return _MISS\n"
-                   + (f"    {unpack}= args\n" if count else "")
-                   + f"    if not ({guard}):\n        return _MISS\n    kwargs = _no_kwargs\n"
-                   + "".join(f"    {line}\n" for line in body))
+    source = "def thunk(args, kwargs):\n" + "".join(f"    {line}\n" for line in body) + _fast(example, body, ns)
     filename = f"<solvent thunk {next(_counter)}>"
     exec(compile(source, filename, "exec"), ns)
     thunk = ns["thunk"]
@@ -265,11 +248,12 @@ def _guard(example, ns: _Namespace) -> str | None:
     if example is None or example[1] or len(example[0]) > 8:
         return None
     args = example[0]
-    tests, arrays = ["True"], []
+    tests, arrays = [], []
     for i, a in enumerate(args):
         kind, x = type(a), f"a{i}"
         if kind is np.ndarray:  # (a dtype equal but not identical to NumPy's own instance takes the slow path)
-            tests.append(f"type({x}) is _ndarray and {x}.shape == {a.shape!r} and {x}.dtype is {ns.name(a.dtype, 'dtype')}")
+            dtype = ns.name(a.dtype, "dtype")
+            tests.append(f"type({x}) is _ndarray and {x}.shape == {a.shape!r} and {x}.dtype is {dtype}")
             arrays.append(i)
         elif kind in (Array, Scalar):
             tests.append(f"type({x}) is {ns.name(kind, 'type')} and {x}.key == {ns.name(a.key, 'key')}")
@@ -282,7 +266,38 @@ def _guard(example, ns: _Namespace) -> str | None:
     if len(arrays) > 1:  # views of one array, or one array twice, alias: the call key says how
         tests += [f"a{i}.base is None" for i in host]
         tests += [f"a{i} is not a{j}" for i, j in itertools.combinations(arrays, 2)]
-    return " and ".join(tests)
+    return " and ".join(tests) or "True"
+
+
+def _run(signature: Signature, executable, placement, single, ns: _Namespace) -> list[str]:
+    """Lines running the executable on the inputs: through the C++ path unless host arrays must
+    be laid out over a mesh (then each device's part is placed from Python)."""
+    buffers = ", ".join(_input(signature, i, placement, ns) for i in range(len(signature.input_kinds)))
+    host_inputs = not all(issubclass(kind, Array) for kind in signature.input_kinds)
+    if placement is not None and host_inputs:
+        ns["_execute"] = python_executor(executable, signature.output_avals, placement.outputs)
+        return [f"outs = _execute({buffers})"]
+    in_shardings = placement.inputs if placement else [single] * len(signature.input_avals)
+    out_shardings = placement.outputs if placement else [single] * len(signature.output_avals)
+    ns["_run"] = fast_executor(executable, in_shardings, out_shardings, signature.output_avals)
+    run = [f"outs = _run({buffers})"]
+    if host_inputs:  # the C++ path converts them, in 64-bit mode
+        run = ["_previous = _x64_on()", "try:", *_indented(run), "finally:", "    _x64_restore(_previous)"]
+    return run
+
+
+def _fast(example, body: list[str], ns: _Namespace) -> str:
+    """Source of `fast(args)`: the same call, for positional arguments of exactly the signature of
+    `example`, checked by `_guard` (or "" when the signature is not that simple)."""
+    guard = _guard(example, ns)
+    if guard is None:
+        return ""
+    ns["_no_kwargs"] = {}
+    count = len(example[0])
+    unpack = f"    {''.join(f'a{i}, ' for i in range(count))}= args\n" if count else ""
+    return (f"\n\ndef fast(args):\n    if len(args) != {count}:\n        return _MISS\n{unpack}"
+            f"    if not ({guard}):\n        return _MISS\n    kwargs = _no_kwargs\n"
+            + "".join(f"    {line}\n" for line in body))
 
 
 def _indented(lines: list[str]) -> list[str]:

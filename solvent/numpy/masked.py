@@ -18,7 +18,7 @@ from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError
 from solvent.numpy import affine
-from solvent.numpy.values import assigned_value, broadcast_value, full, is_traced, value
+from solvent.numpy.values import assigned_value, full, is_traced, value
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import iota

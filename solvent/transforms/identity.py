@@ -146,16 +146,31 @@ def _resolve(x, before, carried) -> tuple[tuple, int | ir.Value]:
     if id(x) in carried:
         return carried[id(x)]
     if before(x):
-        return (x,), 0
+        return flatten(x)
     if not isinstance(x, Either):
         return (), FRESH
-    parts = [_resolve(c, before, carried) if c.aval == x.aval else ((), FRESH) for c in x.choices]
-    universe = []
+    return _merge(x, [_resolve(c, before, carried) if c.aval == x.aval else ((), FRESH) for c in x.choices], None)
+
+
+def flatten(x) -> tuple[tuple, int | ir.Value]:
+    """(choices, which) for an array from before a region, with no `Either` among the choices: an
+    Either stands for its choices and its own array, so chains of them never nest (a loop nest
+    swapping names would otherwise grow a select chain per loop)."""
+    if not isinstance(x, Either):
+        return (x,), 0
+    parts = [flatten(c) if c.aval == x.aval else ((c,), 0) for c in x.choices]
+    return _merge(x, parts, x.own)
+
+
+def _merge(x: Either, parts: list, own) -> tuple[tuple, int | ir.Value]:
+    """`x`'s choices resolved to `parts` ((choices, which) each) as one list; when `x` chooses its
+    own array, that is `own` (then one more choice) or fresh (None)."""
+    universe = [] if own is None else [own]
     for choices, _ in parts:
         universe += [c for c in choices if _index(universe, c) == FRESH]
     if not universe:
         return (), FRESH
-    which = index_constant(FRESH)
+    which = index_constant(FRESH if own is None else 0)
     for k, (choices, inner) in enumerate(parts):
         if choices:
             which = ew.select(x.chooses(k), as_value(Binding(choices, inner, None).which_in(universe)), which)

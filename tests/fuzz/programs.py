@@ -92,7 +92,8 @@ class _Writer:
             return fn.format(inner) if "{}" in fn else f"{fn}({inner})"
         if kind == "cast":
             return f"{self.expression(depth + 1)}.astype(np.{self.pick(DTYPES)})"
-        return f"np.where({self.condition_array(depth + 1)}, {self.expression(depth + 1)}, {self.expression(depth + 1)})"
+        chosen = [self.expression(depth + 1) for _ in range(2)]
+        return f"np.where({self.condition_array(depth + 1)}, {chosen[0]}, {chosen[1]})"
 
     def condition_array(self, depth) -> str:
         return f"({self.expression(depth)} {self.pick(['>', '<', '==', '!='])} {self.scalar()})"

@@ -1,0 +1,127 @@
+"""A traced `if` (or `switch`) as one `stablehlo.case`, its results as bindings (see `identity`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo
+
+from solvent.core.aval import Aval
+from solvent.core.traced import REGIONS, TracedArray
+from solvent.numpy.values import value, wrap
+from solvent.ops.base import create
+from solvent.transforms.identity import FRESH, Either, as_value, bind, made_before
+from solvent.transforms.regions import (ControlFlowError, Eraser, aval_of, convert, is_scalar, is_weak, leaves_of,
+                                        new_writes, raised_in, rebuild, traced_region)
+
+
+@dataclass
+class _BranchEnd:
+    block: ir.Block
+    bindings: list
+    written: dict  # id -> value at the branch's end, of each outside array the branch wrote
+    scalars: list  # per result: a NumPy scalar (or Python number), not an array
+
+
+class Case:
+    """One `stablehlo.case`: every branch traced once, its results as bindings (see `identity`),
+    and every outside array some branch writes as an extra result (the others pass it through:
+    branches are exclusive, so none needs to see another's writes)."""
+
+    def __init__(self, session, index, branches, operands):
+        self.implicit: list[TracedArray] = []
+        scratch = create("stablehlo.case", [index], [], regions=len(branches))
+        with Eraser(scratch) as self.eraser:
+            ends = [self._branch(session, scratch.regions[k], k, branch, operands)
+                    for k, branch in enumerate(branches)]
+            self.op = self._assemble(scratch, index, ends)
+
+    def _branch(self, session, region, k, branch, operands) -> _BranchEnd:
+        with traced_region(session, region, [], [], self.eraser) as (block, record):
+            with raised_in(f"branch {k} of a traced `if`"):
+                result = branch(*operands)
+            leaves = leaves_of(result)
+            if k == 0:
+                self.template, self.avals = result, [aval_of(value(leaf)) for leaf in leaves]
+                self.strong = [not is_weak(x) for x in leaves]
+            elif len(leaves) != len(self.avals):
+                raise ControlFlowError(f"branch {k} returned {len(leaves)} arrays where branch 0 returned "
+                                       f"{len(self.avals)}")
+            else:
+                for j, leaf in enumerate(leaves):
+                    self._combine(j, leaf, k)
+            before = made_before(len(REGIONS.stack))
+            bindings = [bind(leaf, before, aval) for leaf, aval in zip(leaves, self.avals)]
+            written = {key: array.value for key, (array, _) in record.writes.items()}
+            end = _BranchEnd(block, bindings, written, [is_scalar(x) for x in leaves])
+        self.implicit += [a for a in new_writes(record, self.implicit)]
+        return end
+
+    def _combine(self, j: int, leaf, k: int) -> None:
+        """Result j's type after branch k: one dtype for arrays and NumPy scalars (NumPy's name would
+        otherwise have a dtype that depends on the path); Python numbers take the others' type."""
+        aval, strong = aval_of(value(leaf)), not is_weak(leaf)
+        if aval.shape != self.avals[j].shape or (strong and self.strong[j] and aval.dtype != self.avals[j].dtype):
+            raise ControlFlowError(
+                f"branch {k} gives result {j} as {aval.dtype}{list(aval.shape)} where branch 0 gives "
+                f"{self.avals[j].dtype}{list(self.avals[j].shape)}; after a traced `if` a name has one "
+                "shape and dtype: convert it in the branches (x.astype(...))")
+        if strong and not self.strong[j]:
+            self.avals[j], self.strong[j] = aval, True
+        elif not strong and not self.strong[j]:
+            self.avals[j] = Aval(aval.shape, np.result_type(aval.dtype, self.avals[j].dtype))
+
+    def _assemble(self, scratch, index, ends: list[_BranchEnd]):
+        """The final op: per result, its value, and which outside array it is where any branch says."""
+        self.kinds = []  # per result: ("same", array), ("either", choices) or ("fresh", None)
+        # NumPy gives a scalar where every branch that makes a new value makes a scalar
+        self.scalar = [all(end.scalars[j] for end in ends if not (end.bindings[j].static and
+                                                                  end.bindings[j].which != FRESH))
+                       for j in range(len(self.avals))]
+        for j in range(len(self.avals)):
+            found = [b for end in ends for b in [end.bindings[j]]]
+            choices = []
+            for b in found:
+                choices += [c for c in b.choices if not any(c is d for d in choices)]
+            if len(choices) == 1 and all(b.static and b.which == 0 for b in found):
+                self.kinds.append(("same", choices[0]))
+            else:
+                self.kinds.append(("either", choices) if choices else ("fresh", None))
+        for k, end in enumerate(ends):
+            with ir.InsertionPoint(end.block):
+                values, which = [], []
+                for b, aval, (kind, choices) in zip(end.bindings, self.avals, self.kinds):
+                    if kind != "same":
+                        values.append(convert(b.current, aval, f"branch {k}"))
+                    if kind == "either":
+                        which.append(as_value(b.which_in(choices)))
+                passed = [end.written.get(id(a), a.value) for a in self.implicit]  # others: the value before
+                stablehlo.ReturnOp(values + which + passed)
+        types = [v.type for v in ends[0].block.operations[len(ends[0].block.operations) - 1].operands]
+        op = create("stablehlo.case", [index], types, regions=len(ends))
+        for k, end in enumerate(ends):
+            end.block.append_to(op.regions[k])
+        scratch.erase()
+        self.eraser.op = op
+        return op
+
+    def finish(self):
+        results = list(self.op.results)
+        for array, new in zip(self.implicit, results[len(results) - len(self.implicit):]):
+            array.assign(new)
+        values = iter(results)
+        moving = sum(kind != "same" for kind, _ in self.kinds)
+        which = iter(results[moving:])
+        out = []
+        for (kind, choices), scalar in zip(self.kinds, self.scalar):
+            if kind == "same":
+                out.append(choices)
+            elif kind == "fresh":
+                out.append(wrap(next(values), scalar=scalar))
+            else:
+                out.append(Either(next(which), choices, wrap(next(values), scalar=scalar)))
+        return rebuild(self.template, out)
+
+

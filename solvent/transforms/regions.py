@@ -1,0 +1,163 @@
+"""What every traced branch and loop shares: carried leaves by position, tracing into a region
+(writes to outside arrays recorded and undone), erasing a half-built op, NumPy's errors met there."""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from solvent.core import structure, trace
+from solvent.core.aval import Aval
+from solvent.core.traced import Region, TracedArray, TracedScalar
+from solvent.errors import SolventError, raised_at
+from solvent.numpy.values import value
+from solvent.ops import elementwise as ew
+from solvent.ops.base import create, dtype_of, shape_of
+
+
+class ControlFlowError(SolventError, TypeError):
+    """A branch or loop body returned another structure, shape or dtype than it must."""
+
+
+def _is_number(x) -> bool:
+    return type(x) in (bool, int, float, complex) or isinstance(x, np.generic)
+
+
+def _is_leaf(x) -> bool:
+    return structure.is_array(x) or _is_number(x)
+
+
+def leaves_of(tree) -> list:
+    """The arrays and numbers of `tree` by position (one reached twice counts twice)."""
+    return structure.flatten(tree, _is_leaf)
+
+
+def rebuild(tree, leaves):
+    return structure.unflatten(tree, leaves, _is_leaf)
+
+
+def is_weak(x) -> bool:
+    """A Python number: NumPy lets the other operands decide its dtype (NEP 50)."""
+    return type(x) in (bool, int, float, complex)
+
+
+def is_scalar(x) -> bool:
+    return _is_number(x) or isinstance(x, TracedScalar)
+
+
+def aval_of(v: ir.Value) -> Aval:
+    return Aval(shape_of(v), dtype_of(v))
+
+
+def convert(v: ir.Value, aval: Aval, what: str) -> ir.Value:
+    """`v` as a value of `aval` (NumPy's same-kind casts only), or a ControlFlowError."""
+    if shape_of(v) != aval.shape or not np.can_cast(dtype_of(v), aval.dtype, "same_kind"):
+        raise ControlFlowError(f"{what} changed a carried array from {aval.dtype}{list(aval.shape)} to "
+                               f"{dtype_of(v)}{list(shape_of(v))}; keep shapes and dtypes fixed")
+    return ew.convert(v, aval.dtype)
+
+
+def ids_of(arrays) -> set:
+    return {id(a) for a in arrays}
+
+
+@contextlib.contextmanager
+def traced_region(session, region, types, implicit, eraser):
+    """Trace into a new block of `region` (its arguments of `types`).
+
+    Yields (block, record); afterwards every outside array holds its value from
+    before the region again, and `record.writes` lists what the region wrote, so the
+    caller can carry what it did not carry yet and trace again. `eraser` learns the
+    region, to retire its arrays if the op is thrown away.
+    """
+    block = region.blocks.append(*types)
+    outer = [t.value for t in implicit]
+    record = Region()
+    try:
+        with session.inside(block) as record:
+            eraser.regions.append(record)
+            yield block, record
+    finally:
+        for array, old in zip(implicit, outer):
+            array.restore(old)
+        known = ids_of(implicit)
+        for key, (array, old) in record.writes.items():
+            if key not in known:
+                array.restore(old)
+
+
+def new_writes(record: Region, implicit) -> list[TracedArray]:
+    known = ids_of(implicit)
+    return [array for key, (array, _) in record.writes.items() if key not in known]
+
+
+@contextlib.contextmanager
+def raised_in(what: str):
+    """NumPy's errors while tracing a branch or loop body, as errors saying why solvent met them:
+    NumPy raises them only when that code runs, solvent compiles it whatever the data."""
+    try:
+        yield
+    except (TypeError, ValueError, IndexError, ArithmeticError) as error:
+        if isinstance(error, SolventError):
+            raise
+        raise ControlFlowError(
+            f"{what} raises {type(error).__name__} ({error}); solvent compiles every branch and loop body "
+            "whose running depends on traced values, so each must be valid NumPy for these argument types",
+            raised_at(error)) from error
+
+
+class Eraser:
+    """Context for building an op with regions: if tracing fails, the half-built op is
+    erased and the arrays made in its regions are retired (so no Python object can
+    hand out a value of an erased op)."""
+
+    def __init__(self, op):
+        self.op = op
+        self.regions: list[Region] = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, tb):
+        if kind is not None:
+            self.erase()
+        return False
+
+    def erase(self):
+        for record in self.regions:
+            record.discard()
+        self.op.erase()
+
+
+def predicate(pred) -> ir.Value:
+    v = value(pred)
+    if shape_of(v) != ():
+        raise ControlFlowError(f"a condition must be a scalar, got shape {shape_of(v)}")
+    if dtype_of(v) != np.bool_:
+        v = ew.compare("NE", v, value(np.zeros((), dtype_of(v))))
+    return v
+
+
+def probe(fn):
+    """`fn()` traced once into a throwaway region, to learn what it returns; its writes are undone.
+
+    The result's arrays are only good for their shapes and dtypes.
+    """
+    session = trace.current()
+    with session.emitting():
+        scratch = create("stablehlo.case", [value(np.int32(0))], [], regions=1)
+        block = scratch.regions[0].blocks.append()
+        record = Region()
+        try:
+            with session.inside(block) as record, raised_in("the body of a traced loop"):
+                result = fn()
+        finally:
+            for array, old in record.writes.values():
+                array.restore(old)
+            record.discard()
+            scratch.erase()
+    return result
+
+
