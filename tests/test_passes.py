@@ -63,6 +63,19 @@ def test_ufunc_at_in_a_wider_loop_dtype_compiles():
     check_like_numpy(lambda a: np.add.at(a, [0, 1, 1], 2), np.zeros(3, bool))
 
 
+@pytest.mark.parametrize("step", [1, 3, 4, 7])
+def test_a_counted_loop_with_a_constant_bound_ends_where_python_does(step):
+    # while_op_induction_replacement (enzyme-ad 0.0.16) gave the counter the bound, 10, as its
+    # final value when the step does not divide it.
+    def count(c):
+        while c < 10:
+            c += step
+        return c
+    for optimize in (True, False):
+        assert int(solvent.jit(lambda: solvent.while_loop(lambda c: c < 10, lambda c: c + step, 0),
+                               optimize=optimize)()) == count(0)
+
+
 def test_optimize_true_and_false_are_all_and_none():
     assert passes.level_name(True) == "all" and passes.level_name(False) == "none"
     assert passes.pipeline("all").startswith("mark-func-memory-effects")
