@@ -10,18 +10,17 @@
 
 import jax  # noqa: F401  (before jaxlib.mlir: otherwise PJRT logs its start-up on stderr)
 
-from solvent import distributed, sharding
+from solvent import array_api, distributed, sharding
 from solvent.api import Compiled, code_hlo, code_mhlo, code_xla, compile, jit
 from solvent.errors import (CompileError, ExecutionError, ReadOnlyError, SignatureError, SolventError,
                             TracerConversionError, UnsupportedError)
 from solvent.transforms.control_flow import ControlFlowError
 from solvent.numpy.registry import supported
 from solvent.runtime.array import Array, Scalar, asarray
-from solvent.transforms.autodiff import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
-from solvent.transforms.batching import vmap
-from solvent.transforms.control_flow import cond, fori_loop, scan, switch, while_loop
+from solvent.eager import fori_loop, grad, hessian, jacfwd, jacrev, jvp, scan, value_and_grad, vjp, vmap, while_loop
+from solvent.transforms.control_flow import cond, switch
 
-__all__ = ["Array", "asarray", "code_hlo", "code_mhlo", "code_xla", "compile", "Compiled", "CompileError",
+__all__ = ["Array", "array_api", "asarray", "code_hlo", "code_mhlo", "code_xla", "compile", "Compiled", "CompileError",
            "cond", "ControlFlowError", "distributed", "ExecutionError", "fori_loop", "grad", "hessian",
            "jacfwd", "jacrev", "jit", "jvp", "ReadOnlyError", "Scalar", "scan", "sharding", "SignatureError", "SolventError", "supported", "switch",
            "TracerConversionError", "UnsupportedError", "value_and_grad", "vjp", "vmap", "while_loop"]

@@ -16,7 +16,6 @@ import warnings
 from jaxlib.mlir import ir
 
 from solvent import gspmd, halos, partitioning, passes, thunk as thunks
-from solvent import eager  # noqa: F401  (installs NumPy-on-Array outside jit)
 from solvent.cache import ThunkCache, call_key, full_key
 from solvent.thunk import MISS
 from solvent.core import trace as trace_state

@@ -1,38 +1,119 @@
-"""NumPy on `solvent.Array` outside `jit`: each call runs as a small compiled program.
+"""Everything that runs outside `jit`: NumPy on `solvent.Array`, and solvent's transformations and
+control flow called on concrete values.
 
-Every NumPy function, ufunc method, index and ndarray method gets one jitted
-wrapper, so its programs are cached per signature like any jitted function.
+Each runs as a small compiled program. The programs live in one cache, keyed on the functions
+they run and held weakly, so a cached program never keeps a user's function (or what it closes
+over) alive; a program reads the function it runs from the call (`_RUNNING`), never holds it.
+Inside a trace the same public functions call the trace-time transformation directly.
 """
 
 from __future__ import annotations
 
+import contextvars
 import functools
+import types
+import weakref
 
 import numpy as np
 
+from solvent.api import jit
+from solvent.core import trace
 from solvent.runtime import array as runtime_array
+from solvent.transforms import autodiff, batching, control_flow
 
 #: Eager programs hold one or a few ops: the optimization pipeline would cost as much as XLA's
 #: own compile (about 20 of the 45 ms a new signature takes) and find nothing to improve.
 OPTIONS = {"optimize": False}
 
-
-@functools.lru_cache(maxsize=None)
-def _ufunc_program(ufunc, method):
-    from solvent.api import jit
-    return jit(lambda inputs, kwargs: getattr(ufunc, method)(*inputs, **kwargs), **OPTIONS)
+#: The functions the program being called runs (read when it traces).
+_RUNNING = contextvars.ContextVar("solvent_eager_functions")
 
 
-@functools.lru_cache(maxsize=None)
-def _function_program(func):
-    from solvent.api import jit
-    return jit(lambda args, kwargs: func(*args, **kwargs), **OPTIONS)
+class _Node:
+    """One level of the program cache: the levels under each function, held weakly where the
+    function can be (NumPy's ufuncs and dispatchers cannot; they live as long as the process)."""
+
+    __slots__ = ("weak", "static", "programs")
+
+    def __init__(self):
+        self.weak, self.static, self.programs = weakref.WeakKeyDictionary(), {}, {}
+
+    def under(self, owner) -> _Node:
+        try:
+            return self.weak.setdefault(owner, _Node())
+        except TypeError:
+            return self.static.setdefault(owner, _Node())
 
 
-@functools.lru_cache(maxsize=None)
-def _method_program(name):
-    from solvent.api import jit
-    return jit(lambda array, args, kwargs: getattr(array, name)(*args, **kwargs), **OPTIONS)
+_ROOT = _Node()
+_IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), np.generic)
+
+
+def _frozen(value):
+    """`value` as a key of what it is (type included: True and 1 trace differently), or None when
+    it may change or be a different object next time (arrays, lists, functions)."""
+    if isinstance(value, tuple):
+        parts = [_frozen(v) for v in value]
+        return None if any(p is None for p in parts) else (tuple, *parts)
+    return (type(value), value) if isinstance(value, _IMMUTABLE) else None
+
+
+def _owners(fn) -> tuple[list, tuple]:
+    """What a program running `fn` is cached under: a plain function whose closure and defaults hold
+    only numbers and strings by its code and those values (a lambda made afresh on every call then
+    reuses one program); a bound method by its function and object; anything else by itself."""
+    if isinstance(fn, types.MethodType):
+        owners, values = _owners(fn.__func__)
+        return owners + [fn.__self__], values
+    if isinstance(fn, types.FunctionType):
+        try:
+            captured = _frozen((tuple(c.cell_contents for c in fn.__closure__ or ()), fn.__defaults__ or (),
+                                tuple(sorted((fn.__kwdefaults__ or {}).items()))))
+        except ValueError:  # a closure cell not yet filled
+            captured = None
+        if captured is not None:
+            return [fn.__code__], captured
+    return [fn], ()
+
+
+def _node(functions: tuple) -> tuple[_Node, tuple]:
+    """The cache level of programs running `functions`, and what their closures hold."""
+    node, captured = _ROOT, []
+    for fn in functions:
+        owners, values = _owners(fn)
+        for owner in owners:
+            node = node.under(owner)
+        captured.append(values)
+    return node, tuple(captured)
+
+
+def programs_of(*functions) -> dict:
+    """The cached programs running `functions`, by form and options (to inspect, as tests do)."""
+    return _node(functions)[0].programs
+
+
+def _program(functions: tuple, key, traced, options=None):
+    """The cached program running `traced(*functions)`; `key` names the form and its options."""
+    node, captured = _node(functions)
+    program = node.programs.get((key, captured))
+    if program is None:
+        program = node.programs[(key, captured)] = jit(
+            lambda *args, **kwargs: traced(*_RUNNING.get())(*args, **kwargs), **(options or {}))
+    return program
+
+
+def _call(program, functions: tuple, args, kwargs=None):
+    """`program(*args, **kwargs)`, running `functions`."""
+    running = _RUNNING.set(functions)
+    try:
+        return program(*args, **(kwargs or {}))
+    finally:
+        _RUNNING.reset(running)
+
+
+def _run(functions: tuple, key, traced, args, kwargs=None, options=None):
+    """`traced(*functions)(*args, **kwargs)` as a cached compiled program."""
+    return _call(_program(functions, key, traced, options), functions, args, kwargs)
 
 
 def _index(array, key):
@@ -90,7 +171,6 @@ def masks_as_indices(key, shape: tuple):
     parts = key if isinstance(key, tuple) else (key,)
     if not any(_is_mask(k) for k in parts):
         return key
-    from solvent.numpy.array_api_sets import nonzero
     used = sum(k.ndim if _is_mask(k) else 1 for k in parts if k is not None and k is not Ellipsis)
     axis, indices = 0, []
     for k in parts:
@@ -110,12 +190,33 @@ def masks_as_indices(key, shape: tuple):
     return tuple(indices)
 
 
+def _count_nonzero(x):
+    return np.sum(x != 0)
+
+
+def _nonzero_indices(x, size):
+    position = np.argsort(np.ravel(x == 0), kind="stable")[:size]
+    indices = []
+    for n in reversed(x.shape):
+        indices.append(position % n)
+        position = position // n
+    return tuple(reversed(indices))
+
+
+def nonzero(x) -> tuple:
+    """The index arrays of `x`'s nonzero elements in row-major order: one program counts them, a
+    second gathers that many (its size is then static)."""
+    return function(_nonzero_indices, (x, int(function(_count_nonzero, (x,), {}))), {})
+
+
 def ufunc(ufunc, method, inputs, kwargs):
-    return _ufunc_program(ufunc, method)(inputs, kwargs)
+    return _run((ufunc,), method, lambda u: lambda inputs, kwargs: getattr(u, method)(*inputs, **kwargs),
+                (inputs, kwargs), options=OPTIONS)
 
 
 def function(func, args, kwargs):
-    return _function_program(func)(args, kwargs)
+    return _run((func,), "function", lambda f: lambda args, kwargs: f(*args, **kwargs), (args, kwargs),
+                options=OPTIONS)
 
 
 def _is_flag(key) -> bool:
@@ -126,10 +227,10 @@ def _is_flag(key) -> bool:
 
 def getitem(array, key):
     if _is_flag(key):
-        expanded = _function_program(_index)((array, None), {})
+        expanded = function(_index, (array, None), {})
         return expanded if key else expanded[0:0]
     key = dynamic_key(masks_as_indices(key, array.shape), array.shape)
-    return _function_program(_index)((array, key), {})
+    return function(_index, (array, key), {})
 
 
 def setitem(array, key, value):
@@ -138,13 +239,136 @@ def setitem(array, key, value):
             return
         key = Ellipsis
     key = dynamic_key(masks_as_indices(key, array.shape), array.shape)
-    _function_program(_assign)((array, key, value), {})
+    function(_assign, (array, key, value), {})
 
 
 def method(array, name):
     if not hasattr(np.ndarray, name):
         raise AttributeError(f"'solvent.Array' object has no attribute {name!r}")
-    return lambda *args, **kwargs: _method_program(name)(array, args, kwargs)
+    return lambda *args, **kwargs: _run((), ("method", name), lambda: lambda a, args, kwargs: getattr(a, name)(
+        *args, **kwargs), (array, args, kwargs), options=OPTIONS)
+
+
+# -- transformations and control flow, called outside jit ----------------------------------
+
+
+def _transformed(transform, fn, options: dict, numbers=None, after=None):
+    """`transform(fn, **options)` usable anywhere: traced inside `jit`, a cached program outside.
+    Outside, Python floats among the arguments `numbers(len(args))` picks are passed as 0-d arrays
+    (inputs a derivative can be taken by, not constants), and `after(result, args)` finishes."""
+    inside = transform(fn, **options)
+    key = (transform.__name__, repr(sorted(options.items())))
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        if trace.is_tracing():
+            return inside(*args, **kwargs)
+        chosen = numbers(len(args)) if numbers else ()
+        given = tuple(np.asarray(x) if k in chosen and isinstance(x, (float, np.floating)) else x
+                      for k, x in enumerate(args))
+        result = _run((fn,), key, lambda f: transform(f, **options), given, kwargs)
+        return after(result, args) if after else result
+    return run
+
+
+def _as_floats(gradient, args, argnums):
+    """Gradients of Python-float arguments as NumPy floats, as the argument was a scalar."""
+    floats = [isinstance(args[k], (float, np.floating)) for k in autodiff.argument_numbers(argnums, len(args))]
+    if isinstance(argnums, int):
+        return np.float64(gradient) if floats[0] else gradient
+    return tuple(np.float64(g) if f else g for g, f in zip(gradient, floats))
+
+
+def _argnums(argnums):
+    return argnums if isinstance(argnums, int) else tuple(argnums)
+
+
+@functools.wraps(autodiff.value_and_grad)
+def value_and_grad(fn, argnums=0, has_aux=False, *, checkpoint=None):
+    argnums = _argnums(argnums)
+    return _transformed(autodiff.value_and_grad, fn, dict(argnums=argnums, has_aux=has_aux, checkpoint=checkpoint),
+                        numbers=lambda count: autodiff.argument_numbers(argnums, count),
+                        after=lambda both, args: (both[0], _as_floats(both[1], args, argnums)))
+
+
+@functools.wraps(autodiff.grad)
+def grad(fn, argnums=0, has_aux=False, *, checkpoint=None):
+    both = value_and_grad(fn, argnums, has_aux, checkpoint=checkpoint)
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        value_, gradient = both(*args, **kwargs)
+        return (gradient, value_[1]) if has_aux else gradient
+    return run
+
+
+def _jacobian(transform):
+    @functools.wraps(transform)
+    def public(fn, argnums=0, has_aux=False):
+        argnums = _argnums(argnums)
+        return _transformed(transform, fn, dict(argnums=argnums, has_aux=has_aux),
+                            numbers=lambda count: autodiff.argument_numbers(argnums, count))
+    return public
+
+
+jacfwd, jacrev, hessian = _jacobian(autodiff.jacfwd), _jacobian(autodiff.jacrev), _jacobian(autodiff.hessian)
+
+
+@functools.wraps(autodiff.jvp)
+def jvp(fn, primals, tangents):
+    if trace.is_tracing():
+        return autodiff.jvp(fn, primals, tangents)
+    return _run((fn,), "jvp", lambda f: lambda p, t: autodiff.jvp(f, p, t), (tuple(primals), tuple(tangents)))
+
+
+@functools.wraps(autodiff.vjp)
+def vjp(fn, *primals, has_aux=False, checkpoint=None):
+    if trace.is_tracing():
+        return autodiff.vjp(fn, *primals, has_aux=has_aux, checkpoint=checkpoint)
+    options = dict(has_aux=has_aux, checkpoint=checkpoint)
+
+    def primal(f):
+        def run(*primals):
+            both = autodiff.vjp(f, *primals, **options)
+            return (both[0], both[2]) if has_aux else both[0]
+        return run
+
+    result = _run((fn,), ("vjp", has_aux, checkpoint), primal, primals)
+    pullback_program = _program((fn,), ("vjp pullback", has_aux, checkpoint),
+                                lambda f: lambda p, cotangent: autodiff.vjp(f, *p, **options)[1](cotangent))
+
+    def pullback(cotangent):
+        return _call(pullback_program, (fn,), (primals, cotangent))
+    return (result[0], pullback, result[1]) if has_aux else (result, pullback)
+
+
+@functools.wraps(batching.vmap)
+def vmap(fn, in_axes=0, out_axes=0, axis_size=None):
+    return _transformed(batching.vmap, fn, dict(in_axes=in_axes, out_axes=out_axes, axis_size=axis_size))
+
+
+@functools.wraps(control_flow.while_loop)
+def while_loop(cond_fn, body_fn, init):
+    if trace.is_tracing():
+        return control_flow.while_loop(cond_fn, body_fn, init)
+    return _run((cond_fn, body_fn), "while_loop", lambda c, b: lambda init: control_flow.while_loop(c, b, init),
+                (init,))
+
+
+@functools.wraps(control_flow.fori_loop)
+def fori_loop(lower, upper, body_fn, init):
+    if trace.is_tracing():
+        return control_flow.fori_loop(lower, upper, body_fn, init)
+    return _run((body_fn,), "fori_loop", lambda b: lambda lo, hi, init: control_flow.fori_loop(lo, hi, b, init),
+                (np.int64(lower), np.int64(upper), init))  # NumPy scalars: bounds are inputs, not constants
+
+
+@functools.wraps(control_flow.scan)
+def scan(f, init, xs=None, length=None):
+    if trace.is_tracing():
+        return control_flow.scan(f, init, xs, length)
+    return _run((f,), "scan", lambda g: lambda init, xs, length: control_flow.scan(g, init, xs, length),
+                (init, xs, length))
 
 
 runtime_array.EAGER.update(ufunc=ufunc, function=function, getitem=getitem, setitem=setitem, method=method)

@@ -31,7 +31,7 @@ def test_eager_programs_are_cached():
 
     a = solvent.asarray(np.ones(3))
     a * 2.0
-    program = eager._ufunc_program(np.multiply, "__call__")
+    (program,) = eager.programs_of(np.multiply).values()
     before = len(program.cache)
     a * 2.0
     assert len(program.cache) == before
@@ -43,7 +43,7 @@ def test_integer_indices_share_one_program():
     host = np.arange(12.0).reshape(3, 4)
     a = solvent.asarray(host)
     a[0, 0]
-    program = eager._function_program(eager._index)
+    (program,) = eager.programs_of(eager._index).values()
     before = len(program.cache)
     for i in range(-3, 3):
         for j in range(4):
@@ -88,3 +88,57 @@ def test_boolean_mask_writes_outside_jit():
     host[mask] += 1.0
     host[1, mask[0]] = -5.0
     assert_same(a, host)
+
+
+def _loop_to(limit, step):
+    """A fresh pair of lambdas per call, as a user writes them inline."""
+    cond, body = (lambda c: c < limit), (lambda c: c + step)
+    return solvent.while_loop(cond, body, 0), (cond, body)
+
+
+def test_fresh_lambdas_outside_jit_share_one_program():
+    from solvent import eager
+
+    results = [_loop_to(10, 3) for _ in range(3)]
+    assert [int(r) for r, _ in results] == [12, 12, 12]
+    (program,) = eager.programs_of(*results[-1][1]).values()
+    assert len(program.cache) == 1
+
+
+def test_closures_over_different_numbers_get_their_own_programs():
+    assert [int(_loop_to(10, step)[0]) for step in (3, 4, 3)] == [12, 12, 12]
+    assert int(_loop_to(20, 6)[0]) == 24  # never a stale program of another closure's values
+
+
+def test_a_cached_program_does_not_keep_its_function_alive():
+    import gc
+    import weakref
+
+    from solvent import eager
+
+    weights = np.arange(3.0)  # an array in the closure: cached under the function itself
+
+    def loss(x):
+        return np.sum(weights * x ** 2)
+
+    assert_same(solvent.grad(loss)(np.ones(3)), 2 * weights)
+    assert len(eager.programs_of(loss)) == 1
+    alive = weakref.ref(loss)
+    del loss
+    gc.collect()
+    assert alive() is None
+
+
+class _Walker:
+    def __init__(self, step):
+        self.step = step
+
+    def body(self, c):
+        return c + self.step
+
+
+def test_bound_methods_are_cached_per_object():
+    one, two = _Walker(1.0), _Walker(2.0)
+    assert float(solvent.fori_loop(0, 3, lambda i, c: one.body(c), 0.0)) == 3.0
+    assert float(solvent.while_loop(lambda c: c < 5, one.body, 0.0)) == 5.0
+    assert float(solvent.while_loop(lambda c: c < 5, two.body, 0.0)) == 6.0

@@ -1,5 +1,6 @@
 """The generated call: nothing lost or torn when a call fails, is interrupted, or races another thread."""
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -13,6 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 import solvent
 from differential import assert_same
+from golden import assert_golden
 
 
 def increment_both(a, b):
@@ -269,3 +271,31 @@ def test_host_results_are_fresh_writable_arrays_untouched_by_later_calls():
     first[0] = 100.0  # writable, like NumPy's own results
     assert_same(second, (np.arange(4.0) + 1) * 2)
     assert_same(x, np.arange(4.0))  # an argument the function does not mutate never changes
+
+
+@dataclasses.dataclass
+class Pair:
+    first: object
+    second: object
+
+
+def pure(x, y):
+    return x * y + 1.0
+
+
+def bump(x):
+    x += 1.0
+
+
+def paired(x):
+    return Pair(x + 1.0, x * 2.0)
+
+
+@pytest.mark.parametrize("name, fn, make", [
+    ("plain", pure, lambda: (np.ones(3), np.ones(3))),
+    ("mutated_ndarray", bump, lambda: (np.ones(3),)),
+    ("mutated_array", bump, lambda: (solvent.asarray(np.ones(3)),)),
+    ("dataclass_result", paired, lambda: (np.ones(3),)),
+])
+def test_generated_thunks_are_as_reviewed(name, fn, make):
+    assert_golden(f"thunk_{name}.txt", solvent.compile(fn, *make()).thunk.source)

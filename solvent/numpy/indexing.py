@@ -597,5 +597,3 @@ def _setitem_advanced(array, key, new):
     update = assigned_value(value(new, array.dtype), f.result_shape)
     array.assign(write_fancy(array.value, f, update))
 
-
-from solvent.numpy import selection  # noqa: E402,F401  (index functions; registers on import)

@@ -14,7 +14,8 @@ from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError
 from solvent.numpy.registry import implements
-from solvent.numpy.values import broadcast_value, is_traced, normalize_axis, result_type, shape, value, wrap
+from solvent.numpy.values import (broadcast_value, is_traced, normalize_axis, result_type, shape, value, wrap,
+                                  write_out)
 from solvent.ops import shape as ops
 from solvent.ops.base import dtype_of, shape_of
 
@@ -169,18 +170,8 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
                              f"exactly, but the array at index {i} differs from the array at index 0")
     result = wrap(ops.concatenate(values, axis), scalar=False)
     if out is not None:
-        from solvent.numpy.values import write_out
         return write_out(out, result, casting)
     return result
-
-
-def stack_values(items):
-    """Stack a (nested) list of traced and host values along a new first axis."""
-    parts = [stack_values(x) if isinstance(x, (list, tuple)) else value(x) for x in items]
-    target = np.result_type(*[dtype_of(p) for p in parts])
-    from solvent.ops.elementwise import convert
-    parts = [ops.reshape(convert(p, target), (1,) + shape_of(p)) for p in parts]
-    return ops.concatenate(parts, 0)
 
 
 @implements(np.stack)

@@ -81,8 +81,7 @@ def value(x, dtype=None, to_shape=None) -> ir.Value:
     if is_traced(x):
         v = x.value
     elif isinstance(x, (list, tuple)) and _contains_traced(x):
-        from solvent.numpy.shape import stack_values  # lists of traced values (np.array([...]))
-        v = stack_values(x)
+        v = stack_values(x)  # lists of traced values (np.array([...]))
     elif is_python_scalar(x) and dtype is not None:
         v = constant(np.array(x, dtype=dtype))  # NumPy 2: OverflowError when out of the dtype's range
     else:
@@ -92,6 +91,14 @@ def value(x, dtype=None, to_shape=None) -> ir.Value:
     if to_shape is not None:
         v = broadcast_value(v, to_shape)
     return v
+
+
+def stack_values(items) -> ir.Value:
+    """Stack a (nested) list of traced and host values along a new first axis."""
+    parts = [stack_values(x) if isinstance(x, (list, tuple)) else value(x) for x in items]
+    target = np.result_type(*[dtype_of(p) for p in parts])
+    parts = [shape_ops.reshape(elementwise.convert(p, target), (1,) + shape_of(p)) for p in parts]
+    return shape_ops.concatenate(parts, 0)
 
 
 def broadcast_value(v: ir.Value, to_shape) -> ir.Value:

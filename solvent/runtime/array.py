@@ -104,7 +104,7 @@ class Array:
         EAGER["setitem"](self, key, value)
 
     def __array_namespace__(self, *, api_version=None):
-        """The Array API namespace of this array: `solvent.numpy`."""
+        """The Array API namespace of this array: `solvent.array_api`."""
         return dispatch.HOOKS["array_namespace"](api_version)
 
     def to_device(self, device, /, *, stream=None) -> "Array":

@@ -99,7 +99,7 @@ def _attributes(lifted, activity, returns) -> dict:
 # -- arguments and results ------------------------------------------------------------------
 
 
-def _numbers(argnums, count: int) -> tuple[int, ...]:
+def argument_numbers(argnums, count: int) -> tuple[int, ...]:
     numbers = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for k in numbers:
         if not -count <= k < count:
@@ -140,7 +140,7 @@ def _like_arguments(lifted: Lifted, args, argnums, derivative):
     """The arguments `argnums` rebuilt with `derivative(i, leaf)` for each array leaf i."""
     index = {id(leaf): i for i, leaf in enumerate(lifted.leaves)}
     trees = [structure.copy_structure(args[k], lambda leaf, _: derivative(index[id(leaf)], leaf)).tree
-             for k in _numbers(argnums, len(args))]
+             for k in argument_numbers(argnums, len(args))]
     return trees[0] if isinstance(argnums, int) else tuple(trees)
 
 
@@ -214,14 +214,8 @@ def value_and_grad(fn, argnums=0, has_aux=False, *, checkpoint=None):
 
         loss, g = solvent.value_and_grad(lambda w, x: np.sum((x @ w) ** 2))(w, x)
     """
-    options = (("argnums", argnums if isinstance(argnums, int) else tuple(argnums)), ("has_aux", has_aux),
-               ("checkpoint", checkpoint))
-
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        if trace.current() is None:
-            value_, gradient = _eager(value_and_grad, fn, options, args, kwargs, _numbers(argnums, len(args)))
-            return value_, _as_floats(gradient, args, argnums)
         return _value_and_grad(fn, args, kwargs, argnums, has_aux, checkpoint)
     return run
 
@@ -248,7 +242,7 @@ def grad(fn, argnums=0, has_aux=False, *, checkpoint=None):
 def _value_and_grad(fn, args, kwargs, argnums, has_aux, checkpoint):
     purpose = "solvent.grad"
     session = _session(purpose)
-    numbers = _numbers(argnums, len(args))
+    numbers = argument_numbers(argnums, len(args))
     args = _traced_scalars(args, numbers)
     lifted = lift(fn, args, kwargs, purpose)
     loss_spec, _ = _split_aux(lifted.signature.result, has_aux, purpose)
@@ -281,8 +275,6 @@ def vjp(fn, *primals, has_aux=False, checkpoint=None):
         y, pullback = solvent.vjp(np.sin, x)
         (dx,) = pullback(np.ones_like(y))
     """
-    if trace.current() is None:
-        return _eager_vjp(fn, primals, has_aux, checkpoint)
     purpose = "solvent.vjp"
     session = _session(purpose)
     primals = _traced_scalars(tuple(primals), range(len(primals)))
@@ -329,29 +321,6 @@ def _seeds(lifted: Lifted, spec, cotangent) -> dict:
     return seeds
 
 
-def _eager_vjp(fn, primals, has_aux, checkpoint):
-    options = (("has_aux", has_aux), ("checkpoint", checkpoint))
-    result = _program(_vjp_primal, fn, options)(*primals)
-    program = _program(_vjp_pullback, fn, options)
-
-    def pullback(cotangent):
-        return program(primals, cotangent)
-    return (result[0], pullback, result[1]) if has_aux else (result, pullback)
-
-
-def _vjp_primal(fn, has_aux, checkpoint):
-    """Outside jit, the primal part of `vjp` (its output, and aux)."""
-    def primal(*primals):
-        both = vjp(fn, *primals, has_aux=has_aux, checkpoint=checkpoint)
-        return (both[0], both[2]) if has_aux else both[0]
-    return primal
-
-
-def _vjp_pullback(fn, has_aux, checkpoint):
-    """Outside jit, the pullback part of `vjp`, from the primals and the cotangent."""
-    return lambda primals, cotangent: vjp(fn, *primals, has_aux=has_aux, checkpoint=checkpoint)[1](cotangent)
-
-
 # -- forward mode ---------------------------------------------------------------------------
 
 
@@ -362,8 +331,6 @@ def jvp(fn, primals, tangents):
 
         y, dy = solvent.jvp(np.sin, (x,), (np.ones_like(x),))
     """
-    if trace.current() is None:
-        return _program(_jvp_pair, fn, ())(tuple(primals), tuple(tangents))
     purpose = "solvent.jvp"
     session = _session(purpose)
     primals = _traced_scalars(tuple(primals), range(len(primals)))
@@ -383,10 +350,6 @@ def jvp(fn, primals, tangents):
                            else wrap(full(0, aval.shape, aval.dtype), scalar=signature.output_scalar[k])
                            for k, aval in enumerate(signature.output_avals)]
         return out, build_result(signature.result, lifted.leaves, tangent_outputs, lifted.tree)
-
-
-def _jvp_pair(fn):
-    return lambda primals, tangents: jvp(fn, primals, tangents)
 
 
 def _reach(tree, path):
@@ -429,13 +392,9 @@ def hessian(fn, argnums=0, has_aux=False):
 
 
 def _jacobian(fn, argnums, has_aux, mode):
-    options = (("argnums", argnums if isinstance(argnums, int) else tuple(argnums)), ("has_aux", has_aux))
-
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        numbers = _numbers(argnums, len(args))
-        if trace.current() is None:
-            return _eager(jacfwd if mode == "jacfwd" else jacrev, fn, options, args, kwargs, numbers)
+        numbers = argument_numbers(argnums, len(args))
         purpose = f"solvent.{mode}"
         session = _session(purpose)
         args = _traced_scalars(args, numbers)
@@ -561,31 +520,3 @@ def _jacobian_structure(lifted, args, argnums, out_spec, blocks):
         return _like_arguments(lifted, args, argnums, block)
     per_output = [for_output(k) if k in _output_indices(out_spec) else None for k in range(len(avals))]
     return build_result(out_spec, lifted.leaves, per_output, lifted.tree)
-
-
-# -- outside jit ----------------------------------------------------------------------------
-
-
-def _eager(transform, fn, options: tuple, args, kwargs, numbers):
-    """Run a transformation outside `jit` as a jitted program (cached per function and options).
-    Python floats among the differentiated arguments are passed as 0-d arrays (traced, not static)."""
-    args = tuple(np.asarray(x) if k in numbers and isinstance(x, (float, np.floating)) else x
-                 for k, x in enumerate(args))
-    return _program(transform, fn, options)(*args, **kwargs)
-
-
-def _as_floats(gradient, args, argnums):
-    """Gradients of Python-float arguments as NumPy floats, as the argument was a scalar."""
-    numbers = _numbers(argnums, len(args))
-    floats = [isinstance(args[k], (float, np.floating)) for k in numbers]
-    if isinstance(argnums, int):
-        return np.float64(gradient) if floats[0] else gradient
-    return tuple(np.float64(g) if f else g for g, f in zip(gradient, floats))
-
-
-@functools.lru_cache(maxsize=256)
-def _program(transform, fn, options: tuple):
-    """`transform(fn, **options)` as a jitted program, cached per transformation, function, options."""
-    from solvent.api import jit  # noqa: PLC0415  (api sits above transforms; eager use only)
-    transformed = transform(fn, **dict(options))
-    return jit(lambda *args, **kwargs: transformed(*args, **kwargs))

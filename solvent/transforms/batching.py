@@ -39,8 +39,6 @@ def vmap(fn, in_axes=0, out_axes=0, axis_size=None):
     """
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        if trace.current() is None:
-            return _program(fn, in_axes, out_axes, axis_size)(*args, **kwargs)
         with trace.current().emitting():
             return _batch(fn, args, kwargs, in_axes, out_axes, axis_size)
     return run
@@ -168,19 +166,6 @@ def _out_axes(spec, out_axes) -> dict:
                     raise ValueError(f"vmap out_axes {out_axes!r} does not match the result's structure") from None
     walk(spec, out_axes)
     return placed
-
-
-_PROGRAMS: dict = {}
-
-
-def _program(fn, in_axes, out_axes, axis_size):
-    """Outside `jit`: the mapped function as a jitted program, cached per function and axes."""
-    key = (fn, repr(in_axes), repr(out_axes), axis_size)
-    program = _PROGRAMS.get(key)
-    if program is None:
-        from solvent.api import jit  # noqa: PLC0415  (api sits above transforms; eager use only)
-        program = _PROGRAMS[key] = jit(lambda *args, **kwargs: vmap(fn, in_axes, out_axes, axis_size)(*args, **kwargs))
-    return program
 
 
 dispatch.HOOKS["vmap"] = vmap  # np.vectorize on traced values (solvent.numpy.vectorize) maps through it

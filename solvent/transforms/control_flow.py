@@ -12,8 +12,6 @@ and a name bound to an existing array by a branch or loop stays that array after
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from solvent.core import trace
@@ -28,12 +26,6 @@ __all__ = ["ControlFlowError", "cond", "fori_loop", "index_scalar", "leaf_count"
            "switch", "while_loop"]
 
 
-@functools.lru_cache(maxsize=256)
-def _eager_program(kind, functions):
-    from solvent.api import jit  # noqa: PLC0415  (api sits above transforms; eager use only)
-    return jit(lambda *args: _FORMS[kind](*functions, *args))
-
-
 
 def while_loop(cond_fn, body_fn, init):
     """`while cond_fn(carry): carry = body_fn(carry)`, as one `stablehlo.while`.
@@ -42,8 +34,6 @@ def while_loop(cond_fn, body_fn, init):
 
         i, x = solvent.while_loop(lambda c: c[1] > 1e-6, lambda c: (c[0] + 1, c[1] / 2), (0, x))
     """
-    if trace.current() is None:
-        return _eager_program("while_loop", (cond_fn, body_fn))(init)
     return loop(cond_fn, body_fn, init)
 
 
@@ -63,10 +53,7 @@ def fori_loop(lower, upper, body_fn, init):
         i, stop, inner = carry
         return i + 1, stop, body_fn(i, inner)
 
-    session = trace.current()
-    if session is None:
-        return while_loop(keep_going, step, (np.int64(lower), np.int64(upper), init))[2]
-    with session.emitting():
+    with trace.current().emitting():
         bounds = (index_scalar(lower), index_scalar(upper))
     return loop(keep_going, step, (*bounds, init))[2]
 
@@ -83,10 +70,7 @@ def scan(f, init, xs=None, length=None):
 
         total, partial_sums = solvent.scan(lambda c, x: (c + x, c + x), 0.0, values)
     """
-    session = trace.current()
-    if session is None:
-        return _eager_program("scan", (f,))(init, xs, length)
-    with session.emitting():
+    with trace.current().emitting():
         return _scan(f, init, xs, length)
 
 
@@ -140,8 +124,3 @@ def switch(index, branches, *operands):
             raise ControlFlowError(f"a branch index must be a scalar, got shape {shape_of(i)}")
         i = ew.clamp(value(np.int32(0)), i, value(np.int32(len(branches) - 1)))  # case picks the last
         return Case(session, i, branches, operands).finish()
-
-
-
-_FORMS = {"while_loop": while_loop, "scan": scan}
-

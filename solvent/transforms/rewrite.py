@@ -22,8 +22,9 @@ import sysconfig
 import textwrap
 import types
 import warnings
+import weakref
 
-from solvent.transforms import statements
+from solvent.transforms import outline, statements
 
 HELPER = "__solvent_statements__"
 _LIBRARY_DIRS = tuple({os.path.realpath(p) + os.sep for p in (
@@ -435,7 +436,7 @@ def convert(fn):
     if code is None:
         return fn
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    cells[HELPER] = types.CellType(statements)
+    cells[HELPER] = types.CellType(HELPERS)
     closure = tuple(cells[name] for name in code.co_freevars)
     new = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     new.__kwdefaults__ = fn.__kwdefaults__
@@ -547,3 +548,24 @@ def _uses_unsupported(definition) -> bool:
     """Generators, `super()` and async code keep their own source."""
     return any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) or (isinstance(n, ast.Name) and n.id in (
         "super", "__class__")) for n in ast.walk(definition))
+
+
+_CONVERTED = weakref.WeakKeyDictionary()
+
+
+def converted(fn):
+    """Called functions that are the user's own are rewritten too, and outlined (see `outline`)."""
+    if isinstance(fn, types.MethodType):
+        inner = converted(fn.__func__)
+        return fn if inner is fn.__func__ else types.MethodType(inner, fn.__self__)
+    if not is_user_code(fn):
+        return fn
+    wrapper = _CONVERTED.get(fn)
+    if wrapper is None:
+        wrapper = _CONVERTED[fn] = outline.outlined(convert(fn), key=fn)
+    return wrapper
+
+
+#: What rewritten code reaches through HELPER: the statement forms, and `converted` for calls.
+HELPERS = types.SimpleNamespace(**{name: getattr(statements, name) for name in statements.__all__},
+                                converted=converted)

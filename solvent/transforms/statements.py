@@ -7,9 +7,7 @@ the plain Python statement; with a traced one it builds the control-flow op.
 
 from __future__ import annotations
 
-import types
 import warnings
-import weakref
 
 import numpy as np
 
@@ -18,7 +16,11 @@ from solvent.core.traced import TracedArray
 from solvent.errors import TracerConversionError, UnsupportedError
 from solvent.numpy import affine
 from solvent.numpy.values import value, wrap
-from solvent.transforms import control_flow, outline
+from solvent.transforms import control_flow
+
+
+#: The forms rewritten code calls (see rewrite.HELPERS).
+__all__ = ["and_", "for_range", "for_stmt", "if_stmt", "ifexp", "items", "length", "load", "not_", "or_", "range_items", "refuse", "while_stmt"]
 
 
 class Undefined:
@@ -276,23 +278,6 @@ def for_stmt(iterable, body_fn, values, names):
     items = iterable if isinstance(iterable, (list, tuple, range)) else list(iterable)
     session = trace.current()
     return _unrolled(items, body_fn, tuple(values), (session.copies if session is not None else 1) * len(items))
-
-
-_CONVERTED = weakref.WeakKeyDictionary()
-
-
-def converted(fn):
-    """Called functions that are the user's own are rewritten too, and outlined (see `outline`)."""
-    from solvent.transforms import rewrite  # noqa: PLC0415  (rewrite imports this module)
-    if isinstance(fn, types.MethodType):
-        inner = converted(fn.__func__)
-        return fn if inner is fn.__func__ else types.MethodType(inner, fn.__self__)
-    if not rewrite.is_user_code(fn):
-        return fn
-    wrapper = _CONVERTED.get(fn)
-    if wrapper is None:
-        wrapper = _CONVERTED[fn] = outline.outlined(rewrite.convert(fn), key=fn)
-    return wrapper
 
 
 class RangeItems:

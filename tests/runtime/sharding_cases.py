@@ -131,7 +131,8 @@ def case_host_arguments_placed_as_xla_asks():
 
     solvent.jit(bump)(a, mutated)
     np.testing.assert_allclose(mutated, b_host + a_host)
-    return {"spec": spec(out), "placed": "_put(x1, _k_sharding" in next(iter(add.cache.entries.values())).source}
+    source = next(iter(add.cache.entries.values())).source
+    return {"spec": spec(out), "placed": "_put(x1, _k_sharding" in source, "source": source}
 
 
 def case_explicit_shardings():

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import solvent
+from golden import assert_golden
 from multidevice import run_cases
 from solvent.sharding import NamedSharding, PartitionSpec as P
 
@@ -67,6 +68,7 @@ def test_2d_heat_stencil_on_a_4x2_mesh(cases):
 def test_host_and_single_device_arguments_are_placed_as_xla_asks(cases):
     result = case(cases, "host_arguments_placed_as_xla_asks")
     assert result["placed"] and result["spec"] == "P('x',)"
+    assert_golden("thunk_sharded.txt", result["source"])
 
 
 def test_explicit_in_and_out_shardings(cases):

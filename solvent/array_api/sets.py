@@ -12,8 +12,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from solvent import eager
 from solvent.core import trace
-from solvent.numpy.array_api import data_dependent, program
+from solvent.array_api.common import data_dependent, program
 
 
 class UniqueAllResult(NamedTuple):
@@ -43,27 +44,12 @@ def _first_of_each(ordered):
     return np.concatenate([np.ones(1, dtype=np.bool_), ordered[1:] != ordered[:-1]])
 
 
-@program
-def _count_nonzero(x):
-    return np.sum(x != 0)
-
-
-@program
-def _nonzero(x, size):
-    position = np.argsort(np.ravel(x == 0), kind="stable")[:size]
-    indices = []
-    for n in reversed(x.shape):
-        indices.append(position % n)
-        position = position // n
-    return tuple(reversed(indices))
-
-
 def nonzero(x, /):
     """The indices of the non-zero elements, one array per dimension, in row-major order."""
     _eager_only("nonzero", "use np.where(x != 0, a, b) or a mask instead of lists of indices")
     if x.ndim == 0:
         raise ValueError("nonzero of a 0-d array; use xp.reshape(x, (1,)) first")
-    return _nonzero(x, int(_count_nonzero(x)))
+    return eager.nonzero(x)
 
 
 @program

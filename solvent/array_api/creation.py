@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.core import trace
-from solvent.numpy.array_api import _astype, fresh, program
+from solvent.array_api.common import _astype, fresh, program
 from solvent.numpy.values import is_traced
 from solvent.runtime import array as runtime_array
 

@@ -7,7 +7,7 @@ import builtins
 
 import numpy as np
 
-from solvent.numpy.array_api import program
+from solvent.array_api.common import program
 from solvent.runtime import array as runtime_array
 
 # -- manipulation ------------------------------------------------------------------------

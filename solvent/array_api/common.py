@@ -1,10 +1,10 @@
-"""The Array API standard (2023.12) namespace `solvent.numpy`: its machinery, dtypes and inspection.
+"""The Array API standard (2023.12) namespace `solvent.array_api`: its machinery, dtypes and inspection.
 
 Every function of the namespace is written with NumPy calls. Inside `solvent.jit`
 it runs on traced arrays like any NumPy code; outside, a call with `solvent.Array`
 arguments runs as one compiled program per function and signature (`program`),
 and creation functions return `solvent.Array` (`fresh`). The function families
-live in the `array_api_*` modules beside this one.
+live in the modules beside this one.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Array API's `linalg` extension (`solvent.numpy.linalg`), written with `np.linalg` calls."""
+"""The Array API's `linalg` extension (`solvent.array_api.linalg`), written with `np.linalg` calls."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solvent.numpy.array_api import program
-from solvent.numpy.array_api_functions import matmul, matrix_transpose, tensordot, vecdot
+from solvent.array_api.common import program
+from solvent.array_api.functions import matmul, matrix_transpose, tensordot, vecdot
 
 
 class EighResult(NamedTuple):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvent.numpy.array_api import program
+from solvent.array_api.common import program
 
 #: Array API name -> NumPy function, for those whose NumPy behaviour is the standard's.
 UNARY = {

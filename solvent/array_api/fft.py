@@ -1,10 +1,10 @@
-"""The Array API's `fft` extension (`solvent.numpy.fft`), written with `np.fft` calls."""
+"""The Array API's `fft` extension (`solvent.array_api.fft`), written with `np.fft` calls."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from solvent.numpy.array_api import constant, program
+from solvent.array_api.common import constant, program
 
 
 def _one_axis(name: str):
