@@ -214,7 +214,7 @@ class Stats:
     invalid: int = 0            # NumPy itself raises on the first input
     refused: Counter = field(default_factory=Counter)  # solvent errors, by first line
     cases: int = 0              # compared input sets
-    unstable: int = 0           # skipped: floats overflow, or a NaN is cast to an integer (C decides)
+    unstable: int = 0           # skipped: floats grow past LARGE, or a NaN is cast to an integer (C decides)
 
     def __str__(self) -> str:
         top = "; ".join(f"{n}x {m}" for m, n in self.refused.most_common(5))
@@ -231,13 +231,39 @@ _DIRECTORY = tempfile.mkdtemp(prefix="solvent-fuzz-")
 _files = itertools.count()
 
 
-def load(program: Program):
-    """The program's function, from a real file (solvent rewrites a function from its source)."""
+#: Floats past this, anywhere along the way, make a case unstable: where such values meet in a
+#: float sum or a difference, the order of summation (XLA's is not NumPy's) decides the result.
+LARGE = 1e12
+_LARGEST = [0.0]  # the largest finite float a name held in the latest NumPy run
+
+
+def _note(names: dict) -> None:
+    for v in names.values():
+        v = np.asarray(v) if isinstance(v, (np.ndarray, np.generic)) else None
+        if v is not None and v.dtype.kind == "f" and v.size:
+            finite = np.abs(v[np.isfinite(v)])
+            _LARGEST[0] = max(_LARGEST[0], float(finite.max(initial=0.0)))
+
+
+def _noting(source: str) -> str:
+    """`source` with `_note(locals())` after each simple statement, for NumPy's run."""
+    lines = []
+    for line in source.splitlines():
+        lines.append(line)
+        if line.strip() and not line.endswith(":") and not line.lstrip().startswith(("def ", "return ")):
+            lines.append(line[:len(line) - len(line.lstrip())] + "_note(locals())")
+    return "\n".join(lines) + "\n"
+
+
+def load(program: Program, noting: bool = False):
+    """The program's function, from a real file (solvent rewrites a function from its source);
+    `noting`: the NumPy version that notes how large its values grow."""
     path = os.path.join(_DIRECTORY, f"program_{os.getpid()}_{next(_files)}.py")
     with open(path, "w") as f:
-        f.write("import numpy as np\n\n\n" + program.source)
+        f.write("import numpy as np\n\n\n" + (_noting(program.source) if noting else program.source))
     spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
     module = importlib.util.module_from_spec(spec)
+    module._note = _note
     spec.loader.exec_module(module)
     return module.program
 
@@ -269,7 +295,7 @@ def _run_numpy(fn, args):
 
 def check(program: Program, stats: Stats, cases: int = 40, seed: int = 0) -> None:
     """Compile `program` once and compare it with NumPy on `cases` random inputs."""
-    fn = load(program)
+    fn, numpy_fn = load(program), load(program, noting=True)
     rng = np.random.default_rng(seed)
     stats.programs += 1
     jitted = solvent.jit(fn)
@@ -277,7 +303,8 @@ def check(program: Program, stats: Stats, cases: int = 40, seed: int = 0) -> Non
         args = inputs(program, rng)
         numpy_args, solvent_args = copy.deepcopy(args), copy.deepcopy(args)
         try:
-            expected = _run_numpy(fn, numpy_args)
+            _LARGEST[0] = 0.0
+            expected = _run_numpy(numpy_fn, numpy_args)
         except Undefined:
             stats.unstable += 1
             continue
@@ -286,7 +313,9 @@ def check(program: Program, stats: Stats, cases: int = 40, seed: int = 0) -> Non
                 stats.invalid += 1
                 return
             continue
-        if _overflowing(expected) or _overflowing(numpy_args):
+        single = "float32" in program.dtypes or ".float32" in program.source  # then sums round at 1e-7
+        rtol = 1e-4 if single else 1e-9
+        if _overflowing(expected) or _overflowing(numpy_args) or _LARGEST[0] > LARGE:
             stats.unstable += 1
             continue
         try:
@@ -298,19 +327,18 @@ def check(program: Program, stats: Stats, cases: int = 40, seed: int = 0) -> Non
             return
         except Exception as error:
             raise Mismatch(f"raw {type(error).__name__} from solvent: {error}\n{program}\ninputs {args}") from error
-        single = "float32" in program.dtypes or ".float32" in program.source  # then sums round at 1e-7
-        problem = compare(expected, actual, numpy_args, solvent_args, 1e-4 if single else 1e-9)
+        problem = compare(expected, actual, numpy_args, solvent_args, rtol)
         if problem:
             raise Mismatch(f"{problem}\n{program}\ninputs {args}")
         stats.cases += 1
 
 
 def _overflowing(values) -> bool:
-    """Floats grown past 1e12 or to infinity, or integers past 2**53 (wrapped around, say): where
+    """Floats grown past LARGE or to infinity, or integers past 2**53 (wrapped around, say): where
     such values meet in a float sum, summation order decides the result."""
     for v in values:
         v = np.asarray(v)
-        if v.dtype.kind == "f" and v.size and not (np.abs(v[~np.isnan(v)]) < 1e12).all():
+        if v.dtype.kind == "f" and v.size and not (np.abs(v[~np.isnan(v)]) < LARGE).all():
             return True
         if v.dtype.kind in "iu" and v.size and np.abs(v.astype(np.float64)).max() > 2.0 ** 53:
             return True
