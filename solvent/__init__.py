@@ -12,9 +12,8 @@ import jax  # noqa: F401  (before jaxlib.mlir: otherwise PJRT logs its start-up 
 
 from solvent import array_api, distributed, sharding
 from solvent.api import Compiled, code_hlo, code_mhlo, code_xla, compile, jit
-from solvent.errors import (CompileError, ExecutionError, ReadOnlyError, SignatureError, SolventError,
-                            TracerConversionError, UnsupportedError)
-from solvent.transforms.control_flow import ControlFlowError
+from solvent.errors import (CompileError, ControlFlowError, ExecutionError, ReadOnlyError, SignatureError,
+                            SolventError, TracerConversionError, UnsupportedError)
 from solvent.numpy.registry import supported
 from solvent.runtime.array import Array, Scalar, asarray
 from solvent.eager import fori_loop, grad, hessian, jacfwd, jacrev, jvp, scan, value_and_grad, vjp, vmap, while_loop

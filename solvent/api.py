@@ -1,7 +1,7 @@
 """Public entry points: jit, compile, code_hlo, code_mhlo, code_xla. Wires the stages only.
 
-    trace (tracing.py) -> optimize (passes.py) -> lower for XLA -> compile (runtime/)
-    -> generate the thunk (thunk.py) -> cache it (cache.py)
+    trace (tracing.py) -> optimize (passes/) -> lower for XLA -> compile (runtime/)
+    -> generate the thunk (compiler/thunk.py) -> cache it (compiler/cache.py)
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ import warnings
 
 from jaxlib.mlir import ir
 
-from solvent import gspmd, halos, partitioning, passes, thunk as thunks
-from solvent.cache import ThunkCache, call_key, full_key
-from solvent.thunk import MISS
+from solvent.passes import block_updates, pipelines as passes
+from solvent.sharding import gspmd, placement as placements
+from solvent.compiler import thunk as thunks
+from solvent.compiler.cache import ThunkCache, call_key, full_key
+from solvent.compiler.thunk import MISS
 from solvent.core import trace as trace_state
 from solvent.errors import EscapedValueError, SignatureError
 from solvent.ir.module import find_function, parse, to_text
@@ -64,7 +66,7 @@ class Lowered:
     traced_text: str     # as traced, before passes
     optimized_text: str  # after solvent's pass pipeline (code_hlo)
     xla_text: str        # as handed to XLA: entry point public, donations marked (code_mhlo)
-    placement: partitioning.Placement | None = None  # mesh and shardings of an SPMD program
+    placement: placements.Placement | None = None  # mesh and shardings of an SPMD program
     seconds: dict = dataclasses.field(default_factory=dict)  # time spent per stage
 
 
@@ -86,11 +88,11 @@ def lower(fn, args, kwargs, options: Options) -> Lowered:
     with stages("source rewrite"):
         if options.control_flow:
             fn = rewrite.convert(fn)
-    with stages("trace"), partitioning.program(partitioning.find_mesh(args, kwargs, options)) as program:
+    with stages("trace"), placements.program(placements.find_mesh(args, kwargs, options)) as program:
         traced = _trace(fn, args, kwargs, options)
-    placement = partitioning.plan(traced.signature, options, program.mesh, parameters)
+    placement = placements.plan(traced.signature, options, program.mesh, parameters)
     if placement is not None:
-        partitioning.annotate(traced.module, placement, traced.signature)
+        placements.annotate(traced.module, placement, traced.signature)
     with stages("print traced module"):
         traced_text = to_text(traced.module)
     with stages("pass pipeline"):
@@ -100,7 +102,7 @@ def lower(fn, args, kwargs, options: Options) -> Lowered:
         if placement is not None:
             xla_text = _for_partitioner(xla_text, placement, options)
         elif options.optimize is not False and options.optimize != "none":
-            xla_text = halos.rewrite(xla_text, min_fraction=LARGE_BLOCK)
+            xla_text = block_updates.rewrite(xla_text, min_fraction=LARGE_BLOCK)
     return Lowered(traced.signature, traced_text, optimized, xla_text, placement, dict(stages))
 
 
@@ -108,9 +110,9 @@ def lower(fn, args, kwargs, options: Options) -> Lowered:
 LARGE_BLOCK = 0.5
 
 
-def _for_partitioner(text: str, placement: partitioning.Placement, options: Options) -> str:
+def _for_partitioner(text: str, placement: placements.Placement, options: Options) -> str:
     """Block updates as pad + select (halo exchanges, not gathers); mhlo shardings if asked for."""
-    text = halos.rewrite(text)
+    text = block_updates.rewrite(text)
     if options.shardy_passes == "to_mhlo_shardings":
         text = gspmd.export(text, placement.mesh)
     return text
@@ -218,7 +220,7 @@ def _compile(lowered: Lowered, options: Options):
     free_inputs, free_outputs = placement.free()
     executable = executables.compile(lowered.xla_text, mesh=placement.mesh, free_inputs=free_inputs,
                                      free_outputs=free_outputs, shardy=options.shardy_passes == "none")
-    return executable, partitioning.settle(placement, executable)
+    return executable, placements.settle(placement, executable)
 
 
 _TRACES = trace_state.ACTIVE

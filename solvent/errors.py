@@ -99,6 +99,14 @@ class ReadOnlyError(SolventError, ValueError):
     """A call would write into an array argument that cannot be written (NumPy's "read-only")."""
 
 
+class ControlFlowError(SolventError, TypeError):
+    """A branch or loop body returned another structure, shape or dtype than it must."""
+
+
+class ShardingError(SolventError, ValueError):
+    """Shardings that do not fit together (several meshes, a PartitionSpec without a mesh, ...)."""
+
+
 class EscapedValueError(UnsupportedError):
     """A traced value was used outside the loop or branch body it was computed in.
 

@@ -10,10 +10,11 @@ from jaxlib.mlir.dialects import stablehlo
 
 from solvent.core.aval import Aval
 from solvent.core.traced import REGIONS, TracedArray
+from solvent.errors import ControlFlowError
 from solvent.numpy.values import value, wrap
 from solvent.ops.base import create
 from solvent.transforms.identity import FRESH, Either, as_value, bind, made_before
-from solvent.transforms.regions import (ControlFlowError, Eraser, aval_of, convert, is_scalar, is_weak, leaves_of,
+from solvent.transforms.regions import (Eraser, aval_of, convert, is_scalar, is_weak, leaves_of,
                                         new_writes, raised_in, rebuild, traced_region)
 
 

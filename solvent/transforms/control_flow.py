@@ -15,14 +15,15 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.core import trace
+from solvent.errors import ControlFlowError
 from solvent.numpy.values import is_traced, value, wrap
 from solvent.ops import elementwise as ew
 from solvent.ops.base import shape_of
 from solvent.transforms.branches import Case
 from solvent.transforms.loops import loop
-from solvent.transforms.regions import ControlFlowError, leaves_of, probe, rebuild
+from solvent.transforms.regions import leaves_of, probe, rebuild
 
-__all__ = ["ControlFlowError", "cond", "fori_loop", "index_scalar", "leaf_count", "loop", "probe", "scan",
+__all__ = ["cond", "fori_loop", "index_scalar", "leaf_count", "loop", "probe", "scan",
            "switch", "while_loop"]
 
 

@@ -16,12 +16,13 @@ from jaxlib.mlir.dialects import stablehlo
 from solvent.core import trace
 from solvent.core.aval import Aval
 from solvent.core.traced import REGIONS, Region, TracedArray
+from solvent.errors import ControlFlowError
 from solvent.numpy.values import value, wrap
 from solvent.ops import elementwise as ew
 from solvent.ops.base import create, dtype_of, shape_of
 from solvent.transforms.identity import (FRESH, Binding, Either, as_value, bind, flatten, has_identity, made_before,
                                          roots)
-from solvent.transforms.regions import (ControlFlowError, Eraser, aval_of, convert, ids_of, is_scalar, leaves_of,
+from solvent.transforms.regions import (Eraser, aval_of, convert, ids_of, is_scalar, leaves_of,
                                         new_writes, predicate, raised_in, rebuild, traced_region)
 
 

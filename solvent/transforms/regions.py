@@ -11,14 +11,10 @@ from jaxlib.mlir import ir
 from solvent.core import structure, trace
 from solvent.core.aval import Aval
 from solvent.core.traced import Region, TracedArray, TracedScalar
-from solvent.errors import SolventError, raised_at
+from solvent.errors import ControlFlowError, SolventError, raised_at
 from solvent.numpy.values import value
 from solvent.ops import elementwise as ew
 from solvent.ops.base import create, dtype_of, shape_of
-
-
-class ControlFlowError(SolventError, TypeError):
-    """A branch or loop body returned another structure, shape or dtype than it must."""
 
 
 def _is_number(x) -> bool:

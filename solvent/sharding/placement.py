@@ -18,17 +18,13 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
 from solvent.core import structure
-from solvent.errors import SolventError
+from solvent.errors import ShardingError
 from solvent.ir.context import context
 from solvent.ir.module import find_function
 from solvent.runtime import sharding as layouts
 from solvent.runtime.sharding import Mesh, NamedSharding, PartitionSpec
 
 MESH_NAME = "mesh"
-
-
-class ShardingError(SolventError, ValueError):
-    """Shardings that do not fit together (several meshes, a PartitionSpec without a mesh, ...)."""
 
 
 @dataclasses.dataclass(frozen=True)

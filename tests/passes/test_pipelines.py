@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import solvent
-from solvent import passes
+from solvent.passes import pipelines as passes
 from differential import check_like_numpy
 
 

@@ -22,7 +22,8 @@ import numpy as np
 from solvent.core import trace
 from solvent.core.traced import TracedArray
 from solvent.ops import base
-from solvent.partitioning import ShardingError, mesh_symbol, program_mesh, sharding_attribute
+from solvent.errors import ShardingError
+from solvent.sharding.placement import mesh_symbol, program_mesh, sharding_attribute
 from solvent.runtime.array import Array, asarray
 from solvent.runtime.sharding import Mesh, NamedSharding, PartitionSpec, canonical
 
