@@ -76,6 +76,12 @@ def test_a_counted_loop_with_a_constant_bound_ends_where_python_does(step):
                                optimize=optimize)()) == count(0)
 
 
+def test_a_bitwise_not_compared_with_zero_keeps_its_values():
+    # compare_op_canon (enzyme-ad 0.0.16) folded these to all-True and all-False.
+    x = np.array([3, -3, 0, -1])
+    check_like_numpy(lambda a: (~a > -1, ~a >= 0, ~a < 0, ~a <= -1, np.invert(a.astype(np.int32)) > -1), x)
+
+
 def test_optimize_true_and_false_are_all_and_none():
     assert passes.level_name(True) == "all" and passes.level_name(False) == "none"
     assert passes.pipeline("all").startswith("mark-func-memory-effects")
