@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import itertools
+import math
 import os
 import tempfile
 import warnings
@@ -214,12 +215,12 @@ class Stats:
     invalid: int = 0            # NumPy itself raises on the first input
     refused: Counter = field(default_factory=Counter)  # solvent errors, by first line
     cases: int = 0              # compared input sets
-    unstable: int = 0           # skipped: floats grow past LARGE, or a NaN is cast to an integer (C decides)
+    unstable: int = 0           # skipped: floats past LARGE, a tie one rounding decides, a NaN cast to an integer
 
     def __str__(self) -> str:
         top = "; ".join(f"{n}x {m}" for m, n in self.refused.most_common(5))
         return (f"{self.cases} cases compared in {self.programs} programs ({self.invalid} invalid in NumPy, "
-                f"{self.unstable} cases overflowing or undefined, {sum(self.refused.values())} refused by solvent"
+                f"{self.unstable} cases unstable (overflow, ties, C casts), {sum(self.refused.values())} refused by solvent"
                 f"{': ' + top if top else ''})")
 
 
@@ -255,9 +256,38 @@ def _noting(source: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def load(program: Program, noting: bool = False):
+class _Rounded:
+    """NumPy with its whole-array float sums and means rounded as XLA may round them: a sum rounded
+    once (math.fsum, for another summation order), or a mean as the sum times 1/n (XLA's rewrite
+    of a division by a scalar). A case whose result changes with either decides on one rounding."""
+
+    def __init__(self, reciprocal: bool):
+        self.reciprocal = reciprocal
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    def sum(self, x, *args, **kwargs):
+        result = np.sum(x, *args, **kwargs)
+        x = np.asarray(x)
+        if self.reciprocal or args or kwargs or x.dtype.kind != "f":
+            return result
+        return result.dtype.type(math.fsum(x.ravel().astype(np.float64)))
+
+    def mean(self, x, *args, **kwargs):
+        result = np.mean(x, *args, **kwargs)
+        x = np.asarray(x)
+        if args or kwargs or x.dtype.kind not in "fiub" or not x.size:
+            return result
+        if self.reciprocal:
+            return result.dtype.type(np.sum(x, dtype=result.dtype) * result.dtype.type(1 / x.size))
+        return result.dtype.type(math.fsum(x.ravel().astype(np.float64)) / x.size)
+
+
+def load(program: Program, noting: bool = False, numpy=None):
     """The program's function, from a real file (solvent rewrites a function from its source);
-    `noting`: the NumPy version that notes how large its values grow."""
+    `noting`: the NumPy version that notes how large its values grow; `numpy`: a stand-in for
+    the `np` it calls (`_Rounded`)."""
     path = os.path.join(_DIRECTORY, f"program_{os.getpid()}_{next(_files)}.py")
     with open(path, "w") as f:
         f.write("import numpy as np\n\n\n" + (_noting(program.source) if noting else program.source))
@@ -265,6 +295,8 @@ def load(program: Program, noting: bool = False):
     module = importlib.util.module_from_spec(spec)
     module._note = _note
     spec.loader.exec_module(module)
+    if numpy is not None:
+        module.np = numpy
     return module.program
 
 
@@ -296,6 +328,7 @@ def _run_numpy(fn, args):
 def check(program: Program, stats: Stats, cases: int = 40, seed: int = 0) -> None:
     """Compile `program` once and compare it with NumPy on `cases` random inputs."""
     fn, numpy_fn = load(program), load(program, noting=True)
+    rounded = [load(program, numpy=_Rounded(reciprocal)) for reciprocal in (False, True)]
     rng = np.random.default_rng(seed)
     stats.programs += 1
     jitted = solvent.jit(fn)
@@ -315,7 +348,8 @@ def check(program: Program, stats: Stats, cases: int = 40, seed: int = 0) -> Non
             continue
         single = "float32" in program.dtypes or ".float32" in program.source  # then sums round at 1e-7
         rtol = 1e-4 if single else 1e-9
-        if _overflowing(expected) or _overflowing(numpy_args) or _LARGEST[0] > LARGE:
+        if _overflowing(expected) or _overflowing(numpy_args) or _LARGEST[0] > LARGE or \
+                any(_rounding_decides(f, args, expected, numpy_args, rtol) for f in rounded):
             stats.unstable += 1
             continue
         try:
@@ -331,6 +365,17 @@ def check(program: Program, stats: Stats, cases: int = 40, seed: int = 0) -> Non
         if problem:
             raise Mismatch(f"{problem}\n{program}\ninputs {args}")
         stats.cases += 1
+
+
+def _rounding_decides(rounded_fn, args, expected, numpy_args, rtol) -> bool:
+    """Whether NumPy's result changes when its sums and means round as XLA may round them: then
+    the case sits on a tie (a sum that is 0 exactly, compared with 0) that one rounding decides."""
+    rounded_args = copy.deepcopy(args)
+    try:
+        again = _run_numpy(rounded_fn, rounded_args)
+    except Exception:
+        return True
+    return compare(expected, again, numpy_args, rounded_args, rtol) is not None
 
 
 def _overflowing(values) -> bool:
