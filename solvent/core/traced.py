@@ -62,7 +62,7 @@ class TracedArray:
     """An array whose values are only known when the compiled program runs."""
 
     __array_priority__ = 1000  # win NumPy's operator dispatch against ndarray
-    affine = None  # for an integer known to be scale * i + offset of a rolled loop's index (numpy.affine)
+    affine = None  # for an integer known to be scale * i + offset of a rolled loop's index (numpy.indexing.affine)
 
     def __init__(self, value: ir.Value, aval: Aval):
         self._value = value

@@ -2,7 +2,23 @@
 registers the NumPy functions it implements). Nothing here is public; the Array API namespace built
 on it is `solvent.array_api`."""
 
-from solvent.numpy import (creation, dtypes, fourier, functional, indexing, linear_algebra,  # noqa: F401
-                           manipulation, methods, numeric, products, protocol, reductions, selection, sets,
-                           shape, sorting, statistics, ufuncs)
-from solvent.numpy import vectorize  # noqa: F401  (np.vectorize on traced values)
+from solvent.numpy import (  # noqa: F401
+                           creation,
+                           dtypes,
+                           fourier,
+                           functional,
+                           linear_algebra,
+                           manipulation,
+                           methods,
+                           numeric,
+                           products,
+                           protocol,
+                           reductions,
+                           sets,
+                           shape,
+                           sorting,
+                           statistics,
+                           ufuncs,
+                           vectorize,  # noqa: F401  (np.vectorize on traced values)
+)
+from solvent.numpy.indexing import functions, subscripts  # noqa: F401

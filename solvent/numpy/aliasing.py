@@ -13,7 +13,8 @@ import numpy as np
 from solvent.core.aval import Aval
 from solvent.core.structure import Shared
 from solvent.core.traced import TracedArray
-from solvent.numpy.indexing import parse, parse_fancy, read, read_fancy, write, write_fancy
+from solvent.numpy.indexing.advanced import parse_fancy, read_fancy, write_fancy
+from solvent.numpy.indexing.basic import parse, read, write
 from solvent.ops import shape as ops
 
 

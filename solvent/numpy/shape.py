@@ -17,7 +17,7 @@ from solvent.numpy.registry import implements
 from solvent.numpy.values import (broadcast_value, is_traced, normalize_axis, result_type, shape, value, wrap,
                                   write_out)
 from solvent.ops import shape as ops
-from solvent.ops.base import dtype_of, shape_of
+from solvent.ops.base import shape_of
 
 
 def view(parent, new_shape, read, write, dtype=None):

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.errors import UnsupportedError
-from solvent.numpy import affine, math as m
+from solvent.numpy import math as m
+from solvent.numpy.indexing import affine
 from solvent.numpy.registry import implements
 from solvent.numpy.values import (broadcast_value, dtype_key, full, is_traced,
                                   normalize_axis, normalize_axes, probe_array, shape, value, wrap, write_out)
@@ -249,7 +250,7 @@ def outer(ufunc, a, b, **kwargs):
     return call(ufunc, left, b, **kwargs)
 
 
-#: ufunc methods; "at" is added by solvent.numpy.selection, which builds on indexing.
+#: ufunc methods; "at" is added by solvent.numpy.indexing.functions, which builds on indexing.
 METHODS = {"__call__": call, "reduce": reduce, "accumulate": accumulate, "reduceat": reduceat, "outer": outer}
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from solvent.core import trace
 from solvent.core.traced import TracedArray
 from solvent.errors import TracerConversionError, UnsupportedError
-from solvent.numpy import affine
+from solvent.numpy.indexing import affine
 from solvent.numpy.values import value, wrap
 from solvent.transforms import control_flow
 

@@ -1,0 +1,3 @@
+"""NumPy indexing on traced arrays: basic, advanced (integer arrays, static masks), traced boolean
+masks, slices with traced bounds (`traced_bounds`, with loop-index forms in `affine`), the entry
+points (`subscripts`) and the index functions (`functions`: take, put, where, ...)."""

@@ -1,0 +1,263 @@
+"""Advanced indexing: integer arrays and static boolean masks. A read gathers
+(`stablehlo.gather`) after reading the basic part; a write scatters, the last of repeated
+indices winning as in NumPy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from solvent.errors import UnsupportedError
+from solvent.numpy.indexing.basic import Index, parse, read, write
+from solvent.numpy.values import broadcast_value, full, is_traced, value, wrap
+from solvent.ops import elementwise as ew
+from solvent.ops import shape as ops
+from solvent.ops.base import dtype_of, shape_of
+from solvent.ops.constant import constant, iota
+from solvent.ops.gather import gather
+from solvent.ops.scatter import scatter
+
+# -- advanced indexing: integer arrays and boolean masks ---------------------------------------
+
+_VALID = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean "
+          "arrays are valid indices")
+STATIC_SHAPES = ("solvent compiles programs of static shape, and the number of True elements is only "
+                 "known when the program runs")
+
+
+def is_advanced(key) -> bool:
+    """Whether an index holds an array, a list or a boolean (NumPy's advanced indexing)."""
+    for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, (list, np.ndarray, bool, np.bool_)) or (is_traced(k) and (k.ndim or k.dtype == np.bool_)):
+            return True
+    return False
+
+
+def _entry(k):
+    """One key entry as None, `...`, a slice, a host integer or boolean array, or a traced array."""
+    if k is None or k is Ellipsis or isinstance(k, slice):
+        return k
+    if is_traced(k) or _holds_traced(k):
+        k = k if is_traced(k) else wrap(value(k), scalar=False)  # a list of traced integers
+    else:
+        k = np.asarray(k)
+        if k.dtype.kind not in "iub" and k.size == 0:
+            k = k.astype(np.int64)  # an empty list selects nothing
+    if k.dtype.kind not in "iub":
+        raise IndexError(_VALID)
+    if k.dtype == np.bool_ and k.ndim == 0:
+        raise UnsupportedError("a boolean scalar as an index (a[True]); use a[None] or np.where(condition, a, b)")
+    return k
+
+
+def _holds_traced(x) -> bool:
+    return is_traced(x) or (isinstance(x, (list, tuple)) and any(_holds_traced(v) for v in x))
+
+
+def expand(key, shape) -> list[tuple]:
+    """(kind, dim, entry) per key entry with `...` expanded and static masks turned into index arrays.
+
+    kind is "none", "slice", "index" (a host or traced integer array, 0-d for an integer)
+    or "mask" (a traced boolean array over dimensions dim .. dim + ndim - 1).
+    """
+    entries = [_entry(k) for k in (key if isinstance(key, tuple) else (key,))]
+    width = [0 if k is None or k is Ellipsis else 1 if isinstance(k, slice) or k.dtype != np.bool_ else k.ndim
+             for k in entries]
+    ellipses = sum(1 for k in entries if k is Ellipsis)
+    if ellipses > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if sum(width) > len(shape):
+        raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
+                         f"but {sum(width)} were indexed")
+    if not ellipses:
+        entries.append(Ellipsis)
+    expanded, dim = [], 0
+    for k, w in zip(entries, width + [0]):
+        if k is Ellipsis:
+            expanded += [("slice", d, slice(None)) for d in range(dim, dim + len(shape) - sum(width))]
+            dim += len(shape) - sum(width)
+        elif k is None:
+            expanded.append(("none", dim, None))
+        elif isinstance(k, slice) or k.dtype != np.bool_:
+            expanded.append(("slice" if isinstance(k, slice) else "index", dim, k))
+        else:
+            expanded += _mask_entries(k, shape, dim)
+        dim += w
+    return expanded
+
+
+def _mask_entries(mask, shape, dim) -> list[tuple]:
+    """A boolean index: its nonzero arrays when static, itself when traced."""
+    for i, (n, m) in enumerate(zip(shape[dim:], mask.shape)):
+        if n != m:
+            raise IndexError(f"boolean index did not match indexed array along axis {dim + i}; size of axis "
+                             f"is {n} but size of corresponding boolean axis is {m}")
+    if is_traced(mask):
+        return [("mask", dim, mask)]
+    return [("index", dim + i, k) for i, k in enumerate(np.nonzero(mask))]
+
+
+def in_bounds(k, n: int, dim: int):
+    """Integer indices with negatives counted from the end: checked when static (IndexError),
+    clamped into bounds when traced (a compiled program cannot raise; XLA clamps the same way)."""
+    if not is_traced(k):
+        k = np.asarray(k)
+        bad = k[(k < -n) | (k >= n)]
+        if bad.size:
+            raise IndexError(f"index {bad.flat[0]} is out of bounds for axis {dim} with size {n}")
+        return (k % max(n, 1)).astype(np.int64)
+    if n == 0 and k.size:
+        raise IndexError(f"index is out of bounds for axis {dim} with size 0")
+    i = value(k, np.int64)
+    zero, size = full(0, shape_of(i), np.int64), full(n, shape_of(i), np.int64)
+    i = ew.select(ew.compare("LT", i, zero), ew.binary("add", i, size), i)
+    return ew.clamp(zero, i, full(max(n - 1, 0), shape_of(i), np.int64))
+
+
+def basic_part(expanded, shape, keep=("slice",)) -> Index:
+    """The basic index of the entries of kinds `keep`, every other dimension whole."""
+    key = [slice(None)] * len(shape)
+    for kind, dim, k in expanded:
+        if kind in keep:
+            key[dim] = int(k) if isinstance(k, np.ndarray) else k
+    return parse(tuple(key), shape)
+
+
+def layout(expanded, basic: Index, batch) -> tuple[int, tuple]:
+    """(slice dimensions before the index dimensions, result shape): NumPy puts the broadcast index
+    dimensions where the advanced indices are when those are adjacent, else first."""
+    advanced = [i for i, (kind, _, _) in enumerate(expanded) if kind in ("index", "mask")]
+    at = advanced[0] if advanced == list(range(advanced[0], advanced[-1] + 1)) else 0
+    before, result = 0, []
+    for i, (kind, dim, _) in enumerate(expanded):
+        if i == at:
+            before, result = sum(1 for e in expanded[:i] if e[0] == "slice"), result + list(batch)
+        if kind in ("slice", "none"):
+            result.append(basic.axes[dim].length if kind == "slice" else 1)
+    return before, tuple(result)
+
+
+@dataclass
+class Fancy:
+    """An index with integer arrays: the slices are read first (`basic`), then one gather over `dims`."""
+
+    basic: Index            # the slices, with the indexed dimensions kept whole
+    dims: list[int]         # base dimensions indexed by arrays, ascending
+    indices: list           # per dim: a host int64 array or a traced int64 value, in bounds
+    batch: tuple            # the broadcast shape of the index arrays
+    before: int             # slice dimensions placed before the batch dimensions in the result
+    result_shape: tuple     # NumPy's result shape, None dimensions included
+
+
+def parse_fancy(key, shape) -> Fancy:
+    """Normalize an index with integer arrays (static masks included) against `shape`."""
+    expanded = expand(key, shape)
+    if any(kind == "mask" for kind, _, _ in expanded):
+        raise UnsupportedError(f"selecting with a traced boolean mask (a[mask]) has a data-dependent shape: "
+                               f"{STATIC_SHAPES}; write np.where(mask, a, 0) (or another filler) to keep the "
+                               f"shape, or make the mask a NumPy array known while tracing")
+    arrays = [(dim, k) for kind, dim, k in expanded if kind == "index"]
+    try:
+        batch = np.broadcast_shapes(*(k.shape for _, k in arrays))
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together with shapes "
+                         + " ".join(str(k.shape) for _, k in arrays)) from None
+    basic = basic_part(expanded, shape)
+    before, result_shape = layout(expanded, basic, batch)
+    indices = [in_bounds(k, shape[d], d) for d, k in arrays]
+    return Fancy(basic, [d for d, _ in arrays], indices, tuple(batch), before, result_shape)
+
+
+def _index_matrix(f: Fancy, batch) -> ir.Value:
+    """The indices as one (*batch, len(dims)) value."""
+    if not any(isinstance(i, ir.Value) for i in f.indices):
+        return constant(np.stack([np.broadcast_to(i, f.batch).reshape(batch) for i in f.indices], axis=-1))
+    columns = [ops.reshape(broadcast_value(i if isinstance(i, ir.Value) else constant(i), f.batch), [*batch, 1])
+               for i in f.indices]
+    return ops.concatenate(columns, len(batch))
+
+
+def _order(f: Fancy, rest: int) -> list[int]:
+    """The permutation from the gather's (batch, rest) to NumPy's (rest[:before], batch, rest[before:])."""
+    b = len(f.batch)
+    return [b + i for i in range(f.before)] + list(range(b)) + [b + i for i in range(f.before, rest)]
+
+
+def read_fancy(v: ir.Value, f: Fancy) -> ir.Value:
+    if 0 in f.result_shape:
+        return full(0, f.result_shape, dtype_of(v))
+    sub = read(v, f.basic)
+    out = gather(sub, _index_matrix(f, f.batch), f.dims)
+    out = ops.transpose(out, _order(f, len(shape_of(sub)) - len(f.dims)))
+    return ops.reshape(out, f.result_shape)
+
+
+def write_fancy(v: ir.Value, f: Fancy, update: ir.Value, combine=None) -> ir.Value:
+    """`v` with `update` (of the read's shape) stored at the indexed elements, the last of repeated
+    indices winning; with `combine(old, new)`, every update merged instead (ufunc.at)."""
+    if 0 in f.result_shape:
+        return v
+    sub = read(v, f.basic)
+    rest = [n for d, n in enumerate(shape_of(sub)) if d not in f.dims]
+    order = _order(f, len(rest))
+    gathered = [*f.batch, *rest]
+    update = ops.reshape(update, [gathered[p] for p in order])
+    update = ops.transpose(update, np.argsort(order))
+    count = int(np.prod(f.batch, dtype=np.int64))
+    update = ops.reshape(update, [count, *rest])
+    if combine is not None:
+        sub = _combine(sub, _index_matrix(f, (count,)), update, f.dims, combine)
+    elif all(isinstance(i, np.ndarray) for i in f.indices):
+        sub = _store_static(sub, f, update)
+    else:
+        sub = _store_last(sub, _index_matrix(f, (count,)), update, f.dims)
+    return write(v, f.basic, sub)
+
+
+def _store_static(sub, f: Fancy, update):
+    """Scatter at host indices, dropping every repeat but the last one (NumPy's order)."""
+    rows = np.stack([np.broadcast_to(i, f.batch).reshape(-1) for i in f.indices], axis=-1)
+    keys = np.ravel_multi_index(tuple(rows.T), [shape_of(sub)[d] for d in f.dims])
+    _, first_from_end = np.unique(keys[::-1], return_index=True)
+    keep = np.sort(len(keys) - 1 - first_from_end)
+    if len(keep) < len(keys):
+        update = gather(update, constant(keep[:, None]), [0])
+    return scatter(sub, constant(rows[keep]), update, f.dims, lambda old, new: [new], unique=True)
+
+
+def _store_last(sub, indices, update, dims):
+    """Scatter at traced indices where the last of repeated indices wins: the highest update
+    position per element is found with a `max` scatter, then each element gathers its update."""
+    count, dims = shape_of(indices)[0], list(dims)
+    slots = [shape_of(sub)[d] for d in dims]
+    positions = iota((count,), np.int64, 0)
+    winner = scatter(full(-1, slots, np.int64), indices, positions, range(len(dims)),
+                     lambda old, new: [ew.binary("maximum", old, new)])
+    picked = gather(update, ops.reshape(ew.clamp(full(0, slots, np.int64), winner, full(count - 1, slots, np.int64)),
+                                        [*slots, 1]), [0])
+    layout = dims + [d for d in range(len(shape_of(sub))) if d not in dims]
+    picked = ops.transpose(picked, [layout.index(d) for d in range(len(layout))])
+    hit = ops.broadcast_in_dim(ew.compare("GE", winner, full(0, slots, np.int64)), shape_of(sub), dims)
+    return ew.select(hit, picked, sub)
+
+
+def _combine(sub, indices, update, dims, combine):
+    """Scatter merging every update with `combine(old, new)`; `new` keeps the update's own dtype
+    (a second, variadic operand carries it when it differs from the array's)."""
+    if dtype_of(update) == dtype_of(sub):
+        return scatter(sub, indices, update, dims, lambda old, new: [combine(old, new)])
+    if dtype_of(update).kind in "fc" and dtype_of(sub).kind in "fc":
+        # XLA refuses floats of two precisions in one scatter: run it in the wider type, each
+        # step still rounded to the array's dtype (widening a float is exact).
+        wide = np.promote_types(dtype_of(sub), dtype_of(update))
+        narrow = lambda old, new: ew.convert(combine(ew.convert(old, dtype_of(sub)), new), wide)
+        widened = scatter(ew.convert(sub, wide), indices, ew.convert(update, wide), dims,
+                          lambda old, new: [narrow(old, new)])
+        return ew.convert(widened, dtype_of(sub))
+    carrier = full(0, shape_of(sub), dtype_of(update))
+    placeholder = full(0, shape_of(update), dtype_of(sub))
+    return scatter([sub, carrier], indices, [placeholder, update], dims,
+                   lambda old, spare, _, new: [combine(old, new), spare])[0]

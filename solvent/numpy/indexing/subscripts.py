@@ -1,0 +1,100 @@
+"""`x[key]` and `x[key] = v` on traced arrays: the entry points, which send each key to the
+indexing it needs (basic, advanced, traced masks, slices with traced bounds).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solvent.core.aval import Aval
+from solvent.numpy.indexing import traced_bounds
+from solvent.numpy.indexing.advanced import (
+    is_advanced,
+    parse_fancy,
+    read_fancy,
+    write_fancy,
+)
+from solvent.numpy.indexing.basic import Index, parse, read, write
+from solvent.numpy.indexing.masks import (
+    Selected,
+    broadcast_selected,
+    in_augmented_assignment,
+    parse_masked,
+    read_selected,
+    selected_shape,
+    write_selected,
+)
+from solvent.numpy.registry import implements
+from solvent.numpy.shape import view
+from solvent.numpy.values import assigned_value, is_traced, value, wrap
+
+# -- entry points -----------------------------------------------------------------------------
+
+def _is_traced_flag(key) -> bool:
+    """A traced 0-d boolean as the whole index: NumPy reads `a[m]` as `a[None][[m]]`."""
+    return is_traced(key) and key.dtype == np.bool_ and key.shape == ()
+
+
+def _flag_as_mask(array, key):
+    """`a[m]` for a 0-d traced `m` as a mask over a new leading axis of one element (a view of `a`)."""
+    return getitem(array, None), np.reshape(key, (1,))
+
+
+@implements("getitem")
+def getitem(array, key):
+    if _is_traced_flag(key):
+        return getitem(*_flag_as_mask(array, key))
+    if traced_bounds.applies(key, array.shape):  # a slice of traced length (bounds from a rolled loop's index)
+        return traced_bounds.getitem(array, key)
+    if is_advanced(key):
+        return _getitem_advanced(array, key)
+    index = parse(key, array.shape)
+    if _is_element(key, index):
+        return wrap(read(array.value, index))  # an element: a NumPy scalar, not a view
+    return view(array, index.result_shape, lambda v: read(v, index),
+                lambda parent, new: write(parent, index, new))
+
+
+def _getitem_advanced(array, key):
+    """A copy (never a view), as NumPy gives for advanced indices."""
+    m = parse_masked(key, array.shape)
+    if m is not None and in_augmented_assignment():
+        selected = Selected(read_selected(array.value, m), Aval(tuple(selected_shape(m)), array.dtype))
+        selected.target = (array, key, m)
+        return selected
+    f = parse_fancy(key, array.shape)
+    element = f.result_shape == () and not any(k is Ellipsis for k in (key if isinstance(key, tuple) else (key,)))
+    return wrap(read_fancy(array.value, f), scalar=element)  # 0-d integer arrays index as integers
+
+
+def _is_element(key, index: Index) -> bool:
+    """NumPy returns a scalar when every dimension has an integer index and there is no `...`."""
+    keys = key if isinstance(key, tuple) else (key,)
+    integers_only = index.result_shape == () and not any(a.keep for a in index.axes)
+    return integers_only and not any(k is Ellipsis for k in keys)
+
+
+@implements("setitem")
+def setitem(array, key, new):
+    if _is_traced_flag(key):
+        return setitem(*_flag_as_mask(array, key), new)
+    if traced_bounds.applies(key, array.shape):
+        return traced_bounds.setitem(array, key, new)
+    if is_advanced(key):
+        return _setitem_advanced(array, key, new)
+    index = parse(key, array.shape)
+    update = assigned_value(value(new, array.dtype), index.result_shape)
+    array.assign(write(array.value, index, update))
+
+
+def _setitem_advanced(array, key, new):
+    if isinstance(new, Selected) and new.target[0] is array and new.target[1] is key:
+        array.assign(write_selected(array.value, new.target[2], new.value))  # the end of a[mask] op= v
+        return
+    m = parse_masked(key, array.shape)
+    if m is not None:
+        array.assign(write_selected(array.value, m, broadcast_selected(m, value(new, array.dtype))))
+        return
+    f = parse_fancy(key, array.shape)
+    update = assigned_value(value(new, array.dtype), f.result_shape)
+    array.assign(write_fancy(array.value, f, update))
