@@ -21,9 +21,9 @@ from solvent.core import trace
 from solvent.core.traced import TracedScalar
 from solvent.errors import UnsupportedError, is_library_file
 from solvent.numpy.registry import implements
-from solvent.numpy.shape import as_array, broadcast_arrays, holds_traced, ravel, static_int, view
-from solvent.numpy.values import (broadcast_value, full as full_value, is_traced, normalize_axis, result_type,
-                                  value, wrap)
+from solvent.numpy.shape import broadcast_arrays, ravel, static_int, view
+from solvent.numpy.values import (as_array, broadcast_value, full as full_value, holds_traced, is_traced,
+                                  normalize_axis, result_type, value, wrap)
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import constant, iota

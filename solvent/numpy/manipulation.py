@@ -12,10 +12,9 @@ from numpy.lib.array_utils import normalize_axis_tuple
 
 from solvent.errors import UnsupportedError
 from solvent.numpy.registry import implements, refuses
-from solvent.numpy.shape import (as_array, concatenate, holds_traced, ravel, reshape, static_int, swapaxes,
-                                 transpose)
-from solvent.numpy.values import (broadcast_value, full, is_python_scalar, is_traced, normalize_axis,
-                                  result_type, value, wrap, write_out)
+from solvent.numpy.shape import concatenate, ravel, reshape, static_int, swapaxes, transpose
+from solvent.numpy.values import (as_array, broadcast_value, full, holds_traced, is_python_scalar, is_traced,
+                                  normalize_axis, result_type, value, wrap, write_out)
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 

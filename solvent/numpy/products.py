@@ -1,5 +1,6 @@
 """Products: matmul (and `@`), dot, inner, vdot, tensordot, einsum (any number of operands), kron, cross,
-trace, and the np.linalg spellings of products; contractions are `stablehlo.dot_general`."""
+trace, the vecdot/matvec/vecmat gufuncs, and the np.linalg spellings of products; contractions are
+`stablehlo.dot_general`."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import numpy as np
 
 from solvent.errors import UnsupportedError
 from solvent.numpy.registry import implements
-from solvent.numpy.values import broadcast_value, full, result_type, shape, value, wrap, write_out
+from solvent.numpy.values import (as_array, broadcast_value, cast, full, result_type, shape, value, wrap,
+                                  write_out)
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, is_complex, shape_of
 from solvent.ops.linalg import dot_general
@@ -418,3 +420,42 @@ def linalg_vecdot(x1, x2, /, *, axis=-1):
     v = dot_general(value(x, to_shape=batch + x.shape[-1:]), value(y, to_shape=batch + y.shape[-1:]),
                     ([len(batch)], [len(batch)]), (dims, dims))
     return finish_product(v, dtype)
+
+
+# -- the vector gufuncs (np.matmul lives in products.py) -------------------------------------------
+
+#: Operand shapes with the core dimensions of each gufunc, for asking NumPy its result dtype.
+_CORE = {"vecdot": ((1,), (1,)), "matvec": ((1, 1), (1,)), "vecmat": ((1,), (1, 1))}
+
+
+def _gufunc(name, contract):
+    """vecdot, matvec, vecmat: products summed over the core dimension, in the ufunc's loop dtype."""
+    ufunc = getattr(np, name)
+
+    def apply(method, x1, x2, out=None, axes=None, axis=None, dtype=None, **kwargs):
+        if method != "__call__" or kwargs or axes is not None or (axis is not None and name != "vecdot"):
+            raise UnsupportedError(f"np.{name}.{method} or with axes=/{', '.join(kwargs)}")
+        probes = [np.ones(core, result_type(x)) for core, x in zip(_CORE[name], (x1, x2))]
+        loop = ufunc(*probes, dtype=dtype).dtype
+        x1, x2 = cast(as_array(x1), loop), cast(as_array(x2), loop)
+        result = contract(x1, x2, -1 if axis is None else axis)
+        result = cast(result, loop)
+        return write_out(out, result) if out is not None else result
+    return apply
+
+
+def _vecdot(x1, x2, axis):
+    return np.add.reduce(np.multiply(np.conjugate(x1), x2), axis=axis, dtype=x1.dtype)
+
+
+def _matvec(a, v, axis):
+    return np.add.reduce(np.multiply(a, np.expand_dims(v, -2)), axis=-1, dtype=a.dtype)
+
+
+def _vecmat(v, a, axis):
+    return np.add.reduce(np.multiply(np.expand_dims(np.conjugate(v), -1), a), axis=-2, dtype=a.dtype)
+
+
+implements(np.vecdot)(_gufunc("vecdot", _vecdot))
+implements(np.matvec)(_gufunc("matvec", _matvec))
+implements(np.vecmat)(_gufunc("vecmat", _vecmat))

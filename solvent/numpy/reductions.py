@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.errors import UnsupportedError
-from solvent.numpy import math as m
+from solvent.numpy.elementwise import bodies as m
 from solvent.numpy.registry import implements
 from solvent.numpy.shape import ravel, reshape
-from solvent.numpy.ufuncs import identity_of, reduce as ufunc_reduce
+from solvent.numpy.elementwise.ufuncs import identity_of, reduce as ufunc_reduce
 from solvent.numpy.values import (full, is_traced, normalize_axis, normalize_axes, probe_array, result_type,
                                   shape, value, wrap, write_out)
 from solvent.ops import elementwise as ew

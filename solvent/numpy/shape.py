@@ -14,8 +14,8 @@ from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError
 from solvent.numpy.registry import implements
-from solvent.numpy.values import (broadcast_value, is_traced, normalize_axis, result_type, shape, value, wrap,
-                                  write_out)
+from solvent.numpy.values import (as_array, broadcast_value, is_traced, normalize_axis, result_type, shape, value,
+                                  wrap, write_out)
 from solvent.ops import shape as ops
 from solvent.ops.base import shape_of
 
@@ -190,20 +190,6 @@ def static_int(x, what: str) -> int:
         raise UnsupportedError(f"{what} must be a static Python int, not a traced value: shapes are fixed "
                                "when the program is compiled; pass it as a Python int")
     return operator.index(x)
-
-
-def as_array(a):
-    """A traced operand as is; other data as NumPy would convert it (lists of traced values stacked)."""
-    if is_traced(a):
-        return a
-    if isinstance(a, (list, tuple)) and holds_traced(a):
-        return wrap(value(a), scalar=False)
-    return np.asarray(a)
-
-
-def holds_traced(obj) -> bool:
-    """Whether `obj` is traced or a (nested) list or tuple holding a traced value."""
-    return is_traced(obj) or (isinstance(obj, (list, tuple)) and any(holds_traced(v) for v in obj))
 
 
 @implements(np.broadcast_arrays)

@@ -12,7 +12,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.errors import UnsupportedError
-from solvent.numpy import math as m
+from solvent.numpy.elementwise import bodies as m
 from solvent.numpy.registry import implements
 from solvent.numpy.values import full, is_traced, normalize_axis, shape, value, wrap
 from solvent.ops import elementwise as ew, shape as ops

@@ -41,7 +41,7 @@ def result_type(*operands) -> np.dtype:
     def key(x):
         if hasattr(x, "dtype") or is_python_scalar(x):
             return x.dtype if hasattr(x, "dtype") else x
-        return dtype_of(value(x)) if _contains_traced(x) else np.asarray(x).dtype
+        return dtype_of(value(x)) if holds_traced(x) else np.asarray(x).dtype
     dtype = np.result_type(*[key(x) for x in operands])
     if dtype == object:
         raise UnsupportedError(f"operands {', '.join(repr(x) for x in operands if not is_traced(x))} make "
@@ -57,7 +57,7 @@ def host(x) -> np.ndarray:
     """A non-traced operand as a host array (closure constants, lists, scalars)."""
     if isinstance(x, tuple(t for t in ARRAY_TYPES if t is not TracedArray)) or hasattr(x, "__array__"):
         return _computable(np.asarray(x), x)
-    if isinstance(x, (list, tuple)) and any(_contains_traced(v) for v in x):
+    if isinstance(x, (list, tuple)) and any(holds_traced(v) for v in x):
         raise UnsupportedError("a list holding traced arrays; use np.stack or np.array")
     return _computable(np.asarray(x), x)
 
@@ -70,8 +70,42 @@ def _computable(array: np.ndarray, x) -> np.ndarray:
     return array
 
 
-def _contains_traced(x) -> bool:
-    return is_traced(x) or (isinstance(x, (list, tuple)) and any(_contains_traced(v) for v in x))
+def holds_traced(obj) -> bool:
+    """Whether `obj` is traced or a (nested) list or tuple holding a traced value."""
+    return is_traced(obj) or (isinstance(obj, (list, tuple)) and any(holds_traced(v) for v in obj))
+
+
+def as_array(a):
+    """A traced operand as is; other data as NumPy would convert it (lists of traced values stacked)."""
+    if is_traced(a):
+        return a
+    if isinstance(a, (list, tuple)) and holds_traced(a):
+        return wrap(value(a), scalar=False)
+    return np.asarray(a)
+
+
+def cast(x, dtype):
+    """`x` converted to `dtype` (unsafe casting, as NumPy's out= with casting='unsafe')."""
+    return wrap(value(x, dtype), scalar=shape(x) == ())
+
+
+def slice_along(x, axis, start, stop):
+    """x[..., start:stop, ...] along `axis` (static, non-negative bounds) as a traced array."""
+    n = len(shape(x))
+    lo = [start if d == axis else 0 for d in range(n)]
+    hi = [stop if d == axis else size for d, size in enumerate(shape(x))]
+    return wrap(shape_ops.slice(value(x), lo, hi, [1] * n), scalar=False)
+
+
+def element_of(x, i):
+    """x[i] of a 1-D array (static i >= 0) as a traced scalar."""
+    return wrap(shape_ops.reshape(value(slice_along(x, 0, i, i + 1)), ()))
+
+
+def concatenated(pieces, axis, dtype=None):
+    """Traced or host pieces concatenated along `axis`, promoted together (or to `dtype`)."""
+    dtype = dtype or result_type(*pieces)
+    return wrap(shape_ops.concatenate([value(p, dtype) for p in pieces], axis), scalar=False)
 
 
 def value(x, dtype=None, to_shape=None) -> ir.Value:
@@ -80,7 +114,7 @@ def value(x, dtype=None, to_shape=None) -> ir.Value:
         raise UnsupportedError(f"a value of dtype {np.dtype(dtype)}: solvent compiles arrays of numbers")
     if is_traced(x):
         v = x.value
-    elif isinstance(x, (list, tuple)) and _contains_traced(x):
+    elif isinstance(x, (list, tuple)) and holds_traced(x):
         v = stack_values(x)  # lists of traced values (np.array([...]))
     elif is_python_scalar(x) and dtype is not None:
         v = constant(np.array(x, dtype=dtype))  # NumPy 2: OverflowError when out of the dtype's range

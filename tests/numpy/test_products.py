@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import solvent
-from numpy_samples import check, check_or_raises, sample
+from numpy_samples import EVERY_DTYPE, check, check_or_raises, sample
 
 MATMUL_SHAPES = [
     ((3,), (3,)), ((3,), (3, 4)), ((2, 3), (3,)), ((2, 3), (3, 4)), ((5, 2, 3), (3, 4)), ((2, 3), (5, 3, 4)),
@@ -300,3 +300,10 @@ def test_linalg_spellings():
                                 lambda a: np.linalg.vecdot(a, a[:2])])
 def test_linalg_spellings_errors(fn):
     check_or_raises(fn, np.ones((3, 2)))
+
+
+@pytest.mark.parametrize("dtype", EVERY_DTYPE, ids=str)
+def test_vector_gufuncs(dtype):
+    a, v = (sample(dtype, shape, -40, 40, seed=seed, halves=True) for shape, seed in (((2, 3, 4), 9), ((3, 4), 10)))
+    check_or_raises(lambda a, v: (np.vecdot(a, v), np.vecdot(v, a[0], axis=0), np.matvec(a, v[0]),
+                                  np.vecmat(v[:, 0], a), np.vecdot(a, v, dtype=np.complex128)), a, v)

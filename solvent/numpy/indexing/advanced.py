@@ -13,8 +13,7 @@ from jaxlib.mlir import ir
 from solvent.errors import UnsupportedError
 from solvent.numpy.indexing.basic import Index, parse, read, write
 from solvent.numpy.values import broadcast_value, full, is_traced, value, wrap
-from solvent.ops import elementwise as ew
-from solvent.ops import shape as ops
+from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import constant, iota
 from solvent.ops.gather import gather

@@ -14,8 +14,7 @@ from jaxlib.mlir import ir
 
 from solvent.numpy.indexing import affine
 from solvent.numpy.values import full, is_traced, value
-from solvent.ops import elementwise as ew
-from solvent.ops import shape as ops
+from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 
 

@@ -12,34 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.errors import UnsupportedError
-from solvent.numpy import ufuncs
-from solvent.numpy.indexing.advanced import (
-    STATIC_SHAPES,
-    is_advanced,
-    parse_fancy,
-    read_fancy,
-    write_fancy,
-)
+from solvent.numpy.elementwise import ufuncs
+from solvent.numpy.indexing.advanced import STATIC_SHAPES, is_advanced, parse_fancy, read_fancy, write_fancy
 from solvent.numpy.indexing.basic import parse, read, write
-from solvent.numpy.indexing.masks import (
-    broadcast_selected,
-    parse_masked,
-    read_selected,
-    write_selected,
-)
+from solvent.numpy.indexing.masks import broadcast_selected, parse_masked, read_selected, write_selected
 from solvent.numpy.registry import implements, refuses
 from solvent.numpy.shape import view
-from solvent.numpy.values import (
-    broadcast_value,
-    full,
-    is_traced,
-    normalize_axis,
-    value,
-    wrap,
-    write_out,
-)
-from solvent.ops import elementwise as ew
-from solvent.ops import shape as ops
+from solvent.numpy.values import broadcast_value, full, is_traced, normalize_axis, value, wrap, write_out
+from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import shape_of
 from solvent.ops.constant import constant
 from solvent.ops.gather import gather

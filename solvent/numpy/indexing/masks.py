@@ -17,8 +17,7 @@ from solvent.errors import UnsupportedError, is_library_file
 from solvent.numpy.indexing.advanced import STATIC_SHAPES, basic_part, expand, layout
 from solvent.numpy.indexing.basic import Index, read, write
 from solvent.numpy.values import broadcast_value, is_traced
-from solvent.ops import elementwise as ew
-from solvent.ops import shape as ops
+from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import shape_of
 
 # -- traced boolean masks: written through as a select -----------------------------------------

@@ -8,22 +8,10 @@ import numpy as np
 
 from solvent.core.aval import Aval
 from solvent.numpy.indexing import traced_bounds
-from solvent.numpy.indexing.advanced import (
-    is_advanced,
-    parse_fancy,
-    read_fancy,
-    write_fancy,
-)
+from solvent.numpy.indexing.advanced import is_advanced, parse_fancy, read_fancy, write_fancy
 from solvent.numpy.indexing.basic import Index, parse, read, write
-from solvent.numpy.indexing.masks import (
-    Selected,
-    broadcast_selected,
-    in_augmented_assignment,
-    parse_masked,
-    read_selected,
-    selected_shape,
-    write_selected,
-)
+from solvent.numpy.indexing.masks import (Selected, broadcast_selected, in_augmented_assignment, parse_masked,
+                                          read_selected, selected_shape, write_selected)
 from solvent.numpy.registry import implements
 from solvent.numpy.shape import view
 from solvent.numpy.values import assigned_value, is_traced, value, wrap

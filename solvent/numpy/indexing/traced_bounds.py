@@ -19,16 +19,8 @@ from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError, user_location
 from solvent.numpy.indexing import affine
-from solvent.numpy.values import (
-    assigned_value,
-    full,
-    is_traced,
-    normalize_axes,
-    value,
-    wrap,
-)
-from solvent.ops import elementwise as ew
-from solvent.ops import shape as ops
+from solvent.numpy.values import assigned_value, full, is_traced, normalize_axes, value, wrap
+from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import iota
 

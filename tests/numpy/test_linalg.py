@@ -13,7 +13,7 @@ from numpy.linalg import LinAlgError
 import solvent
 from differential import assert_same
 from numpy_samples import check, check_or_raises, sample, tolerance
-from solvent.numpy.linear_algebra import chain_order
+from solvent.numpy.matrices import chain_order
 
 LAPACK_DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
 

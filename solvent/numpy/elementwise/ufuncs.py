@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.errors import UnsupportedError
-from solvent.numpy import math as m
+from solvent.numpy.elementwise import bodies as m
 from solvent.numpy.indexing import affine
 from solvent.numpy.registry import implements
 from solvent.numpy.values import (broadcast_value, dtype_key, full, is_traced,

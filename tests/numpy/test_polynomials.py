@@ -1,0 +1,52 @@
+"""Polynomial functions against NumPy: polyval, polymul, polyder, polyint, vander, poly, polyfit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import solvent
+from numpy_samples import EVERY_DTYPE, check, check_or_raises, sample
+
+def _sample(dtype, shape=(3, 5), seed=3):
+    """Values in [-40, 40] with ties at .5 (rounding) for every dtype."""
+    return sample(dtype, shape, -40, 40, seed=seed, halves=True)
+
+
+
+@pytest.mark.parametrize("dtype", EVERY_DTYPE, ids=str)
+def test_polynomials(dtype):
+    p, x = _sample(dtype, (3,), seed=6), _sample(dtype, (2, 4), seed=7)
+    check_or_raises(lambda p, x: (np.polyval(p, x), np.polyval(p, 2), np.polyval([1, 2], x), np.polyadd(p, x[0]),
+                                  np.polysub(x[0, :2], p), np.polysub(p, 3), np.polyder(p), np.polyder(p, 4),
+                                  np.polyint(p), np.polyint(p, 2, k=[1, 2]), np.polyint(p, 3, k=2),
+                                  np.polymul(p, x[0, :2]), np.polymul(p, [0, 0, 1, 2])), p, x)
+
+
+def test_vander():
+    for dtype in (np.bool_, np.int8, np.uint64, np.float32, np.complex64):
+        x = _sample(dtype, (4,), seed=8)
+        check(lambda x: (np.vander(x), np.vander(x, 2, increasing=True), np.vander(x, 0), np.vander(x, 6)), x)
+    check_or_raises(lambda x: np.vander(x), np.ones((2, 2)))
+
+
+# -- vecdot, matvec, vecmat ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("deg", [0, 1, 3], ids=str)
+@pytest.mark.parametrize("columns", [None, 2], ids=["y1d", "y2d"])
+def test_polyfit(deg, columns):
+    x = np.linspace(-1, 1, 12)
+    y = sample(np.float64, (12,) if columns is None else (12, columns), seed=3) + 2 * x.reshape(12, *[1] * bool(columns))
+    w = np.abs(sample(np.float64, (12,), seed=4)) + 0.5
+    check(lambda x, y, w: (np.polyfit(x, y, deg), np.polyfit(x, y, deg, w=w), np.polyfit(x, y, deg, full=True),
+                           np.polyfit(x, y, deg, cov=True), np.polyfit(x, y, deg, cov="unscaled")), x, y, w,
+          scale=1e3)
+    check_or_raises(lambda x, y: np.polyfit(x, y, -1), x, y)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int8], ids=str)
+def test_poly_of_real_roots(dtype):
+    check(lambda r: (np.poly(r), np.poly(r[:1]), np.poly(r[:0])), sample(dtype, (4,), seed=5))
+    with pytest.raises(solvent.UnsupportedError, match="np.poly"):
+        solvent.jit(np.poly)(np.eye(2))

@@ -1,0 +1,88 @@
+"""Rounding and elementwise tests against NumPy: round, fix, nan_to_num, isclose, allclose, ..."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import solvent
+from numpy_samples import EVERY_DTYPE, check, check_or_raises, sample
+
+SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5, 1e300])
+
+
+def _sample(dtype, shape=(3, 5), seed=3):
+    """Values in [-40, 40] with ties at .5 (rounding) for every dtype."""
+    return sample(dtype, shape, -40, 40, seed=seed, halves=True)
+
+
+
+# -- rounding and elementwise tests -------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", EVERY_DTYPE, ids=str)
+def test_round(dtype):
+    """Half to even; negative decimals on integers go through float64 and wrap as NumPy's."""
+    x = _sample(dtype)
+    for decimals in (0, 1, 2, -1, -2):
+        check_or_raises(lambda x: (np.round(x, decimals), np.around(x[0], decimals=decimals)), x)
+
+
+def test_round_ties_extremes_and_out():
+    check(lambda x: (np.round(x, 2), np.round(x, -2), np.round(x[:2], 10)), np.array([1.5, 2.5, 0.125, 1.005, 1250.0]))
+    check(lambda x: np.round(x, -1), np.array([15, 25, -15, 127, -128], dtype=np.int8))
+    check(lambda x: np.round(x, -19), np.array([2 ** 62, -(2 ** 62), 5], dtype=np.int64))
+
+    def into(x, out):
+        np.round(x, 1, out=out)
+        return out
+    check(into, np.array([0.25, 0.35, -1.45]), np.zeros(3, np.float32))
+
+
+@pytest.mark.parametrize("dtype", EVERY_DTYPE, ids=str)
+def test_elementwise_functions(dtype):
+    x = _sample(dtype)
+    check_or_raises(lambda x: (np.fix(x), np.nan_to_num(x), np.sinc(x), np.angle(x), np.angle(x, deg=True),
+                               np.isreal(x), np.iscomplex(x), np.isrealobj(x), np.iscomplexobj(x)), x)
+    check_or_raises(lambda x: (np.isposinf(x), np.isneginf(x)), x)
+    check_or_raises(lambda x: np.i0(x / 8), x)
+
+
+def test_nan_to_num_special_values_and_in_place():
+    check(lambda x: (np.nan_to_num(x), np.nan_to_num(x, nan=5.0, posinf=1e10, neginf=-3),
+                     np.nan_to_num(x.astype(np.float32)), np.nan_to_num(x.astype(np.float16), posinf=1e300),
+                     np.nan_to_num(x + 1j * x[::-1]), np.nan_to_num(x[0])), SPECIAL)
+
+    def in_place(x):
+        y = np.nan_to_num(x, copy=False)
+        return y is x, x
+    check(in_place, SPECIAL.copy())
+
+
+def test_special_values_of_elementwise_functions():
+    check(lambda x, z: (np.sinc(x), np.isposinf(x), np.isneginf(x), np.i0(x), np.fix(x), np.angle(z), np.angle(x)),
+          SPECIAL, SPECIAL * (1 - 1j))
+
+
+def test_real_if_close_is_unsupported():
+    with pytest.raises(solvent.UnsupportedError, match="real_if_close"):
+        solvent.jit(lambda x: np.real_if_close(x))(np.ones(3, complex))
+
+
+@pytest.mark.parametrize("dtype", EVERY_DTYPE, ids=str)
+def test_tolerance_and_equality(dtype):
+    x = _sample(dtype)
+    y = x[::-1].copy()
+    check(lambda x, y: (np.isclose(x, y), np.isclose(x, 1.0), np.isclose(3, x), np.allclose(x, x),
+                        np.allclose(x, y, rtol=0.5, atol=2), np.array_equal(x, y), np.array_equal(x, x),
+                        np.array_equal(x, x[:1]), np.array_equiv(x, x[:1]), np.array_equiv(x, x[0]),
+                        np.array_equiv(x, x[:, :2])), x, y)
+
+
+def test_tolerance_with_nan_and_infinities():
+    y = SPECIAL[::-1].copy()
+    check(lambda x, y: (np.isclose(x, y), np.isclose(x, y, equal_nan=True), np.isclose(x, x, equal_nan=True),
+                        np.array_equal(x, x), np.array_equal(x, x, equal_nan=True), np.allclose(x, x, equal_nan=True),
+                        np.allclose(x, y)), SPECIAL, y)
+
+
+# -- differences and gradients --------------------------------------------------------------------
