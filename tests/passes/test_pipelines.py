@@ -82,6 +82,14 @@ def test_a_bitwise_not_compared_with_zero_keeps_its_values():
     check_like_numpy(lambda a: (~a > -1, ~a >= 0, ~a < 0, ~a <= -1, np.invert(a.astype(np.int32)) > -1), x)
 
 
+def test_widened_booleans_compare_as_integers():
+    # compare_ext (enzyme-ad 0.0.16) rewrote == of two widened booleans as their `and`.
+    a, b = np.array([False, False, True, True]), np.array([False, True, False, True])
+    check_like_numpy(lambda a, b: (a.astype(np.int64) == b.astype(np.int64), a.astype(np.int32) != b.astype(np.int32),
+                                   a.astype(np.int8) < b.astype(np.int8), np.array(False).astype(int) == np.sum(a[:1])),
+                     a, b)
+
+
 def test_optimize_true_and_false_are_all_and_none():
     assert passes.level_name(True) == "all" and passes.level_name(False) == "none"
     assert passes.pipeline("all").startswith("mark-func-memory-effects")
