@@ -25,7 +25,7 @@ from solvent.errors import EscapedValueError, SignatureError
 from solvent.ir.module import find_function, parse, to_text
 from solvent.runtime import executable as executables
 from solvent.tracing import Signature, trace
-from solvent.transforms import rewrite
+from solvent.transforms.source import rewrite
 
 
 @dataclasses.dataclass(frozen=True)

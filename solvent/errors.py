@@ -8,9 +8,9 @@ import sys
 
 import numpy
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _NUMPY_DIR = os.path.dirname(os.path.abspath(numpy.__file__))
-_SKIP_PREFIXES = (_PACKAGE_DIR + os.sep, _NUMPY_DIR + os.sep, contextlib.__file__)
+_SKIP_PREFIXES = (PACKAGE_DIR + os.sep, _NUMPY_DIR + os.sep, contextlib.__file__)
 
 
 def is_library_file(filename: str) -> bool:

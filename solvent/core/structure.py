@@ -51,7 +51,7 @@ def children(x) -> list[tuple[tuple[str, object], object]] | None:
 
 def _attributes(x) -> list[str] | None:
     refuse = getattr(type(x), "__solvent_refuse__", None)
-    if refuse is not None:  # a stand-in that must not be used (transforms.statements.Unbound)
+    if refuse is not None:  # a stand-in that must not be used (transforms.source.statements.Unbound)
         refuse(x)
     names = list(getattr(x, "__dict__", {}) or ())
     for klass in type(x).__mro__:

@@ -24,7 +24,8 @@ from solvent.core.traced import TracedArray, TracedScalar
 from solvent.errors import UnsupportedError
 from solvent.numpy.values import value, wrap
 from solvent.tracing import Built, build_function
-from solvent.transforms import equivalents, rewrite
+from solvent.transforms import equivalents
+from solvent.transforms.source import rewrite
 from solvent.transforms.outline import build_result
 
 _names = itertools.count()

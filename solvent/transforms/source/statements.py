@@ -2,7 +2,7 @@
 
 Each helper decides at trace time: with a static (Python) condition it runs
 the plain Python statement; with a traced one it builds the control-flow op.
-`solvent.transforms.rewrite` turns a function's source into calls to these.
+`solvent.transforms.source.rewrite` turns a function's source into calls to these.
 """
 
 from __future__ import annotations

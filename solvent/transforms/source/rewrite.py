@@ -1,7 +1,7 @@
 """Rewriting a function's source so its `if`/`while`/`for` work on traced values.
 
 The function's syntax tree is transformed so that statements and boolean
-expressions call `solvent.transforms.statements`, which runs plain Python when
+expressions call `solvent.transforms.source.statements`, which runs plain Python when
 a condition is static and builds `stablehlo.case`/`while` when it is traced.
 Variables a statement assigns are passed in and out of the nested functions
 that hold its branches or body; arrays mutated inside are found at trace time
@@ -24,12 +24,14 @@ import types
 import warnings
 import weakref
 
-from solvent.transforms import outline, statements
+from solvent.errors import PACKAGE_DIR
+from solvent.transforms import outline
+from solvent.transforms.source import statements
 
 HELPER = "__solvent_statements__"
 _LIBRARY_DIRS = tuple({os.path.realpath(p) + os.sep for p in (
     sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"],
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))))})
+    PACKAGE_DIR)})
 
 
 def _helper(name: str, *args, **keywords) -> ast.Call:
