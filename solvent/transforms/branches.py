@@ -108,6 +108,10 @@ class Case:
         self.eraser.op = op
         return op
 
+    def discard(self) -> None:
+        """Drop the op unused: nothing it would write is written, no result bound."""
+        self.op.erase()
+
     def finish(self):
         results = list(self.op.results)
         for array, new in zip(self.implicit, results[len(results) - len(self.implicit):]):

@@ -23,7 +23,7 @@ from solvent.transforms.branches import Case
 from solvent.transforms.loops import loop
 from solvent.transforms.regions import leaves_of, probe, rebuild
 
-__all__ = ["cond", "fori_loop", "index_scalar", "leaf_count", "loop", "probe", "scan",
+__all__ = ["traced_case", "cond", "fori_loop", "index_scalar", "leaf_count", "loop", "probe", "scan",
            "switch", "while_loop"]
 
 
@@ -118,10 +118,18 @@ def switch(index, branches, *operands):
     branches = list(branches)
     if not is_traced(index):
         return branches[int(np.clip(int(index), 0, len(branches) - 1))](*operands)
+    case = traced_case(index, branches, operands)
+    with trace.current().emitting():
+        return case.finish()
+
+
+def traced_case(index, branches, operands) -> Case:
+    """The `stablehlo.case` of a traced `index` with every branch traced, not yet finished: its
+    `finish()` binds the results and writes the arrays the branches wrote; `discard()` drops it."""
     session = trace.current()
     with session.emitting():
         i = ew.convert(value(index), np.int32)
         if shape_of(i) != ():
             raise ControlFlowError(f"a branch index must be a scalar, got shape {shape_of(i)}")
         i = ew.clamp(value(np.int32(0)), i, value(np.int32(len(branches) - 1)))  # case picks the last
-        return Case(session, i, branches, operands).finish()
+        return Case(session, i, list(branches), operands)

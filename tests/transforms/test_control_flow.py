@@ -207,3 +207,29 @@ def test_scan_with_length_and_no_xs():
     out = solvent.jit(lambda x: solvent.scan(lambda c, _: (c * 2, c), x, length=4))(np.ones(2))
     assert_same(out[0], np.full(2, 16.0))
     assert_same(out[1], np.array([[1.0, 1.0], [2.0, 2.0], [4.0, 4.0], [8.0, 8.0]]))
+
+
+def doubles_with_a_name_bound_in_each_branch(a):
+    if np.sum(a) > 0:
+        first = a
+        a += a
+    else:
+        second = a  # noqa: F841  (bound on one path only: traced once more without it)
+    return a
+
+
+def bumps_with_a_name_bound_in_one_branch(a):
+    if np.sum(a) > 0:
+        first = a  # noqa: F841
+        a += 1
+    return a
+
+
+@pytest.mark.parametrize("fn", [doubles_with_a_name_bound_in_each_branch, bumps_with_a_name_bound_in_one_branch])
+@pytest.mark.parametrize("host", [np.array(0.5), np.array([0.5, 1.0]), np.array([-0.5, -1.0])], ids=str)
+def test_a_branch_traced_again_writes_its_arrays_once(fn, host):
+    # found by make fuzz: the retrace that drops names bound on one path ran the first trace's
+    # writes as well, so `a += a` doubled twice
+    expected, actual = host.copy(), host.copy()
+    assert_same(solvent.jit(fn)(actual), fn(expected))
+    assert_same(actual, expected)

@@ -85,7 +85,8 @@ def if_stmt(test, true_fn, false_fn, values, names, where=None):
     """`if test: ... else: ...` assigning `names`; returns their values afterwards.
 
     A name left unbound on one path (first bound, or deleted, in one branch) is `Unbound` after
-    a traced `if`; finding one means tracing the branches once more without it.
+    a traced `if`; finding one means tracing the branches once more without it, the first case
+    dropped unfinished (so the writes its branches made are not made twice).
     """
     if not is_traced(test):
         return true_fn(*values) if test else false_fn(*values)
@@ -101,12 +102,17 @@ def if_stmt(test, true_fn, false_fn, values, names, where=None):
             return run
 
         try:
-            result = control_flow.cond(test, branch(true_fn), branch(false_fn))
+            case = control_flow.traced_case(np.logical_not(test), [branch(true_fn), branch(false_fn)], ())
         except control_flow.ControlFlowError:
             if seen <= dropped:
                 raise
+            case = None
         if seen <= dropped:
+            with trace.current().emitting():
+                result = case.finish()
             return tuple(Unbound(names[k], where) if k in dropped else v for k, v in enumerate(result))
+        if case is not None:
+            case.discard()
         dropped |= seen
 
 
