@@ -215,12 +215,12 @@ class Stats:
     invalid: int = 0            # NumPy itself raises on the first input
     refused: Counter = field(default_factory=Counter)  # solvent errors, by first line
     cases: int = 0              # compared input sets
-    unstable: int = 0           # skipped: floats past LARGE, a tie one rounding decides, a NaN cast to an integer
+    unstable: int = 0           # skipped: floats past LARGE or subnormal, a tie one rounding decides, a C cast
 
     def __str__(self) -> str:
         top = "; ".join(f"{n}x {m}" for m, n in self.refused.most_common(5))
         return (f"{self.cases} cases compared in {self.programs} programs ({self.invalid} invalid in NumPy, "
-                f"{self.unstable} cases unstable (overflow, ties, C casts), {sum(self.refused.values())} refused by solvent"
+                f"{self.unstable} cases unstable (overflow, subnormals, ties, C casts), {sum(self.refused.values())} refused by solvent"
                 f"{': ' + top if top else ''})")
 
 
@@ -235,7 +235,9 @@ _files = itertools.count()
 #: Floats past this, anywhere along the way, make a case unstable: where such values meet in a
 #: float sum or a difference, the order of summation (XLA's is not NumPy's) decides the result.
 LARGE = 1e12
-_LARGEST = [0.0]  # the largest finite float a name held in the latest NumPy run
+#: What the names held in the latest NumPy run: the largest finite float, and whether any float
+#: was subnormal (XLA's CPU code flushes those to zero, as README says; such cases are excluded).
+_SEEN = {"largest": 0.0, "subnormal": False}
 
 
 def _note(names: dict) -> None:
@@ -243,7 +245,8 @@ def _note(names: dict) -> None:
         v = np.asarray(v) if isinstance(v, (np.ndarray, np.generic)) else None
         if v is not None and v.dtype.kind == "f" and v.size:
             finite = np.abs(v[np.isfinite(v)])
-            _LARGEST[0] = max(_LARGEST[0], float(finite.max(initial=0.0)))
+            _SEEN["largest"] = max(_SEEN["largest"], float(finite.max(initial=0.0)))
+            _SEEN["subnormal"] |= bool(((finite > 0) & (finite < np.finfo(v.dtype).tiny)).any())
 
 
 def _noting(source: str) -> str:
@@ -336,7 +339,7 @@ def check(program: Program, stats: Stats, cases: int = 40, seed: int = 0) -> Non
         args = inputs(program, rng)
         numpy_args, solvent_args = copy.deepcopy(args), copy.deepcopy(args)
         try:
-            _LARGEST[0] = 0.0
+            _SEEN.update(largest=0.0, subnormal=False)
             expected = _run_numpy(numpy_fn, numpy_args)
         except Undefined:
             stats.unstable += 1
@@ -348,8 +351,9 @@ def check(program: Program, stats: Stats, cases: int = 40, seed: int = 0) -> Non
             continue
         single = "float32" in program.dtypes or ".float32" in program.source  # then sums round at 1e-7
         rtol = 1e-4 if single else 1e-9
-        if _overflowing(expected) or _overflowing(numpy_args) or _LARGEST[0] > LARGE or \
-                any(_rounding_decides(f, args, expected, numpy_args, rtol) for f in rounded):
+        unstable = _overflowing(expected) or _overflowing(numpy_args) or _SEEN["largest"] > LARGE
+        if unstable or _SEEN["subnormal"] or any(_rounding_decides(f, args, expected, numpy_args, rtol)
+                                                 for f in rounded):
             stats.unstable += 1
             continue
         try:
