@@ -9,6 +9,7 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
+from differential import check_like_numpy
 from numpy_samples import (ALL_DTYPES, EVERY_DTYPE, FLOAT, INTEGER, elements, elements_with_specials, check,
                            check_or_raises, sample)
 
@@ -317,3 +318,14 @@ def test_nan_reductions_with_where():
     x = _with_nans(np.float64, seed=29)
     check(lambda x, m: (np.nanmean(x, axis=1, where=m), np.nanvar(x, axis=0, where=m), np.nanstd(x, where=m, ddof=1),
                         np.nanmax(x, axis=1, where=m, initial=-9), np.nanprod(x, where=m)), x, WHERE)
+
+
+def test_half_sums_round_as_numpy_does():
+    # NumPy keeps a float16 sum or product along the last axis in float and rounds once; along
+    # another axis it rounds every step (np.sin of booleans is float16)
+    flags = np.array([[True, True, True, False], [True, False, True, False], [True, True, False, False]])
+    halves = np.random.default_rng(0).random(1000).astype(np.float16)
+    check_like_numpy(lambda a, x: (np.sum(np.sin(a)), np.prod(np.sin(a) + np.float16(1), axis=0),
+                                   np.sin(a).sum(axis=1), np.mean(np.sin(a)), x.sum(),
+                                   x.reshape(10, 100).sum(axis=0), x.reshape(10, 100).sum(axis=1)),
+                     flags, halves, rtol=0, atol=0)

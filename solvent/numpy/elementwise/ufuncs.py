@@ -160,6 +160,10 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=n
     axes = normalize_axes(axis, x.ndim)
     out_dtype = np.asarray(ufunc.reduce(probe_array(x), axis=axis, dtype=dtype)).dtype
     loop = ufunc.resolve_dtypes((out_dtype, out_dtype, None))[0]
+    if loop == np.float16 and ufunc in (np.add, np.multiply) and x.ndim - 1 in axes:
+        # NumPy reduces along the last axis in one inner loop, which keeps a half sum or product
+        # in float and rounds once; over other axes it rounds every step, as the half body does
+        loop = np.dtype(np.float32)
     if initial is np._NoValue and ufunc.identity is None and any(x.shape[a] == 0 for a in axes):
         raise ValueError(f"zero-size array to reduction operation {ufunc.__name__} which has no identity")
     body = TABLE[ufunc]
