@@ -387,7 +387,7 @@ def _overflowing(values) -> bool:
     such values meet in a float sum, summation order decides the result."""
     for v in values:
         v = np.asarray(v)
-        if v.dtype.kind == "f" and v.size and not (np.abs(v[~np.isnan(v)]) < LARGE).all():
+        if v.dtype.kind == "f" and v.size and not (np.abs(v[~np.isnan(v)].astype(np.float64)) < LARGE).all():
             return True
         if v.dtype.kind in "iu" and v.size and np.abs(v.astype(np.float64)).max() > 2.0 ** 53:
             return True
