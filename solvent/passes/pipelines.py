@@ -54,8 +54,10 @@ def _lowering_enzyme(stages: list[str]) -> list[str]:
             for i, stage in enumerate(stages)]
 
 
-#: Enzyme-HLO patterns valid only without NaN (used under no_nan=True).
-NAN_UNSAFE = ["not_compare", "common_compare_expression_rewrite"]
+#: Enzyme-HLO patterns valid only without NaN or infinities (used under no_nan=True): negated
+#: comparisons, and products or quotients of a zero-padded array taken as zero where it is
+#: padded (0 * inf and 0 / 0 are NaN).
+NAN_UNSAFE = ["not_compare", "common_compare_expression_rewrite", "mul_zero_pad", "div_zero_pad"]
 
 
 #: A scatter of several arrays at once (`ufunc.at` computing in a wider loop dtype):

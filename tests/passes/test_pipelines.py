@@ -51,6 +51,19 @@ def test_negated_comparison_keeps_nan_semantics():
                                    (x < y) | (x >= y)), x, y)
 
 
+def test_zero_padded_products_keep_nan_semantics():
+    # mul_zero_pad and div_zero_pad take a product or quotient of a zero-padded array (what
+    # `a[0] = 0` becomes) as zero where it is padded: 0 * inf and 0 / 0 are NaN (found by make fuzz)
+    x, y = np.array([0.8, np.inf, -2.7, -2.9]), np.array([np.inf, 2.0, np.nan, 0.0])
+
+    def padded(a, b):
+        a[0] = 0
+        return a * b, b * a, a / a, a / b
+
+    with np.errstate(all="ignore"):
+        check_like_numpy(padded, x, y)
+
+
 def test_patterns_that_emit_invalid_ir_are_excluded():
     # concat_broadcast_slice (enzyme-ad 0.0.16) miscompiles this to a 3x2 result.
     x = np.arange(6.0).reshape(3, 2)
