@@ -293,13 +293,13 @@ def value_and_grad(fn, argnums=0, has_aux=False, *, checkpoint=None):
 
 @functools.wraps(autodiff.grad)
 def grad(fn, argnums=0, has_aux=False, *, checkpoint=None):
-    both = value_and_grad(fn, argnums, has_aux, checkpoint=checkpoint)
+    argnums = _argnums(argnums)
 
-    @functools.wraps(fn)
-    def run(*args, **kwargs):
-        value_, gradient = both(*args, **kwargs)
-        return (gradient, value_[1]) if has_aux else gradient
-    return run
+    def after(result, args):
+        gradient = _as_floats(result[0] if has_aux else result, args, argnums)
+        return (gradient, result[1]) if has_aux else gradient
+    return _transformed(autodiff.grad, fn, dict(argnums=argnums, has_aux=has_aux, checkpoint=checkpoint),
+                        numbers=lambda count: autodiff.argument_numbers(argnums, count), after=after)
 
 
 def _jacobian(transform):
@@ -371,4 +371,5 @@ def scan(f, init, xs=None, length=None):
                 (init, xs, length))
 
 
-runtime_array.EAGER.update(ufunc=ufunc, function=function, getitem=getitem, setitem=setitem, method=method)
+_HOOKS = runtime_array.EAGER
+_HOOKS.ufunc, _HOOKS.function, _HOOKS.getitem, _HOOKS.setitem, _HOOKS.method = ufunc, function, getitem, setitem, method

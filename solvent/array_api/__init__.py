@@ -23,4 +23,4 @@ def _namespace(api_version=None):
     return sys.modules[__name__]
 
 
-dispatch.HOOKS["array_namespace"] = _namespace
+dispatch.HOOKS.array_namespace = _namespace

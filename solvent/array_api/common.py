@@ -36,7 +36,7 @@ def program(func):
     def call(*args, **kwargs):
         if trace.is_tracing():
             return func(*args, **kwargs)
-        return runtime_array.EAGER["function"](func, args, kwargs)  # solvent/eager.py, installed by api
+        return runtime_array.EAGER.function(func, args, kwargs)  # solvent/eager.py, installed by api
     return call
 
 

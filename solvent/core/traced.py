@@ -146,7 +146,7 @@ class TracedArray:
 
     def __array_namespace__(self, *, api_version=None):
         """The Array API namespace of a traced array: `solvent.numpy`, as outside `jit`."""
-        return dispatch.HOOKS["array_namespace"](api_version)
+        return dispatch.HOOKS.array_namespace(api_version)
 
     def to_device(self, device, /, *, stream=None):
         return self  # one program runs on one device
@@ -166,16 +166,16 @@ class TracedArray:
     # -- NumPy protocols -----------------------------------------------------
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        return dispatch.HOOKS["ufunc"](ufunc, method, inputs, kwargs)
+        return dispatch.HOOKS.array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        return dispatch.HOOKS["function"](func, args, kwargs)
+        return dispatch.HOOKS.array_function(func, args, kwargs)
 
     def __getitem__(self, key):
-        return dispatch.HOOKS["getitem"](self, key)
+        return dispatch.HOOKS.getitem(self, key)
 
     def __setitem__(self, key, value):
-        dispatch.HOOKS["setitem"](self, key, value)
+        dispatch.HOOKS.setitem(self, key, value)
 
     def __array__(self, dtype=None, copy=None):
         raise _conversion_error(self, "np.asarray()")
@@ -203,7 +203,7 @@ class TracedArray:
 
     # Every ndarray method is the NumPy function of the same name (np.sum(a) == a.sum()).
     def __getattr__(self, name):
-        method = dispatch.HOOKS.get("array_method")
+        method = dispatch.HOOKS.array_method
         if method is None or name.startswith("__"):
             raise AttributeError(name)
         return method(self, name)

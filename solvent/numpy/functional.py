@@ -16,7 +16,7 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     arr_shape = shape(arr)
     axis = normalize_axis(axis, len(arr_shape))
     rows = np.reshape(np.moveaxis(arr, axis, -1), (-1, arr_shape[axis]))
-    mapped = dispatch.HOOKS["vmap"](lambda row: func1d(row, *args, **kwargs))(rows)
+    mapped = dispatch.HOOKS.vmap(lambda row: func1d(row, *args, **kwargs))(rows)
     outer = arr_shape[:axis] + arr_shape[axis + 1:]
     result = np.reshape(mapped, outer + shape(mapped)[1:])
     # NumPy puts the dimensions of func1d's result where `axis` was.

@@ -9,7 +9,7 @@ import numpy as np
 
 from solvent.core.traced import TracedScalar
 from solvent.errors import TracerConversionError, UnsupportedError
-from solvent.numpy.registry import implements, refuses
+from solvent.numpy.registry import implements, method, refuses_method
 from solvent.numpy.shape import view
 from solvent.numpy.values import full, is_python_scalar, is_traced, result_type, shape, value, wrap
 from solvent.ops import elementwise as ew
@@ -28,7 +28,7 @@ SAME_AS_FUNCTION = {
 
 
 def _method(name, function):
-    implements(("method", name))(lambda self, *args, **kwargs: function(self, *args, **kwargs))
+    method(name)(lambda self, *args, **kwargs: function(self, *args, **kwargs))
 
 
 for _name, _function in SAME_AS_FUNCTION.items():
@@ -39,17 +39,17 @@ def _shape_args(args):
     return args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
 
 
-@implements(("method", "reshape"))
+@method("reshape")
 def reshape(self, *shape, order="C", copy=None):
     return np.reshape(self, _shape_args(shape), order=order)
 
 
-@implements(("method", "transpose"))
+@method("transpose")
 def transpose(self, *axes):
     return np.transpose(self, _shape_args(axes) if axes else None)
 
 
-@implements(("method", "astype"))
+@method("astype")
 def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     dtype = np.dtype(dtype)
     if not np.can_cast(self.dtype, dtype, casting):
@@ -59,17 +59,17 @@ def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     return wrap(ew.convert(self.value, dtype), scalar=isinstance(self, TracedScalar))  # a scalar's is a scalar
 
 
-@implements(("method", "copy"))
+@method("copy")
 def copy(self, order="C"):
     return wrap(self.value, scalar=isinstance(self, TracedScalar))
 
 
-@implements(("method", "flatten"))
+@method("flatten")
 def flatten(self, order="C"):
     return wrap(value(np.ravel(self)), scalar=False)
 
 
-@implements(("method", "fill"))
+@method("fill")
 def fill(self, fill_value):
     self.assign(value(fill_value, self.dtype, self.shape))
 
@@ -116,32 +116,32 @@ def _part_view(array, part: str):
     return view(array, shape(array), lambda v: ew.unary(part, v), write, part_dtype)
 
 
-@refuses(("method", "nonzero"))
+@refuses_method("nonzero")
 def nonzero(self):
     raise UnsupportedError("ndarray.nonzero has a data-dependent shape; use np.where(cond, x, y)")
 
 
-@implements(("method", "compress"))
+@method("compress")
 def compress(self, condition, axis=None, out=None):
     """`a.compress(condition)`: `np.compress(condition, a)` (the array is its second argument)."""
     return np.compress(condition, self, axis=axis, out=out)
 
 
-@implements(("method", "sort"))
+@method("sort")
 def sort(self, axis=-1, kind=None, order=None, *, stable=None):
     """`a.sort()`: sorts `a` in place (and an argument is sorted for the caller, as in NumPy)."""
     axis = operator.index(axis)  # unlike np.sort, no axis=None: the array keeps its shape
     self.assign(value(np.sort(self, axis=axis, kind=kind, order=order, stable=stable)))
 
 
-@implements(("method", "partition"))
+@method("partition")
 def partition(self, kth, axis=-1, kind="introselect", order=None):
     """`a.partition(kth)`: partitions `a` in place."""
     axis = operator.index(axis)
     self.assign(value(np.partition(self, kth, axis=axis, kind=kind, order=order)))
 
 
-@implements(("method", "resize"))
+@method("resize")
 def resize(self, *new_shape, refcheck=True):
     """`a.resize(shape)` changes `a`'s own shape, which a traced array cannot: only a no-op resize works."""
     if tuple(int(n) for n in _shape_args(new_shape)) != self.shape:
@@ -149,7 +149,7 @@ def resize(self, *new_shape, refcheck=True):
                                "keeps its shape; use np.resize(a, shape) or a.reshape(shape) for a new array")
 
 
-@implements(("method", "view"))
+@method("view")
 def array_view(self, dtype=None, type=None):
     """`a.view()`: a view sharing `a`'s data; reinterpreting the bytes as another dtype is unsupported."""
     if isinstance(dtype, builtins.type) and issubclass(dtype, np.ndarray):
@@ -165,7 +165,7 @@ def _host_only(name):
         raise TracerConversionError(
             f"ndarray.{name} of a traced value ({self.aval}): its values are only known when the compiled "
             f"program runs. Return the array from the solvent.jit function and call .{name}() on the result.")
-    refuses(("method", name))(fail)
+    refuses_method(name)(fail)
 
 
 for _name in ("tobytes", "tofile"):

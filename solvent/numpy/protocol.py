@@ -11,6 +11,7 @@ import numpy as np
 
 from solvent.core import dispatch, trace
 from solvent.errors import UnsupportedError, user_location
+from solvent.numpy.indexing import subscripts
 from solvent.numpy.registry import qualified_name
 
 
@@ -41,19 +42,19 @@ def array_ufunc(ufunc, method, inputs, kwargs):
 
 def getitem(array, key):
     with _emitting():
-        return dispatch.FUNCTIONS["getitem"](array, key)
+        return subscripts.getitem(array, key)
 
 
 def setitem(array, key, value):
     with _emitting():
-        dispatch.FUNCTIONS["setitem"](array, key, value)
+        subscripts.setitem(array, key, value)
 
 
 _AN_NDARRAY = np.empty(0)  # an instance: NumPy 2 keeps removed methods (ptp, itemset) on the class only
 
 
 def array_method(array, name):
-    impl = dispatch.FUNCTIONS.get(("method", name))
+    impl = dispatch.METHODS.get(name)
     if impl is None:
         if hasattr(_AN_NDARRAY, name):
             raise UnsupportedError(f"ndarray.{name} is not supported by solvent.jit")
@@ -65,5 +66,5 @@ def array_method(array, name):
     return bound
 
 
-dispatch.HOOKS.update(function=array_function, ufunc=array_ufunc, getitem=getitem,
-                      setitem=setitem, array_method=array_method)
+dispatch.HOOKS.array_function, dispatch.HOOKS.array_ufunc = array_function, array_ufunc
+dispatch.HOOKS.getitem, dispatch.HOOKS.setitem, dispatch.HOOKS.array_method = getitem, setitem, array_method

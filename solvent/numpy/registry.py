@@ -9,7 +9,7 @@ import numpy as np
 
 from solvent.core import dispatch
 
-#: NumPy functions registered only to say why they cannot compile (`refuses`).
+#: NumPy functions and ndarray method names registered only to say why they cannot compile.
 REFUSED = set()
 
 #: The NumPy namespaces whose functions the coverage table lists, by their short prefix.
@@ -24,12 +24,31 @@ def implements(*numpy_functions):
         @implements(np.sum)
         def sum(a, axis=None, dtype=None, out=None, keepdims=False, ...): ...
     """
+    return _registering(dispatch.FUNCTIONS, numpy_functions, qualified_name)
+
+
+def _registering(table: dict, keys, name):
+    """A decorator putting its function in `table` under each of `keys`, each only once."""
     def register(impl):
-        for fn in numpy_functions:
-            if fn in dispatch.FUNCTIONS:
-                raise ValueError(f"{qualified_name(fn)} is registered twice")
-            dispatch.FUNCTIONS[fn] = impl
+        for key in keys:
+            if key in table:
+                raise ValueError(f"{name(key)} is registered twice")
+            table[key] = impl
         return impl
+    return register
+
+
+def method(*names):
+    """Register the decorated function as the traced implementation of the ndarray methods `names`
+    (called with the array first)."""
+    return _registering(dispatch.METHODS, names, lambda name: f"ndarray.{name}")
+
+
+def refuses_method(*names):
+    """`refuses` for ndarray methods."""
+    def register(impl):
+        REFUSED.update(names)
+        return method(*names)(impl)
     return register
 
 
@@ -59,7 +78,7 @@ def qualified_name(fn) -> str:
 
 def supported() -> list[str]:
     """Sorted public names of every NumPy function and ufunc solvent can compile (aliases included)."""
-    registered = [fn for fn in dispatch.FUNCTIONS if not isinstance(fn, (str, tuple)) and compiled(fn)]
+    registered = [fn for fn in dispatch.FUNCTIONS if compiled(fn)]
     public = {name for name, fn in public_functions() if compiled(fn)}
     named = {fn for name, fn in public_functions()}
     return sorted(public | {qualified_name(fn) for fn in registered if not _hashable_in(fn, named)})
@@ -67,8 +86,7 @@ def supported() -> list[str]:
 
 def supported_methods() -> list[str]:
     """Sorted names of the ndarray methods solvent compiles on traced arrays."""
-    return sorted(key[1] for key in dispatch.FUNCTIONS if isinstance(key, tuple) and key[0] == "method"
-                  and compiled(key))
+    return sorted(name for name in dispatch.METHODS if name not in REFUSED)
 
 
 def public_functions() -> list[tuple[str, object]]:

@@ -5,7 +5,7 @@ traced array refuses. Solvent wraps the method: when an argument holds traced
 values, the arguments are broadcast (NumPy's rules, `signature=` core
 dimensions included), the loop dimensions flattened into one, and the function
 mapped over it by the batching transform, which `solvent.transforms.batching`
-puts in `dispatch.HOOKS["vmap"]` (it lives above this layer). Calls without
+puts in `dispatch.HOOKS.vmap` (it lives above this layer). Calls without
 traced arguments run NumPy's own method, unchanged.
 """
 
@@ -72,7 +72,7 @@ def vectorized(self, args, kwargs):
     flat = [np.reshape(np.broadcast_to(v, loop + v.shape[v.ndim - len(c):]), (count,) + v.shape[v.ndim - len(c):])
             for v, c in zip(values, cores)]
 
-    vmap = dispatch.HOOKS.get("vmap")
+    vmap = dispatch.HOOKS.vmap
     if vmap is None:
         raise UnsupportedError("np.vectorize in traced code needs solvent's batching (import solvent)")
     call_args = list(args)

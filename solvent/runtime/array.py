@@ -8,7 +8,9 @@ that `solvent.api` installs).
 
 from __future__ import annotations
 
+import dataclasses
 import threading
+from collections.abc import Callable
 
 import numpy as np
 
@@ -18,8 +20,18 @@ from solvent.core.structure import ARRAY_TYPES, KEYED_TYPES
 from solvent.runtime import devices
 from solvent.runtime.sharding import canonical, host_value, spans_devices
 
-#: Set by solvent.api: eager(kind, callable, args, kwargs) runs NumPy on Arrays outside jit.
-EAGER = {}
+@dataclasses.dataclass
+class Eager:
+    """NumPy on Arrays outside jit, set by solvent.eager (which sits above this layer)."""
+
+    ufunc: Callable | None = None     # (ufunc, method, inputs, kwargs)
+    function: Callable | None = None  # (func, args, kwargs)
+    getitem: Callable | None = None   # (array, key)
+    setitem: Callable | None = None   # (array, key, value)
+    method: Callable | None = None    # (array, name) -> bound method
+
+
+EAGER = Eager()
 
 #: Held while a call reads Arrays' buffers, runs (donating some) and swaps in the new ones, so a
 #: thread never hands XLA a buffer another thread's call has just donated.
@@ -92,20 +104,20 @@ class Array:
         return self
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        return EAGER["ufunc"](ufunc, method, inputs, kwargs)
+        return EAGER.ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        return EAGER["function"](func, args, kwargs)
+        return EAGER.function(func, args, kwargs)
 
     def __getitem__(self, key):
-        return EAGER["getitem"](self, key)
+        return EAGER.getitem(self, key)
 
     def __setitem__(self, key, value):
-        EAGER["setitem"](self, key, value)
+        EAGER.setitem(self, key, value)
 
     def __array_namespace__(self, *, api_version=None):
         """The Array API namespace of this array: `solvent.array_api`."""
-        return dispatch.HOOKS["array_namespace"](api_version)
+        return dispatch.HOOKS.array_namespace(api_version)
 
     def to_device(self, device, /, *, stream=None) -> "Array":
         """This array on `device` (itself when it is there already; Array API)."""
@@ -137,7 +149,7 @@ class Array:
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        return EAGER["method"](self, name)
+        return EAGER.method(self, name)
 
 
 class Scalar(Array):

@@ -168,4 +168,4 @@ def _out_axes(spec, out_axes) -> dict:
     return placed
 
 
-dispatch.HOOKS["vmap"] = vmap  # np.vectorize on traced values (solvent.numpy.vectorize) maps through it
+dispatch.HOOKS.vmap = vmap  # np.vectorize on traced values (solvent.numpy.vectorize) maps through it

@@ -12,7 +12,6 @@ from solvent.numpy.indexing.advanced import is_advanced, parse_fancy, read_fancy
 from solvent.numpy.indexing.basic import Index, parse, read, write
 from solvent.numpy.indexing.masks import (Selected, broadcast_selected, in_augmented_assignment, parse_masked,
                                           read_selected, selected_shape, write_selected)
-from solvent.numpy.registry import implements
 from solvent.numpy.shape import view
 from solvent.numpy.values import assigned_value, is_traced, value, wrap
 
@@ -28,7 +27,6 @@ def _flag_as_mask(array, key):
     return getitem(array, None), np.reshape(key, (1,))
 
 
-@implements("getitem")
 def getitem(array, key):
     if _is_traced_flag(key):
         return getitem(*_flag_as_mask(array, key))
@@ -62,7 +60,6 @@ def _is_element(key, index: Index) -> bool:
     return integers_only and not any(k is Ellipsis for k in keys)
 
 
-@implements("setitem")
 def setitem(array, key, new):
     if _is_traced_flag(key):
         return setitem(*_flag_as_mask(array, key), new)
