@@ -10,6 +10,8 @@ BINARY = {
     "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
     "lshift": np.left_shift, "rshift": np.right_shift,
 }
+SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",
+           "matmul": "@", "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>"}
 COMPARISONS = {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
                "eq": np.equal, "ne": np.not_equal}
 UNARY = {"neg": np.negative, "pos": np.positive, "abs": np.absolute, "invert": np.invert}

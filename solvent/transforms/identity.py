@@ -19,8 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 from jaxlib.mlir import ir
 
+from solvent.core import operators, trace
 from solvent.core.traced import DEAD, REGIONS, TracedArray, TracedScalar, escaped
-from solvent.numpy.values import value
+from solvent.errors import ControlFlowError
+from solvent.numpy.values import value, wrap
 from solvent.ops import elementwise as ew
 from solvent.ops.constant import constant
 
@@ -73,6 +75,32 @@ class Either(TracedArray):
 
     def __repr__(self) -> str:
         return f"Either({self.aval}, one of {len(self.choices)} arrays or its own)"
+
+
+def _inplace(ufunc, name: str):
+    """`x op= y` on an `Either` whose own value is a NumPy scalar (a loop that made `x` a scalar,
+    or left it the 0-d argument): NumPy writes the array in place and rebinds the scalar, so
+    the arrays it may be change and the name gets a new Either whose own value is the result."""
+    inplace = getattr(TracedArray, f"__i{name}__")
+
+    def method(self, other):
+        if not isinstance(self.own, TracedScalar):
+            return inplace(self, other)
+        new = ufunc(self, other)
+        if new.dtype != self.dtype:
+            raise ControlFlowError(
+                f"`x {operators.SYMBOLS[name]}= ...` changes a name from {self.dtype} to {new.dtype} where it is a NumPy scalar "
+                "(after the loop or branch that made it one) and not where it is the array it was before; "
+                "give it its final dtype before the loop (x = x.astype(...))")
+        with trace.current().emitting():
+            for k, choice in enumerate(self.choices):
+                choice.assign(ew.select(self.chooses(k), new.value, choice.value))
+            return Either(self.which, self.choices, wrap(new.value, scalar=True))
+    return method
+
+
+for _name, _ufunc in operators.BINARY.items():
+    setattr(Either, f"__i{_name}__", _inplace(_ufunc, _name))
 
 
 def roots(x: TracedArray) -> list[TracedArray]:

@@ -234,3 +234,39 @@ def test_in_place_loop_carries_nothing_twice():
     assert text.count("stablehlo.while") == 1
     header = next(line for line in text.splitlines() if "stablehlo.while(" in line)
     assert header.count("tensor<3xf64>") == 1
+
+
+def doubled_after_a_loop_that_may_make_it_a_scalar(a0, a1):
+    k = 0
+    while np.sum(a0) > 0 and k < 2:
+        a1 = a0 + a0  # of 0-d arrays: a NumPy scalar, which `+=` rebinds
+        k += 1
+    a0 = a1
+    a1 += a0
+    return a0, a1
+
+
+@pytest.mark.parametrize("start", [0.82, -0.5], ids=["loop runs", "loop does not run"])
+def test_in_place_on_a_name_that_is_a_scalar_on_one_path(start):
+    # found by make fuzz: after the loop `a1` is a NumPy scalar or the 0-d argument; `a1 += a0`
+    # rebinds the scalar (a0 keeps the old value) and writes the argument in place
+    numpy_args, solvent_args = (np.array(start), np.array(-1.38)), (np.array(start), np.array(-1.38))
+    expected = doubled_after_a_loop_that_may_make_it_a_scalar(*numpy_args)
+    actual = solvent.jit(doubled_after_a_loop_that_may_make_it_a_scalar)(*solvent_args)
+    for got, want in zip(actual, expected):
+        assert_same(got, want)
+        assert (got is solvent_args[1]) == (want is numpy_args[1])
+    assert_same(solvent_args[1], numpy_args[1])
+
+
+def test_in_place_that_changes_a_scalar_dtype_on_one_path_is_refused():
+    def widened(a0, a1):
+        k = 0
+        while np.sum(a0) > 0 and k < 2:
+            a1 = a0 + a0
+            k += 1
+        a1 += 0.5  # float64 where a1 is the scalar, a TypeError where it is the int64 argument
+        return a1
+
+    with pytest.raises(solvent.ControlFlowError, match="NumPy scalar"):
+        solvent.jit(widened)(np.array(1), np.array(2))
