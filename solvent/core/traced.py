@@ -63,6 +63,7 @@ class TracedArray:
 
     __array_priority__ = 1000  # win NumPy's operator dispatch against ndarray
     affine = None  # for an integer known to be scale * i + offset of a rolled loop's index (numpy.indexing.affine)
+    weak = False   # a rolled loop's index, a Python int in NumPy's loop: promotes as one (NEP 50)
 
     def __init__(self, value: ir.Value, aval: Aval):
         self._value = value

@@ -233,3 +233,19 @@ def test_a_branch_traced_again_writes_its_arrays_once(fn, host):
     expected, actual = host.copy(), host.copy()
     assert_same(solvent.jit(fn)(actual), fn(expected))
     assert_same(actual, expected)
+
+
+def promotes_with_the_loop_index(x, n):
+    total = np.zeros_like(x)
+    for i in range(20):  # rolled: the index is traced, and a Python int in NumPy's loop
+        total = total + (x + i) * 0.5 - (i + 1)
+        n = n + i * 2
+    return total, n
+
+
+def test_a_rolled_loop_index_promotes_as_a_python_int():
+    # found by make fuzz: a float32 array plus the traced index was float64 (an int64 operand)
+    for x, n in [(np.arange(4, dtype=np.float32) / 3, np.array([1, 2], np.int32)),
+                 (np.arange(3, dtype=np.float64), np.array(7, np.int16))]:
+        expected = promotes_with_the_loop_index(x.copy(), n.copy())
+        assert_same(solvent.jit(promotes_with_the_loop_index)(x.copy(), n.copy()), expected, rtol=0, atol=0)

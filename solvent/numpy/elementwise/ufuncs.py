@@ -13,7 +13,7 @@ from solvent.errors import UnsupportedError
 from solvent.numpy.elementwise import bodies as m
 from solvent.numpy.indexing import affine
 from solvent.numpy.registry import implements
-from solvent.numpy.values import (broadcast_value, dtype_key, full, is_traced,
+from solvent.numpy.values import (broadcast_value, dtype_key, full, is_python_scalar, is_traced,
                                   normalize_axis, normalize_axes, probe_array, shape, value, wrap, write_out)
 from solvent.ops import elementwise as ew
 from solvent.ops.base import dtype_of, one, shape_of
@@ -125,6 +125,9 @@ def call(ufunc, *operands, out=None, dtype=None, where=True, casting="same_kind"
                for v, target in zip(apply(ufunc, operands, dtype), outs)]
     if out is None and any(getattr(x, "affine", None) is not None for x in operands):
         affine.propagate(ufunc, operands, results[0])  # loop index arithmetic, for static-length slices
+    if out is None and ufunc.nout == 1 and any(getattr(x, "weak", False) for x in operands) and \
+            all(getattr(x, "weak", False) or is_python_scalar(x) for x in operands):
+        results[0].weak = True  # Python ints in NumPy's loop: their arithmetic stays a Python int
     return tuple(results) if ufunc.nout > 1 else results[0]
 
 

@@ -252,6 +252,7 @@ def _rolled(bounds, body_fn, values, names, where, in_place, written):
 
     def body(carry):
         i, end, inner = carry
+        i.weak = True  # a Python int in NumPy's loop
         if static:  # so `a[i:i + k]` is a slice of static length
             affine.mark_loop_index(i, start, stop, step)
         return i + step, end, tuple(body_fn(i, *inner))
@@ -274,6 +275,7 @@ def _traced_index(bounds):
     if is_traced(start):
         return start
     index = wrap(value(np.int64(start)), scalar=True)
+    index.weak = True
     if not any(is_traced(b) for b in (stop, step)):
         affine.mark_loop_index(index, start, stop, step)
     return index
