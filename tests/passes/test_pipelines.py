@@ -95,6 +95,11 @@ def test_a_bitwise_not_compared_with_zero_keeps_its_values():
     check_like_numpy(lambda a: (~a > -1, ~a >= 0, ~a < 0, ~a <= -1, np.invert(a.astype(np.int32)) > -1), x)
 
 
+def test_the_absolute_value_of_a_bitwise_not_is_taken():
+    # abs_positive_simplify (enzyme-ad 0.0.16) took ~x for non-negative and dropped the abs.
+    check_like_numpy(lambda a: (np.abs(np.invert(a)), np.abs(~a.astype(np.int32))), np.array([3, -3, 0, 5]))
+
+
 def test_widened_booleans_compare_as_integers():
     # compare_ext (enzyme-ad 0.0.16) rewrote == of two widened booleans as their `and`.
     a, b = np.array([False, False, True, True]), np.array([False, True, False, True])
