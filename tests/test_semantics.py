@@ -1,6 +1,8 @@
 """The semantic rules of DESIGN.md, one test (or a few) per rule."""
 
 import dataclasses
+import gc
+import weakref
 from collections import namedtuple
 
 import numpy as np
@@ -166,6 +168,30 @@ def test_attribute_assignment_on_argument_objects_is_visible():
     assert model.steps == 1
     assert model.b is old_b, "untouched attributes keep the caller's object"
     np.testing.assert_array_equal(old_w, np.arange(3.0)), "reassignment does not mutate the old array"
+
+
+class Simulation:
+    def __init__(self, n, rate):
+        self.x, self.rate = np.zeros(n), rate
+        self.step = self.explicit_step  # the method to use, chosen once
+
+    def explicit_step(self):
+        self.x += self.rate
+        return self.x.sum()
+
+
+def test_a_bound_method_stored_on_the_argument_runs_on_it_and_compiles_once():
+    run = solvent.jit(lambda sim: sim.step())
+    for k in range(3):
+        sim, ref = Simulation(3, 0.5), Simulation(3, 0.5)
+        for _ in range(2):  # the second call must see the first one's update
+            assert_same(run(sim), ref.step())
+            assert_same(sim.x, ref.x)
+    assert len(run.cache) == 1, "a new object of the same class compiles nothing new"
+    released = weakref.ref(sim)
+    del sim
+    gc.collect()
+    assert released() is None, "the cache keeps no argument alive"
 
 
 def test_dict_item_assignment_and_deletion_and_list_append():

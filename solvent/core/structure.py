@@ -63,6 +63,12 @@ def _attributes(x) -> list[str] | None:
     return names
 
 
+def bound_to_container(x) -> bool:
+    """Whether `x` is a method bound to an object that is itself walked (`self.step = self.advance`):
+    walked with the object, so it keys by its function and calls the traced copy."""
+    return isinstance(x, types.MethodType) and children(x.__self__) is not None
+
+
 def static_key(x):
     """A hashable stand-in for a static value: the value itself, or its identity."""
     if isinstance(x, slice):  # unhashable before Python 3.12
@@ -98,7 +104,7 @@ def signature_key(tree) -> tuple:
             return leaf_key(x)
         kids = children(x)
         if kids is None:
-            return static_key(x)
+            return ("method", x.__func__, walk(x.__self__)) if bound_to_container(x) else static_key(x)
         seen[id(x)] = len(seen)
         return (type(x), tuple((step[1], walk(v)) for step, v in kids))
 
@@ -187,6 +193,8 @@ def copy_structure(tree, make_tracer: Callable) -> Copied:
             return tracer
         kids = children(x)
         if kids is None:
+            if bound_to_container(x):
+                return types.MethodType(x.__func__, walk(x.__self__, path + ((ATTR, "__self__"),)))
             return x
         if isinstance(x, (tuple, list, dict)) and type(x) in (tuple, list, dict):
             new = type(x)() if not isinstance(x, tuple) else None

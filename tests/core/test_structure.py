@@ -39,6 +39,30 @@ def test_copy_structure_replaces_each_distinct_array_once():
     assert tree[2].a is not frozen.a, "the caller's objects are never modified"
 
 
+class Model:
+    def __init__(self, n):
+        self.x = np.zeros(n)
+        self.step = self.advance  # a bound method of itself, as a strategy pattern stores it
+
+    def advance(self):
+        return self.x
+
+
+def test_a_method_bound_to_a_walked_object_keys_by_its_function_and_binds_to_the_copy():
+    a, b = Model(2), Model(2)
+    key = structure.signature_key
+    assert key((a,)) == key((b,)), "a new object of the same class is the same signature"
+    assert key((a.step, a)) == key((b.step, b)) and key((a.step, a)) != key((a.step, b))
+    for tree in ((a,), (a.step, a)):
+        copied = structure.copy_structure(tree, lambda leaf, i: ("tracer", i))
+        model = copied.tree[-1]
+        assert model is not a and model.step.__self__ is model and model.step() == ("tracer", 0)
+        assert copied.tree[0].__self__ is model if len(tree) == 2 else len(copied.leaves) == 1
+    assert structure.copy_structure((a.step, a), lambda leaf, i: i).paths == [(("item", 0), ("attr", "__self__"),
+                                                                              ("attr", "x"))]
+    assert key((len,)) == key((len,)) and structure.copy_structure((np.sum,), None).tree == (np.sum,)
+
+
 def test_children_of_plain_and_slotted_objects():
     class Plain:
         def __init__(self):
