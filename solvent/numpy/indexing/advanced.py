@@ -11,7 +11,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.errors import UnsupportedError
-from solvent.numpy.indexing.basic import Index, parse, read, write
+from solvent.numpy.indexing.basic import VALID, Index, parse, read, write
 from solvent.numpy.values import broadcast_value, full, is_traced, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
@@ -21,16 +21,14 @@ from solvent.ops.scatter import scatter
 
 # -- advanced indexing: integer arrays and boolean masks ---------------------------------------
 
-_VALID = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean "
-          "arrays are valid indices")
 STATIC_SHAPES = ("solvent compiles programs of static shape, and the number of True elements is only "
                  "known when the program runs")
 
 
 def is_advanced(key) -> bool:
-    """Whether an index holds an array, a list or a boolean (NumPy's advanced indexing)."""
+    """Whether an index holds an array, a list, a range or a boolean (NumPy's advanced indexing)."""
     for k in key if isinstance(key, tuple) else (key,):
-        if isinstance(k, (list, np.ndarray, bool, np.bool_)) or (is_traced(k) and (k.ndim or k.dtype == np.bool_)):
+        if isinstance(k, (list, range, np.ndarray, bool, np.bool_)) or (is_traced(k) and (k.ndim or k.dtype == np.bool_)):
             return True
     return False
 
@@ -46,7 +44,7 @@ def _entry(k):
         if k.dtype.kind not in "iub" and k.size == 0:
             k = k.astype(np.int64)  # an empty list selects nothing
     if k.dtype.kind not in "iub":
-        raise IndexError(_VALID)
+        raise IndexError(VALID)
     if k.dtype == np.bool_ and k.ndim == 0:
         raise UnsupportedError("a boolean scalar as an index (a[True]); use a[None] or np.where(condition, a, b)")
     return k

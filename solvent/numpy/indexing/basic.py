@@ -7,6 +7,7 @@ strided slices.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +17,17 @@ from solvent.numpy.indexing import affine
 from solvent.numpy.values import full, is_traced, value
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
+
+VALID = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean "
+         "arrays are valid indices")
+
+
+def _integer(k) -> int:
+    """A static integer index entry (anything with `__index__`); NumPy's IndexError for the rest."""
+    try:
+        return operator.index(k)
+    except TypeError:
+        raise IndexError(VALID) from None
 
 
 @dataclass
@@ -68,11 +80,10 @@ def parse(key, base_shape) -> Index:
             result_shape.append(length)
         elif is_traced(k):
             if k.dtype.kind not in "iu":
-                raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
-                                 "integer or boolean arrays are valid indices")
+                raise IndexError(VALID)
             axes.append(Axis(0, 1, 1, False, dynamic=k))
         else:
-            i = int(k)
+            i = _integer(k)
             if not -n <= i < n:
                 raise IndexError(f"index {i} is out of bounds for axis {dim} with size {n}")
             axes.append(Axis(i % n, 1, 1, False))

@@ -1,6 +1,6 @@
 """Random index keys against NumPy, reads and writes: integers (some out of bounds), slices with
-any step, None, `...` (sometimes twice), integer arrays and boolean masks (some of the wrong
-length), mixed. The same key either gives NumPy's result and NumPy's writes, or NumPy's error."""
+any step, None, `...` (sometimes twice), integer arrays, ranges and boolean masks (some of the wrong
+length), floats and strings, mixed. The same key either gives NumPy's result and NumPy's writes, or NumPy's error."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ slices = st.builds(slice, st.none() | integers, st.none() | integers,
                    st.none() | st.integers(-3, 3).filter(lambda s: s != 0))
 integer_arrays = st.lists(st.integers(-5, 4), min_size=1, max_size=3).map(lambda v: np.array(v))
 masks = st.integers(3, 5).flatmap(lambda n: st.lists(st.booleans(), min_size=n, max_size=n)).map(np.array)
-entries = st.one_of(integers, slices, st.none(), st.just(Ellipsis), integer_arrays, masks)
+ranges = st.builds(range, st.integers(-4, 2), st.integers(-2, 4))
+other = st.sampled_from([1.0, np.float64(2.0), "a", np.int64(-1), np.uint8(2)])  # not indices, or NumPy's ints
+entries = st.one_of(integers, slices, st.none(), st.just(Ellipsis), integer_arrays, masks, ranges, other)
 keys = st.lists(entries, max_size=4).map(tuple) | entries
 
 
