@@ -19,7 +19,7 @@ import solvent.numpy  # noqa: F401  (fills the dispatch table)
 from solvent.core import structure
 from solvent.core.aval import Aval
 from solvent.core.trace import Trace, tracing
-from solvent.core.traced import TracedArray, TracedScalar
+from solvent.core.traced import TracedArray, TracedScalar, padded
 from solvent.errors import EscapedValueError, UnsupportedError
 from solvent.ir.context import context
 from solvent.ir.module import new_module, verify
@@ -209,6 +209,8 @@ class _Outputs:
                          for i, (leaf, path) in enumerate(zip(copied.leaves, copied.paths))}
 
     def add(self, tracer: TracedArray) -> int:
+        if tracer.padded:  # its length is only known at run time
+            raise padded(tracer, ", returned or stored on an argument,")
         if id(tracer) not in self.index:
             self.index[id(tracer)] = len(self.values)
             self.keep.append(tracer)

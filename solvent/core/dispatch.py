@@ -16,6 +16,9 @@ FUNCTIONS: dict[object, Callable] = {}
 #: ndarray method name -> traced implementation (called with the array first).
 METHODS: dict[str, Callable] = {}
 
+#: Python builtin (max, int, round, ...) -> what it means on traced values (rewritten code calls it).
+BUILTINS: dict[object, Callable] = {}
+
 
 @dataclass
 class Hooks:

@@ -64,6 +64,7 @@ class TracedArray:
     __array_priority__ = 1000  # win NumPy's operator dispatch against ndarray
     affine = None  # for an integer known to be scale * i + offset of a rolled loop's index (numpy.indexing.affine)
     weak = False   # a rolled loop's index, a Python int in NumPy's loop: promotes as one (NEP 50)
+    padded = False  # a slice with traced bounds, zero past its valid part (numpy.indexing.traced_bounds)
 
     def __init__(self, value: ir.Value, aval: Aval):
         self._value = value
@@ -219,12 +220,25 @@ class TracedScalar(TracedArray):
     def __setitem__(self, key, value):
         raise TypeError(f"'{self.aval.dtype.name}' object does not support item assignment")
 
+    def __round__(self, ndigits=None):
+        return dispatch.BUILTINS[round](self, ndigits)
+
 
 def escaped(x: TracedArray) -> EscapedValueError:
     return EscapedValueError(
         f"a traced value ({x.aval}) made while tracing a loop or branch body that solvent then "
         "discarded was used afterwards; keep values computed in a loop or branch inside it, "
         "or return them from it")
+
+
+def padded(x: TracedArray, use: str = "") -> UnsupportedError:
+    """The error for a slice with traced bounds used where its true length would matter."""
+    return UnsupportedError(
+        f"a slice whose bounds are traced (x[:k], A[i, :i]){use} has a length known only when the program runs; "
+        f"solvent holds it at full size ({x.aval}) with a mask that elementwise ufuncs, sum, mean, max, min, "
+        "dot, matmul, outer and writes into a slice of the same bounds respect, and nothing else: "
+        "reduce it or write it back inside the program, or make the bounds static Python ints",
+        vars(x).get("made_at"))
 
 
 def _conversion_error(x: TracedArray, what: str) -> TracerConversionError | UnsupportedError:

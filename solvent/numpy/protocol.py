@@ -11,7 +11,7 @@ import numpy as np
 
 from solvent.core import dispatch, trace
 from solvent.errors import UnsupportedError, user_location
-from solvent.numpy.indexing import subscripts
+from solvent.numpy.indexing import subscripts, traced_bounds
 from solvent.numpy.registry import qualified_name
 
 
@@ -23,7 +23,15 @@ def _emitting():
     return session.emitting(user_location())
 
 
+def _any_masked(values) -> bool:
+    """Whether a slice of traced length is among `values` (NumPy asks the first traced operand's
+    class, which may not be the masked one: `scalar * A[:i, k]`)."""
+    return any(isinstance(x, traced_bounds.MaskedArray) for x in values)
+
+
 def array_function(func, args, kwargs):
+    if _any_masked(args):
+        return traced_bounds.function_on_masked(func, args, kwargs)
     impl = dispatch.FUNCTIONS.get(func)
     if impl is None:
         raise UnsupportedError(f"{qualified_name(func)} is not supported by solvent.jit; "
@@ -33,6 +41,8 @@ def array_function(func, args, kwargs):
 
 
 def array_ufunc(ufunc, method, inputs, kwargs):
+    if _any_masked(inputs):
+        return traced_bounds.ufunc_on_masked(ufunc, method, inputs, kwargs)
     impl = dispatch.FUNCTIONS.get(ufunc)
     if impl is None:
         raise UnsupportedError(f"the ufunc np.{ufunc.__name__} is not supported by solvent.jit")

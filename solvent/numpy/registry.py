@@ -44,6 +44,12 @@ def method(*names):
     return _registering(dispatch.METHODS, names, lambda name: f"ndarray.{name}")
 
 
+def builtin(*python_builtins):
+    """Register the decorated function as what the Python builtins `python_builtins` mean when an
+    argument is traced (called in their place by rewritten code)."""
+    return _registering(dispatch.BUILTINS, python_builtins, lambda fn: fn.__name__)
+
+
 def refuses_method(*names):
     """`refuses` for ndarray methods."""
     def register(impl):
@@ -84,6 +90,11 @@ def supported() -> list[str]:
     return sorted(public | {qualified_name(fn) for fn in registered if not _hashable_in(fn, named)})
 
 
+def supported_builtins() -> list[str]:
+    """Sorted names of the Python builtins that work on traced values in the user's own functions."""
+    return sorted(fn.__name__ for fn in dispatch.BUILTINS)
+
+
 def supported_methods() -> list[str]:
     """Sorted names of the ndarray methods solvent compiles on traced arrays."""
     return sorted(name for name in dispatch.METHODS if name not in REFUSED)
@@ -115,12 +126,17 @@ def coverage_markdown() -> str:
     def listing(names):
         return "\n".join(f"- `{name}`" for name in names)
     names, methods, missing = supported(), supported_methods(), unsupported()
+    builtins = supported_builtins()
     return (
         "# NumPy coverage\n\n"
         "Generated from solvent's op registry by `make docs`\n"
         f"(NumPy {np.__version__}); `solvent.supported()` returns the same function list.\n\n"
         f"## Functions and ufuncs compiled by `solvent.jit` ({len(names)})\n\n{listing(names)}\n\n"
         f"## ndarray methods on traced arrays ({len(methods)})\n\n{listing(methods)}\n\n"
+        f"## Python builtins on traced values ({len(builtins)})\n\n"
+        "In the functions whose source solvent reads; `abs`, `divmod`, `pow`, `len` and `sum` work\n"
+        "everywhere, through NumPy's operators.\n\n"
+        f"{listing(builtins)}\n\n"
         f"## Not supported ({len(missing)})\n\n"
         "NumPy functions that accept arrays but are not compiled; called on a traced array each raises\n"
         "`solvent.UnsupportedError` naming it.\n\n"

@@ -7,7 +7,7 @@ from jaxlib.mlir import ir
 
 from solvent.core.aval import Aval
 from solvent.core.structure import ARRAY_TYPES
-from solvent.core.traced import TracedArray, TracedScalar
+from solvent.core.traced import TracedArray, TracedScalar, padded
 from solvent.errors import UnsupportedError
 from solvent.ops import elementwise, shape as shape_ops
 from solvent.ops.base import dtype_of, shape_of
@@ -121,6 +121,8 @@ def value(x, dtype=None, to_shape=None) -> ir.Value:
     if dtype is not None and np.dtype(dtype).kind in "OSUV":
         raise UnsupportedError(f"a value of dtype {np.dtype(dtype)}: solvent compiles arrays of numbers")
     if is_traced(x):
+        if x.padded:  # reached a function that would see its padding as data
+            raise padded(x)
         v = x.value
     elif isinstance(x, (list, tuple)) and holds_traced(x):
         v = stack_values(x)  # lists of traced values (np.array([...]))
@@ -133,6 +135,12 @@ def value(x, dtype=None, to_shape=None) -> ir.Value:
     if to_shape is not None:
         v = broadcast_value(v, to_shape)
     return v
+
+
+def carried_value(x) -> ir.Value:
+    """`value(x)`, padding included for a slice of traced length: a branch or loop carries it as
+    data and marks its result padded (see `transforms.regions.padding`)."""
+    return x.value if is_traced(x) and x.padded else value(x)
 
 
 def stack_values(items) -> ir.Value:

@@ -11,11 +11,11 @@ from jaxlib.mlir.dialects import stablehlo
 from solvent.core.aval import Aval
 from solvent.core.traced import REGIONS, TracedArray
 from solvent.errors import ControlFlowError
-from solvent.numpy.values import value, wrap
+from solvent.numpy.values import carried_value, wrap
 from solvent.ops.base import create
 from solvent.transforms.identity import FRESH, Either, as_value, bind, made_before
-from solvent.transforms.regions import (Eraser, aval_of, convert, is_scalar, is_weak, leaves_of,
-                                        new_writes, raised_in, rebuild, traced_region)
+from solvent.transforms.regions import (Eraser, aval_of, convert, is_scalar, is_weak, leaves_of, new_writes,
+                                        padded_as, padding, raised_in, rebuild, traced_region)
 
 
 @dataclass
@@ -24,6 +24,7 @@ class _BranchEnd:
     bindings: list
     written: dict  # id -> value at the branch's end, of each outside array the branch wrote
     scalars: list  # per result: a NumPy scalar (or Python number), not an array
+    padding: list  # per result: where it was made, if a slice of traced length (see `regions.padding`)
 
 
 class Case:
@@ -45,7 +46,7 @@ class Case:
                 result = branch(*operands)
             leaves = leaves_of(result)
             if k == 0:
-                self.template, self.avals = result, [aval_of(value(leaf)) for leaf in leaves]
+                self.template, self.avals = result, [aval_of(carried_value(leaf)) for leaf in leaves]
                 self.strong = [not is_weak(x) for x in leaves]
             elif len(leaves) != len(self.avals):
                 raise ControlFlowError(f"branch {k} returned {len(leaves)} arrays where branch 0 returned "
@@ -56,14 +57,14 @@ class Case:
             before = made_before(len(REGIONS.stack))
             bindings = [bind(leaf, before, aval) for leaf, aval in zip(leaves, self.avals)]
             written = {key: array.value for key, (array, _) in record.writes.items()}
-            end = _BranchEnd(block, bindings, written, [is_scalar(x) for x in leaves])
+            end = _BranchEnd(block, bindings, written, [is_scalar(x) for x in leaves], padding(leaves))
         self.implicit += [a for a in new_writes(record, self.implicit)]
         return end
 
     def _combine(self, j: int, leaf, k: int) -> None:
         """Result j's type after branch k: one dtype for arrays and NumPy scalars (NumPy's name would
         otherwise have a dtype that depends on the path); Python numbers take the others' type."""
-        aval, strong = aval_of(value(leaf)), not is_weak(leaf)
+        aval, strong = aval_of(carried_value(leaf)), not is_weak(leaf)
         if aval.shape != self.avals[j].shape or (strong and self.strong[j] and aval.dtype != self.avals[j].dtype):
             raise ControlFlowError(
                 f"branch {k} gives result {j} as {aval.dtype}{list(aval.shape)} where branch 0 gives "
@@ -77,6 +78,7 @@ class Case:
     def _assemble(self, scratch, index, ends: list[_BranchEnd]):
         """The final op: per result, its value, and which outside array it is where any branch says."""
         self.kinds = []  # per result: ("same", array), ("either", choices) or ("fresh", None)
+        self.padding = [next((m for m in made if m is not None), None) for made in zip(*(e.padding for e in ends))]
         # NumPy gives a scalar where every branch that makes a new value makes a scalar
         self.scalar = [all(end.scalars[j] for end in ends if not (end.bindings[j].static and
                                                                   end.bindings[j].which != FRESH))
@@ -120,13 +122,14 @@ class Case:
         moving = sum(kind != "same" for kind, _ in self.kinds)
         which = iter(results[moving:])
         out = []
-        for (kind, choices), scalar in zip(self.kinds, self.scalar):
+        for j, ((kind, choices), scalar) in enumerate(zip(self.kinds, self.scalar)):
+            made_at = self.padding[j]
             if kind == "same":
                 out.append(choices)
             elif kind == "fresh":
-                out.append(wrap(next(values), scalar=scalar))
+                out.append(padded_as(wrap(next(values), scalar=scalar), made_at))
             else:
-                out.append(Either(next(which), choices, wrap(next(values), scalar=scalar)))
+                out.append(padded_as(Either(next(which), choices, wrap(next(values), scalar=scalar)), made_at))
         return rebuild(self.template, out)
 
 

@@ -22,7 +22,7 @@ from jaxlib.mlir import ir
 from solvent.core import operators, trace
 from solvent.core.traced import DEAD, REGIONS, TracedArray, TracedScalar, escaped
 from solvent.errors import ControlFlowError
-from solvent.numpy.values import value, wrap
+from solvent.numpy.values import carried_value, value, wrap
 from solvent.ops import elementwise as ew
 from solvent.ops.constant import constant
 
@@ -162,7 +162,7 @@ def bind(leaf, before: Callable[[TracedArray], bool], aval, carried: dict | None
     `carried` maps the id of a loop's stand-in for a carried name to that name's (choices,
     which): the stand-in is a fresh array of the loop body, standing for whatever the name was.
     """
-    current = value(leaf)
+    current = carried_value(leaf)
     if not has_identity(leaf) or leaf.aval != aval:
         return Binding((), FRESH, current)
     choices, which = _resolve(leaf, before, carried or {})

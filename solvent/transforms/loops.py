@@ -15,15 +15,15 @@ from jaxlib.mlir.dialects import stablehlo
 
 from solvent.core import trace
 from solvent.core.aval import Aval
-from solvent.core.traced import REGIONS, Region, TracedArray
+from solvent.core.traced import REGIONS, Region, TracedArray, padded
 from solvent.errors import ControlFlowError
-from solvent.numpy.values import value, wrap
+from solvent.numpy.values import carried_value, value, wrap
 from solvent.ops import elementwise as ew
 from solvent.ops.base import create, dtype_of, shape_of
 from solvent.transforms.identity import (FRESH, Binding, Either, as_value, bind, flatten, has_identity, made_before,
                                          roots)
-from solvent.transforms.regions import (Eraser, aval_of, convert, ids_of, is_scalar, leaves_of,
-                                        new_writes, predicate, raised_in, rebuild, traced_region)
+from solvent.transforms.regions import (Eraser, aval_of, convert, ids_of, is_scalar, leaves_of, new_writes,
+                                        padded_as, padding, predicate, raised_in, rebuild, traced_region)
 
 
 FIXED, WRAPPED, EITHER = "fixed", "wrapped", "either"
@@ -48,6 +48,7 @@ class _Slot:
     start: object = FRESH                     # which of `choices` the name is on entry (int, or traced)
     was_fixed: bool = False                   # never FIXED again once that failed
     retyped: bool = False                     # took the dtype the body gives it (once)
+    padding: object = None                    # where it was made, if a slice of traced length on entry
 
     def retype(self, dtype) -> None:
         """From now on carry `dtype`, the type NumPy's name has after the first iteration; the
@@ -67,6 +68,7 @@ class _Pass:
     returned_itself: list = field(default_factory=list)
     retyped: dict = field(default_factory=dict)  # slot index -> the dtype the body gave it instead
     scalars: list = field(default_factory=list)  # per slot: the body returned a NumPy scalar
+    padding: list = field(default_factory=list)  # per slot: where it was made, if a slice of traced length
 
 
 class _Loop:
@@ -77,11 +79,12 @@ class _Loop:
         self.implicit: list[TracedArray] = []  # outside arrays carried by value (written inside)
         self.slots: list[_Slot] = []
         for k, leaf in enumerate(leaves_of(init)):
-            v = value(leaf)
+            v = carried_value(leaf)
             identity = has_identity(leaf)
             mode = FIXED if identity and fixed is not None and fixed[k] else WRAPPED
             choices, which = flatten(leaf) if identity else ((), FRESH)
             slot = _Slot(leaf, aval_of(v), is_scalar(leaf), mode, identity and mode != FIXED, list(choices), which)
+            slot.padding = padding([leaf])[0]
             self.slots.append(slot)
             if mode == FIXED:
                 self._carry_roots(leaf)
@@ -97,7 +100,8 @@ class _Loop:
 
     def operands(self) -> list[ir.Value]:
         moving = self.moving
-        initial = [ew.convert(value(s.leaf), s.aval.dtype) if s.retyped else value(s.leaf) for s in moving]
+        initial = [ew.convert(carried_value(s.leaf), s.aval.dtype) if s.retyped else carried_value(s.leaf)
+                   for s in moving]
         which = [as_value(s.start) for s in moving if s.carries_which]
         return initial + which + [t.value for t in self.implicit]
 
@@ -129,7 +133,7 @@ class _Loop:
             if slot.mode == EITHER:
                 stand_in = Either(w, slot.choices, wrap(v, scalar=False))
             else:
-                stand_in = wrap(v, scalar=slot.scalar)
+                stand_in = padded_as(wrap(v, scalar=slot.scalar), slot.padding)
                 carried[id(stand_in)] = (tuple(slot.choices), w)
             stand_ins.append(stand_in)
         for array, argument in zip(self.implicit, arguments[len(arguments) - len(self.implicit):]):
@@ -146,7 +150,11 @@ class _Loop:
         bindings = [bind(leaf, before, slot.aval, carried) for leaf, slot in zip(leaves, self.slots)]
         moving = [(slot, b) for slot, b in zip(self.slots, bindings) if slot.mode != FIXED]
         outcome = _Pass(Region(), [], stand_ins, bindings, [a is b for a, b in zip(leaves, stand_ins)],
-                        scalars=[is_scalar(x) for x in leaves])
+                        scalars=[is_scalar(x) for x in leaves], padding=padding(leaves))
+        for leaf, stand_in, made_at in zip(leaves, stand_ins, outcome.padding):
+            if made_at is not None and stand_in is not leaf and stand_in._value is not None and \
+                    any(True for _ in stand_in._value.uses):
+                raise padded(leaf, ", read again in the next iteration of the loop,")
         values = []
         for k, (slot, b) in enumerate(zip(self.slots, bindings)):
             if slot.mode == FIXED:
@@ -223,13 +231,13 @@ class _Loop:
         values = iter(results[:len(moving)])
         which = iter(results[len(moving):])
         out = []
-        for slot, b, scalar in zip(self.slots, body.bindings, body.scalars):
+        for slot, b, scalar, made_at in zip(self.slots, body.bindings, body.scalars, body.padding):
             if slot.mode == FIXED:
                 out.append(slot.leaf)
                 continue
             v = next(values)
             if not slot.carries_which:
-                out.append(wrap(v, scalar=scalar if self.runs_once else slot.scalar and scalar))
+                out.append(padded_as(wrap(v, scalar=scalar if self.runs_once else slot.scalar and scalar), made_at))
                 continue
             w = next(which)
             after = b.which_in(slot.choices) if b.static else None

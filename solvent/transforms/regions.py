@@ -55,6 +55,19 @@ def convert(v: ir.Value, aval: Aval, what: str) -> ir.Value:
     return ew.convert(v, aval.dtype)
 
 
+def padding(leaves) -> list:
+    """Per leaf, where it was made if it is a slice of traced length (else None): after the branch
+    or loop it is held padded, so that a later use raises instead of reading the padding."""
+    return [vars(x).get("made_at", ()) if isinstance(x, TracedArray) and x.padded else None for x in leaves]
+
+
+def padded_as(array: TracedArray, made_at) -> TracedArray:
+    """`array`, marked padded when a region gave it a slice of traced length (`made_at` not None)."""
+    if made_at is not None:
+        array.padded, array.made_at = True, made_at
+    return array
+
+
 def ids_of(arrays) -> set:
     return {id(a) for a in arrays}
 

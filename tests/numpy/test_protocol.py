@@ -63,20 +63,30 @@ def converts_to_bool(x):
     return x if positive else -x
 
 
-def converts_to_float(x):
-    return float(x[0])  # converts
+def converts_to_complex(x):
+    return complex(x[0])  # converts
 
 
-def converts_to_int(x):
-    return x[: int(x.sum())]  # converts
+def converts_to_list(x):
+    return x.tolist()  # converts
 
 
-@pytest.mark.parametrize("fn", [converts_to_bool, converts_to_float, converts_to_int], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", [converts_to_bool, converts_to_complex, converts_to_list], ids=lambda f: f.__name__)
 def test_converting_a_traced_value_names_the_line(fn):
     with pytest.raises(solvent.TracerConversionError) as info:
         solvent.jit(fn)(np.arange(3))
     assert f"{__file__}:{_line_of(fn, '# converts')}" in str(info.value)
     assert "np.where" in str(info.value)  # explains the fix
+
+
+def slices_to_a_traced_length(x):
+    return x[: int(x.sum())]  # slices
+
+
+def test_a_slice_of_traced_length_returned_names_the_line_that_made_it():
+    with pytest.raises(solvent.UnsupportedError, match="length known only when the program runs") as info:
+        solvent.jit(slices_to_a_traced_length)(np.array([0, 1, 0]))  # NumPy gives x[:1]: not the full length
+    assert info.value.location == (__file__, _line_of(slices_to_a_traced_length, "# slices"))
 
 
 def test_bool_of_a_traced_scalar_argument():

@@ -93,3 +93,38 @@ def test_functions_that_would_see_the_padding_are_refused():
 
     with pytest.raises(solvent.UnsupportedError, match="bounds are traced"):
         solvent.jit(running)(np.arange(4.0), solvent.Scalar(np.int64(4)))
+
+
+def returns_a_prefix(x, k):
+    return x[:k]
+
+
+def stores_a_prefix(x, k):
+    y = np.zeros(3)
+    y[0:3] = x[:k]  # NumPy: a broadcast error unless k is 3
+    return y
+
+
+def carries_a_prefix(x, k):
+    y = x[:k]
+    for _ in range(k):
+        y = y + 1
+    return y.sum()
+
+
+@pytest.mark.parametrize("fn", [returns_a_prefix, stores_a_prefix, carries_a_prefix])
+def test_a_slice_of_traced_length_where_its_length_matters_is_refused_never_padded(fn):
+    # It was the full length padded with zeros: x[:1] of [0, 1, 2] came back as [0, 0, 0].
+    with pytest.raises(solvent.UnsupportedError, match="length known only when the program runs"):
+        solvent.jit(fn)(np.arange(3.0), solvent.Scalar(np.int64(1)))
+
+
+def test_a_slice_of_traced_length_reduced_or_written_back_is_numpys():
+    def f(x, k):
+        x[:k] *= 2
+        return np.sum(x[:k] + 1), np.max(x[k:])
+
+    for k in range(1, 4):
+        x, ref = np.arange(5.0), np.arange(5.0)
+        assert_same(solvent.jit(f)(x, solvent.Scalar(np.int64(k))), f(ref, k))
+        assert_same(x, ref)

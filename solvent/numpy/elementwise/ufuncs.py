@@ -66,6 +66,8 @@ def _no_datetime():
 def loop_dtypes(ufunc, operands, dtype=None):
     """(input dtypes, output dtypes) that NumPy would use for this call."""
     keys = tuple(dtype_key(x) for x in operands)
+    if all(isinstance(k, type) for k in keys):  # Python numbers only (a loop index, int(x)): as Python
+        keys = tuple(np.dtype(k) for k in keys)  # computes them, not NumPy's object loops for comparisons
     outputs = (np.dtype(dtype),) * ufunc.nout if dtype is not None else (None,) * ufunc.nout
     resolved = ufunc.resolve_dtypes(keys + outputs)
     return resolved[:ufunc.nin], resolved[ufunc.nin:]

@@ -132,6 +132,7 @@ class MaskedArray(TracedArray):
     """A traced slice with traced bounds: full-extent data, zero past `lengths[axis]`."""
 
     lengths: tuple = ()
+    padded = True
 
     def __repr__(self) -> str:
         return f"MaskedArray({self.aval}, valid prefix traced)"
@@ -149,7 +150,7 @@ class MaskedArray(TracedArray):
 def make(v: ir.Value, lengths) -> MaskedArray:
     """A fresh masked array holding `v` (already zero past the valid prefix)."""
     array = MaskedArray(v, Aval(shape_of(v), dtype_of(v)))
-    array.lengths = tuple(lengths)
+    array.lengths, array.made_at = tuple(lengths), user_location()
     return array
 
 
@@ -161,7 +162,7 @@ def getitem(array, key):
         return make(read(value(array), axes), lengths)
     view = MaskedArray.view_of(array, Aval(shape, array.dtype), lambda v: read(v, axes),
                                lambda parent, new: write(parent, axes, new))
-    view.lengths = lengths
+    view.lengths, view.made_at = lengths, user_location()
     return view
 
 

@@ -24,9 +24,10 @@ import types
 import warnings
 import weakref
 
+from solvent.core import dispatch
 from solvent.errors import PACKAGE_DIR
 from solvent.transforms import outline
-from solvent.transforms.source import statements
+from solvent.transforms.source import builtins, statements  # noqa: F401 (builtins registers itself)
 
 HELPER = "__solvent_statements__"
 _LIBRARY_DIRS = tuple({os.path.realpath(p) + os.sep for p in (
@@ -556,7 +557,10 @@ _CONVERTED = weakref.WeakKeyDictionary()
 
 
 def converted(fn):
-    """Called functions that are the user's own are rewritten too, and outlined (see `outline`)."""
+    """Called functions that are the user's own are rewritten too, and outlined (see `outline`);
+    builtins (`max`, `int`, ...) become what they mean on traced values (see `builtins`)."""
+    if isinstance(fn, (types.BuiltinFunctionType, type)) and fn in dispatch.BUILTINS:
+        return dispatch.BUILTINS[fn]
     if isinstance(fn, types.MethodType):
         inner = converted(fn.__func__)
         return fn if inner is fn.__func__ else types.MethodType(inner, fn.__self__)

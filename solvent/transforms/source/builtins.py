@@ -1,0 +1,185 @@
+"""Python's builtins on traced values, as the NumPy operations they mean.
+
+On NumPy scalars `max(a, b)`, `int(x)` or `any(...)` make Python comparisons and conversions,
+which a traced value cannot answer before the program runs. Rewritten code calls these in
+their place (`rewrite.converted`); with no traced argument each is the builtin itself. Each
+gives what NumPy's run would: `max`/`min` the first extreme item by `>`/`<` (NaN rules
+included), `int`/`round` a Python int and `float` a Python float, held as a weak traced scalar
+so that it promotes as that Python number does (NEP 50).
+"""
+
+from __future__ import annotations
+
+import builtins
+import warnings
+
+import numpy as np
+
+from solvent.core.traced import TracedScalar
+from solvent.numpy.registry import builtin
+from solvent.numpy.values import is_python_scalar, is_traced, wrap
+
+_NOTHING = object()  # no `default=` given
+
+
+def _scalar(x, dtype, weak: bool):
+    """Traced `x` as a NumPy scalar of `dtype`; `weak` for a Python number."""
+    out = wrap(x.astype(dtype).value, scalar=True)
+    out.weak = weak
+    return out
+
+
+def _only_element(x, what: str):
+    """The one element of a traced value whose size is 1, as NumPy's conversions take it."""
+    if x.size != 1:
+        raise TypeError(f"only length-1 arrays can be converted to Python scalars ({what} of a traced "
+                        f"array of shape {x.shape})")
+    return np.reshape(x, ())
+
+
+def _real(x, what: str):
+    if x.dtype.kind == "c":
+        warnings.warn(f"{what} of a complex value discards the imaginary part", np.exceptions.ComplexWarning,
+                      stacklevel=3)
+        return np.real(x)
+    return x
+
+
+@builtin(int)
+def int_(x=0, *args, **keywords):
+    """int() of a traced number: truncated toward zero, a Python int (weak int64). NaN, inf and
+    values beyond int64 raise in NumPy; the compiled program gives an unspecified integer there."""
+    if not is_traced(x) or args or keywords:
+        return builtins.int(x, *args, **keywords)
+    x = _real(_only_element(x, "int()"), "int()")
+    return _scalar(np.trunc(x) if x.dtype.kind == "f" else x, np.int64, weak=True)
+
+
+@builtin(float)
+def float_(x=0.0):
+    """float() of a traced number: a Python float (weak float64)."""
+    if not is_traced(x):
+        return builtins.float(x)
+    return _scalar(_real(_only_element(x, "float()"), "float()"), np.float64, weak=True)
+
+
+@builtin(round)
+def round_(number, ndigits=None):
+    """round() of a traced NumPy scalar: `np.round(x, ndigits)`, or without `ndigits` a Python int
+    (halves to even, as Python rounds)."""
+    if not is_traced(number):
+        return builtins.round(number, ndigits)
+    if not isinstance(number, TracedScalar) or number.dtype.kind not in "iuf":
+        kind = f"numpy.{number.dtype.name}" if isinstance(number, TracedScalar) else "numpy.ndarray"
+        raise TypeError(f"type {kind} doesn't define __round__ method")
+    if ndigits is not None:
+        return np.round(number, ndigits)
+    return _scalar(np.rint(number) if number.dtype.kind == "f" else number, np.int64, weak=True)
+
+
+def _truth(x, what: str):
+    """bool(x) of a traced value with one element, as a traced bool."""
+    if x.size != 1:
+        raise ValueError("The truth value of an array with more than one element is ambiguous. Use a.any() "
+                         f"or a.all() (in {what}() of traced arrays)")
+    return np.reshape(x, ()) != 0
+
+
+def _truths(items, what: str, combine, stop: bool):
+    """any() (`stop` True) or all() over `items`: Python's short circuit on static items, `combine`
+    of the traced ones."""
+    if is_traced(items):
+        rows = items.shape[0] if items.ndim else None
+        if rows is None:
+            raise TypeError(f"iteration over a 0-d array ({what}() of a traced value)")
+        if rows and items.size != rows:
+            raise ValueError("The truth value of an array with more than one element is ambiguous. Use "
+                             f"a.any() or a.all() (in {what}() of a traced array of shape {items.shape})")
+        return (np.any if stop else np.all)(items != 0) if rows else not stop
+    result = not stop
+    for item in items:
+        if not is_traced(item):
+            if bool(item) == stop:
+                return stop
+            continue
+        truth = _truth(item, what)
+        result = truth if result is (not stop) else combine(result, truth)
+    return result
+
+
+@builtin(any)
+def any_(iterable):
+    """any() with traced items: their np.logical_or (a traced bool)."""
+    return _truths(iterable, "any", np.logical_or, True)
+
+
+@builtin(all)
+def all_(iterable):
+    """all() with traced items: their np.logical_and (a traced bool)."""
+    return _truths(iterable, "all", np.logical_and, False)
+
+
+@builtin(max)
+def max_(*args, key=None, default=_NOTHING):
+    """max() with traced items: the first largest by `>` (so a NaN is skipped unless it comes first)."""
+    return _extreme("max", np.greater, np.nanmax, args, key, default)
+
+
+@builtin(min)
+def min_(*args, key=None, default=_NOTHING):
+    """min() with traced items: the first smallest by `<`."""
+    return _extreme("min", np.less, np.nanmin, args, key, default)
+
+
+def _extreme(name, better, nan_reduce, args, key, default):
+    if not args:
+        raise TypeError(f"{name} expected at least 1 argument, got 0")
+    if len(args) > 1 and default is not _NOTHING:
+        raise TypeError(f"Cannot specify a default for {name}() with multiple positional arguments")
+    if len(args) == 1 and is_traced(args[0]) and key is None and args[0].ndim == 1 and args[0].dtype.kind != "c":
+        return _of_vector(args[0], name, nan_reduce, default)
+    items = list(args[0]) if len(args) == 1 else list(args)
+    if not items:
+        if default is _NOTHING:
+            raise ValueError(f"{name}() iterable argument is empty")
+        return default
+    keys = items if key is None else [key(item) for item in items]
+    if not builtins.any(is_traced(k) for k in keys):
+        return items[getattr(builtins, name)(range(len(items)), key=keys.__getitem__)]
+    best, best_key = items[0], keys[0]
+    for item, item_key in zip(items[1:], keys[1:]):
+        wins = better(item_key, best_key)
+        if not is_traced(wins):
+            if wins:
+                best, best_key = item, item_key
+            continue
+        wins = _truth(wins, f"{name}")
+        best = _choose(wins, item, best, name)
+        best_key = best if key is None else _choose(wins, item_key, best_key, name)
+    return best
+
+
+def _choose(wins, item, best, name: str):
+    """`item` where `wins`, else `best`: the NumPy scalar (or Python number) that max()/min() returns."""
+    for x in (item, best):
+        if not (is_python_scalar(x) or isinstance(x, (np.generic, TracedScalar))):
+            raise TypeError(
+                f"{name}() of traced arrays returns one of the arrays themselves, and which one depends on "
+                f"values known only when the program runs: use np.{name}imum(a, b) for their elementwise "
+                f"{name}imum, or compare NumPy scalars (a[()], a.sum(), ...)")
+    chosen = np.where(wins, item, best)
+    weak = builtins.all(is_python_scalar(x) or getattr(x, "weak", False) for x in (item, best))
+    return _scalar(chosen, chosen.dtype, weak)
+
+
+def _of_vector(x, name: str, nan_reduce, default):
+    """max(x)/min(x) of a traced 1-d array, as Python's loop over its elements gives it: with a NaN
+    first, that NaN; otherwise the first element equal to the extreme of the others."""
+    if x.shape[0] == 0:
+        if default is _NOTHING:
+            raise ValueError(f"{name}() iterable argument is empty")
+        return default
+    if x.dtype.kind in "biu":
+        return getattr(np, name)(x)
+    first = np.argmax(x == nan_reduce(x))
+    return x[np.where(np.isnan(x[0]), 0, first)]

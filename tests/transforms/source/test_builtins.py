@@ -1,0 +1,144 @@
+"""Python builtins on traced values give what they give on NumPy's values (solvent.transforms.source.builtins)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import solvent
+from tests.differential import assert_same, check_like_numpy
+
+SPECIAL = st.sampled_from([0.0, -0.0, 1.0, -1.0, np.nan, np.inf, -np.inf, 2.5])
+FLOATS = st.one_of(SPECIAL, st.floats(-1e3, 1e3, allow_subnormal=False))  # XLA flushes subnormals to zero
+
+
+def extremes(a):
+    return (max(a[0], a[1]), min(a[0], a[1]), max(a[0], a[1], a[2]), min(a[2], a[1], 0.5), max(a), min(a),
+            max([a[1], a[0]]), min((v for v in a), key=lambda v: -v), max(a[0], -1.0))
+
+
+def assert_identical(actual, expected):
+    """Same values bit for bit (the sign of a zero and NaN included) and dtypes."""
+    for x, e in zip(actual, expected):
+        assert_same(x, e, rtol=0, atol=0)
+        assert np.signbit(x) == np.signbit(e), (actual, expected)
+
+
+_extremes = solvent.jit(extremes)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(FLOATS, min_size=3, max_size=3))
+def test_max_and_min_return_the_item_python_picks_with_nan_and_signed_zeros(values):
+    a = np.array(values)
+    assert_identical(_extremes(a), extremes(a))
+
+
+def int_extremes(a):
+    return max(a[0], a[1]), min(a[2], a[1], a[0]), max(a), min(a), max(a[0], -1), min(a, key=lambda v: v % 7)
+
+
+_int_extremes = solvent.jit(int_extremes)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(-50, 50), min_size=3, max_size=3))
+def test_max_and_min_of_integers(values):
+    a = np.array(values)
+    assert_same(_int_extremes(a), int_extremes(a))
+
+
+def conversions(a):
+    return int(a[0]), float(a[1]), round(a[2]), round(a[0], 1), int(a[3]), round(a[3])
+
+
+_conversions = solvent.jit(conversions)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6), min_size=3, max_size=3), st.integers(-2**40, 2**40))
+def test_int_float_and_round_convert_as_python_does(values, halves):
+    a = np.array([*values, halves / 2])  # exact halves round to even
+    assert_same(_conversions(a), conversions(a))
+
+
+def test_the_numbers_they_make_promote_as_python_numbers():
+    def f(x, a):
+        return x + int(a[0]), x * float(a[1]), x - round(a[2]), np.float32(2) ** int(a[3])
+
+    x, a = np.arange(3, dtype=np.float32), np.array([2.7, -1.5, 3.5, 2.0])
+    check_like_numpy(f, x, a)  # float32 stays float32: a Python int/float is weak
+
+
+def test_int_indexes_with_a_traced_value():
+    def pick(a, t):
+        return a[int(t[0] * 4)], a[min(int(t[1]), 3)]
+
+    check_like_numpy(pick, np.arange(10.0), np.array([1.6, 7.0]))
+
+
+def truths(a, b):
+    return (any(a > 2), all(a > -5), any([a[0] > 0, False]), all([True, a[1] < a[2]]), any(b), all(b),
+            any(a[i] > 10 for i in range(3)), any([]), all(x > 0 for x in b))
+
+
+@pytest.mark.parametrize("a", [np.array([3.0, -1.0, 2.0]), np.array([-9.0, np.nan, 0.0])])
+def test_any_and_all(a):
+    check_like_numpy(truths, a, np.array([[0], [2]]))
+
+
+def test_a_static_true_item_still_short_circuits():
+    def f(a):
+        return any([a[0] > 0, True]), all([a[0] > 0, False, a[1] > 0])
+
+    assert solvent.jit(f)(np.array([-1.0, 1.0])) == (True, False)
+
+
+def matrix_chain(dims):
+    """Fewest scalar multiplications to multiply a chain of matrices (textbook dynamic programming)."""
+    n = len(dims) - 1
+    cost = np.zeros((n, n))
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i, j] = np.inf
+            for k in range(i, j):
+                cost[i, j] = min(cost[i, j], cost[i, k] + cost[k + 1, j] + dims[i] * dims[k + 1] * dims[j + 1])
+    return cost[0, n - 1], cost
+
+
+def test_dynamic_programming_with_min_on_table_entries():
+    check_like_numpy(matrix_chain, np.array([30.0, 35, 15, 5, 10, 20, 25, 7, 12]))
+
+
+def test_max_over_a_rolled_loop_index():
+    def f(a, n):
+        best = 0
+        for i in range(n):
+            best = max(best, a[i] * i)
+        return best
+
+    check_like_numpy(f, np.array([1.0, 5.0, -2.0, 4.0]), solvent.Scalar(np.int64(4)))
+
+
+@pytest.mark.parametrize("fn, error, match", [
+    (lambda a: max(a[:1], a[1:2]), TypeError, "returns one of the arrays"),
+    (lambda a: max(a[:2], a[2:]), ValueError, "ambiguous"),
+    (lambda a: int(a[:2]), TypeError, "only length-1 arrays"),
+    (lambda a: any(a.reshape(2, 2)), ValueError, "ambiguous"),
+    (lambda a: max(a[:0]), ValueError, "empty"),
+    (lambda a: round(a), TypeError, "numpy.ndarray doesn't define __round__"),
+    (lambda a: max(), TypeError, "at least 1 argument"),
+])
+def test_what_python_refuses_is_refused_alike(fn, error, match):
+    def use(a):
+        return fn(a)
+
+    with pytest.raises(error, match=match):
+        solvent.jit(use)(np.arange(4.0))
+
+
+def test_default_of_an_empty_max():
+    def f(a):
+        return max(a[:0], default=-1.0), min(a, default=7.0)
+
+    check_like_numpy(f, np.arange(3.0))
