@@ -167,6 +167,7 @@ class _Inputs:
             raise UnsupportedError(f"argument of dtype {aval.dtype} cannot be compiled")
         scalar = getattr(leaf, "is_scalar", False) or isinstance(leaf, TracedScalar)
         tracer = (TracedScalar if scalar else TracedArray)(None, aval)
+        tracer.argument = True
         self.tracers.append(tracer)
         self.objects.append(leaf)
         self.paths.append(path)

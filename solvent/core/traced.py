@@ -7,7 +7,9 @@ current value and writes through to it, so mutation is exactly NumPy's.
 
 from __future__ import annotations
 
+import operator
 import threading
+import weakref
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -65,6 +67,8 @@ class TracedArray:
     affine = None  # for an integer known to be scale * i + offset of a rolled loop's index (numpy.indexing.affine)
     weak = False   # a rolled loop's index, a Python int in NumPy's loop: promotes as one (NEP 50)
     padded = False  # a slice with traced bounds, zero past its valid part (numpy.indexing.traced_bounds)
+    argument = False  # one of the program's inputs (its shape is the caller's)
+    known = None  # its value as NumPy computed it at trace time, until written (see numpy.folding)
 
     def __init__(self, value: ir.Value, aval: Aval):
         self._value = value
@@ -84,6 +88,7 @@ class TracedArray:
         view._value, view.aval, view.version = None, aval, 0
         view._parent, view._view, view._seen = parent, (read, write), None
         view.depth = len(REGIONS.stack)
+        parent.__dict__.setdefault("_views", weakref.WeakSet()).add(view)
         if view.depth:
             REGIONS.stack[-1].created.append(view)
         return view
@@ -114,7 +119,7 @@ class TracedArray:
         if self._parent is None:
             if self.depth < len(REGIONS.stack) and id(self) not in REGIONS.stack[-1].writes:
                 REGIONS.stack[-1].writes[id(self)] = (self, self._value)
-            self._value = value
+            self._value, self.known = value, None
             self.version += 1
             return
         self._parent.assign(self._view[1](self._parent.value, value))
@@ -127,12 +132,27 @@ class TracedArray:
 
     def restore(self, value: ir.Value) -> None:
         """Put back a root's value from before a region was traced (no write is recorded)."""
-        self._value = value
+        self._value, self.known = value, None
         self.version += 1
 
     # -- array attributes ----------------------------------------------------
 
-    shape = property(lambda self: self.aval.shape)
+    def _reshape_in_place(self, shape) -> None:
+        """`a.shape = s`: NumPy gives the array itself the new shape, its data unchanged."""
+        if isinstance(self, TracedScalar):
+            raise AttributeError("attribute 'shape' of 'numpy.generic' objects is not writable")
+        views = self.__dict__.get("_views")
+        if self._parent is not None or self.argument or self.alternatives() is not None or \
+                self.depth < len(REGIONS.stack) or (views is not None and len(views)):
+            raise UnsupportedError(
+                "`x.shape = ...` on an argument, a view, an array with views or one made outside the "
+                "branch or loop that reshapes it: solvent reshapes in place only arrays the same code "
+                "made and does not view; write x = x.reshape(...)")
+        new = np.copy(np.reshape(self, shape))  # NumPy's errors for a size that does not match
+        self._value, self.aval, self.known = new.value, new.aval, None
+        self.version += 1
+
+    shape = property(lambda self: self.aval.shape, _reshape_in_place)
     dtype = property(lambda self: self.aval.dtype)
     ndim = property(lambda self: len(self.aval.shape))
     size = property(lambda self: int(np.prod(self.aval.shape, dtype=np.int64)))
@@ -179,29 +199,35 @@ class TracedArray:
     def __setitem__(self, key, value):
         dispatch.HOOKS.setitem(self, key, value)
 
+    def _host(self, what: str):
+        """The value NumPy computed at trace time, for a conversion to Python; else the error."""
+        if self.known is None:
+            raise _conversion_error(self, what)
+        return self.known
+
     def __array__(self, dtype=None, copy=None):
         raise _conversion_error(self, "np.asarray()")
 
     def __bool__(self):
-        raise _conversion_error(self, "bool()")
+        return bool(self._host("bool()"))
 
     def __int__(self):
-        raise _conversion_error(self, "int()")
+        return int(self._host("int()"))
 
     def __float__(self):
-        raise _conversion_error(self, "float()")
+        return float(self._host("float()"))
 
     def __complex__(self):
-        raise _conversion_error(self, "complex()")
+        return complex(self._host("complex()"))
 
     def __index__(self):
-        raise _conversion_error(self, "use as a Python index")
+        return operator.index(self._host("use as a Python index"))
 
     def item(self, *args):
-        raise _conversion_error(self, ".item()")
+        return self._host(".item()").item(*args)
 
     def tolist(self):
-        raise _conversion_error(self, ".tolist()")
+        return self._host(".tolist()").tolist()
 
     # Every ndarray method is the NumPy function of the same name (np.sum(a) == a.sum()).
     def __getattr__(self, name):

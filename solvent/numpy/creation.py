@@ -20,6 +20,7 @@ import numpy as np
 from solvent.core import trace
 from solvent.core.traced import TracedScalar
 from solvent.errors import UnsupportedError, is_library_file
+from solvent.numpy import folding
 from solvent.numpy.registry import implements
 from solvent.numpy.shape import broadcast_arrays, ravel, static_int, view
 from solvent.numpy.values import (as_array, broadcast_value, full as full_value, holds_traced, is_traced,
@@ -68,7 +69,7 @@ def _host(host_array):
 
 
 def _static_only(name, *arguments):
-    if any(is_traced(a) for a in arguments):
+    if any(is_traced(folding.static(a)) for a in arguments):
         raise UnsupportedError(f"np.{name} with traced arguments; pass Python numbers (static) instead")
 
 
@@ -120,6 +121,7 @@ def tri(N, M=None, k=0, dtype=float, *, like=None):
 @fresh(np.arange)
 def arange(start, stop=None, step=None, dtype=None, *, like=None, device=None):
     _static_only("arange", start, stop, step)
+    start, stop, step = (folding.static(a) for a in (start, stop, step))
     host = np.arange(start, stop, step, dtype=dtype)  # NumPy decides the length and dtype
     if host.size == 0:
         return _host(host)
@@ -371,6 +373,7 @@ _active = 0
 
 def _fresh(name):
     original = _originals[name]
+    host = _originals["zeros"] if name == "empty" else original  # a program has no uninitialised memory
 
     @functools.wraps(original)
     def create(*args, **kwargs):
@@ -378,7 +381,11 @@ def _fresh(name):
         if trace.is_tracing() and (is_traced(like) or like is None  # NumPy's own calls stay host
                                    and not is_library_file(sys._getframe(1).f_code.co_filename)):
             with trace.current().emitting():
-                return FRESH[name](*args, **kwargs)
+                made = FRESH[name](*args, **kwargs)
+                if is_traced(made) and like is None and folding.small(made) and \
+                        folding.static_arguments(args, kwargs):
+                    return folding.call(host, args, kwargs, lambda: made)  # NumPy's own values, known
+                return made
         return original(*args, **kwargs)
     return create
 

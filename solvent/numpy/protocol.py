@@ -11,6 +11,7 @@ import numpy as np
 
 from solvent.core import dispatch, trace
 from solvent.errors import UnsupportedError, user_location
+from solvent.numpy import folding
 from solvent.numpy.indexing import subscripts, traced_bounds
 from solvent.numpy.registry import qualified_name
 
@@ -37,6 +38,8 @@ def array_function(func, args, kwargs):
         raise UnsupportedError(f"{qualified_name(func)} is not supported by solvent.jit; "
                                "see solvent.supported() for the functions it compiles")
     with _emitting():
+        if folding.folds_function(func, args, kwargs):
+            return folding.call(func, args, kwargs, lambda: impl(*args, **kwargs))
         return impl(*args, **kwargs)
 
 
@@ -47,12 +50,16 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     if impl is None:
         raise UnsupportedError(f"the ufunc np.{ufunc.__name__} is not supported by solvent.jit")
     with _emitting():
+        if folding.folds_ufunc(method, inputs, kwargs):
+            host = ufunc if method == "__call__" else getattr(ufunc, method)
+            return folding.call(host, inputs, kwargs, lambda: impl(method, *inputs, **kwargs))
         return impl(method, *inputs, **kwargs)
 
 
 def getitem(array, key):
     with _emitting():
-        return subscripts.getitem(array, key)
+        folded = folding.element(array, key)
+        return folded if folded is not None else subscripts.getitem(array, key)
 
 
 def setitem(array, key, value):
@@ -72,6 +79,9 @@ def array_method(array, name):
 
     def bound(*args, **kwargs):
         with _emitting():
+            if folding.folds_method(array, name, args, kwargs):
+                return folding.call(lambda a, *rest, **kw: getattr(a, name)(*rest, **kw), (array, *args), kwargs,
+                                    lambda: impl(array, *args, **kwargs))
             return impl(array, *args, **kwargs)
     return bound
 

@@ -13,6 +13,7 @@ import numpy as np
 from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError
+from solvent.numpy import folding
 from solvent.numpy.registry import implements
 from solvent.numpy.values import (as_array, broadcast_value, is_traced, normalize_axis, result_type, shape, value,
                                   wrap, write_out)
@@ -185,7 +186,9 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 
 
 def static_int(x, what: str) -> int:
-    """`x` as a Python int; a traced value is refused, since shapes and counts are fixed at compile time."""
+    """`x` as a Python int; a traced value is refused, since shapes and counts are fixed at compile time
+    (unless NumPy computed it at trace time: see `folding`)."""
+    x = folding.static(x)
     if is_traced(x):
         raise UnsupportedError(f"{what} must be a static Python int, not a traced value: shapes are fixed "
                                "when the program is compiled; pass it as a Python int")

@@ -22,7 +22,7 @@ from jaxlib.mlir import ir
 from solvent.core import operators, trace
 from solvent.core.traced import DEAD, REGIONS, TracedArray, TracedScalar, escaped
 from solvent.errors import ControlFlowError
-from solvent.numpy.values import carried_value, value, wrap
+from solvent.numpy.values import carried_value, wrap
 from solvent.ops import elementwise as ew
 from solvent.ops.constant import constant
 

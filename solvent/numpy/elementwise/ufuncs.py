@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.errors import UnsupportedError
+from solvent.numpy import folding
 from solvent.numpy.elementwise import bodies as m
 from solvent.numpy.indexing import affine
 from solvent.numpy.registry import implements
@@ -229,6 +230,7 @@ def accumulate(ufunc, array, axis=0, dtype=None, out=None):
 def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     """`ufunc.reduceat` with static indices: a reduce of each slice [indices[i], indices[i+1]),
     or the element at indices[i] where the next index is not larger."""
+    indices = folding.static(indices)
     if is_traced(indices):
         raise UnsupportedError(f"np.{ufunc.__name__}.reduceat with traced indices (pass a list or host array)")
     x = array if is_traced(array) else np.asarray(array)

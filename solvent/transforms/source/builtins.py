@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from solvent.core.traced import TracedScalar
+from solvent.numpy.folding import static
 from solvent.numpy.registry import builtin
 from solvent.numpy.values import is_python_scalar, is_traced, wrap
 
@@ -49,6 +50,7 @@ def _real(x, what: str):
 def int_(x=0, *args, **keywords):
     """int() of a traced number: truncated toward zero, a Python int (weak int64). NaN, inf and
     values beyond int64 raise in NumPy; the compiled program gives an unspecified integer there."""
+    x = static(x)
     if not is_traced(x) or args or keywords:
         return builtins.int(x, *args, **keywords)
     x = _real(_only_element(x, "int()"), "int()")
@@ -58,6 +60,7 @@ def int_(x=0, *args, **keywords):
 @builtin(float)
 def float_(x=0.0):
     """float() of a traced number: a Python float (weak float64)."""
+    x = static(x)
     if not is_traced(x):
         return builtins.float(x)
     return _scalar(_real(_only_element(x, "float()"), "float()"), np.float64, weak=True)
@@ -67,6 +70,7 @@ def float_(x=0.0):
 def round_(number, ndigits=None):
     """round() of a traced NumPy scalar: `np.round(x, ndigits)`, or without `ndigits` a Python int
     (halves to even, as Python rounds)."""
+    number = static(number)
     if not is_traced(number):
         return builtins.round(number, ndigits)
     if not isinstance(number, TracedScalar) or number.dtype.kind not in "iuf":
@@ -88,6 +92,7 @@ def _truth(x, what: str):
 def _truths(items, what: str, combine, stop: bool):
     """any() (`stop` True) or all() over `items`: Python's short circuit on static items, `combine`
     of the traced ones."""
+    items = static(items)
     if is_traced(items):
         rows = items.shape[0] if items.ndim else None
         if rows is None:
@@ -97,7 +102,7 @@ def _truths(items, what: str, combine, stop: bool):
                              f"a.any() or a.all() (in {what}() of a traced array of shape {items.shape})")
         return (np.any if stop else np.all)(items != 0) if rows else not stop
     result = not stop
-    for item in items:
+    for item in map(static, items):
         if not is_traced(item):
             if bool(item) == stop:
                 return stop
@@ -143,7 +148,7 @@ def _extreme(name, better, nan_reduce, args, key, default):
         if default is _NOTHING:
             raise ValueError(f"{name}() iterable argument is empty")
         return default
-    keys = items if key is None else [key(item) for item in items]
+    keys = [static(k) for k in (items if key is None else [key(item) for item in items])]
     if not builtins.any(is_traced(k) for k in keys):
         return items[getattr(builtins, name)(range(len(items)), key=keys.__getitem__)]
     best, best_key = items[0], keys[0]
@@ -155,7 +160,7 @@ def _extreme(name, better, nan_reduce, args, key, default):
             continue
         wins = _truth(wins, f"{name}")
         best = _choose(wins, item, best, name)
-        best_key = best if key is None else _choose(wins, item_key, best_key, name)
+        best_key = _choose(wins, item_key, best_key, name)
     return best
 
 

@@ -81,6 +81,11 @@ for _op in ("lt", "le", "eq", "ne", "gt", "ge", "neg", "pos", "abs", "invert"):
     setattr(Unbound, f"__{_op}__", Unbound.__solvent_refuse__)
 
 
+def _traced(x) -> bool:
+    """Whether `x` is traced and its value is not known at trace time (see `numpy.folding`)."""
+    return is_traced(x) and x.known is None
+
+
 def if_stmt(test, true_fn, false_fn, values, names, where=None):
     """`if test: ... else: ...` assigning `names`; returns their values afterwards.
 
@@ -88,7 +93,7 @@ def if_stmt(test, true_fn, false_fn, values, names, where=None):
     a traced `if`; finding one means tracing the branches once more without it, the first case
     dropped unfinished (so the writes its branches made are not made twice).
     """
-    if not is_traced(test):
+    if not _traced(test):
         return true_fn(*values) if test else false_fn(*values)
     dropped: set[int] = set()
     while True:
@@ -118,7 +123,7 @@ def if_stmt(test, true_fn, false_fn, values, names, where=None):
 
 def ifexp(test, if_true, if_false):
     """`if_true() if test else if_false()`."""
-    if not is_traced(test):
+    if not _traced(test):
         return if_true() if test else if_false()
     return control_flow.cond(test, if_true, if_false)
 
@@ -127,7 +132,7 @@ def and_(*operands):
     """Python's `and` over thunks; element-wise `np.logical_and` once a value is traced."""
     result = operands[0]()
     for operand in operands[1:]:
-        if is_traced(result):
+        if _traced(result):
             result = np.logical_and(result, operand())
         elif not result:
             return result
@@ -139,7 +144,7 @@ def and_(*operands):
 def or_(*operands):
     result = operands[0]()
     for operand in operands[1:]:
-        if is_traced(result):
+        if _traced(result):
             result = np.logical_or(result, operand())
         elif result:
             return result
@@ -149,7 +154,7 @@ def or_(*operands):
 
 
 def not_(value):
-    return np.logical_not(value) if is_traced(value) else not value
+    return np.logical_not(value) if _traced(value) else not value
 
 
 def _fill_undefined(values, run_body):
@@ -177,7 +182,7 @@ def while_stmt(test_fn, body_fn, values, names, where=None, in_place=(), written
     values = tuple(values)
     while True:
         test = test_fn(*values)
-        if is_traced(test):
+        if _traced(test):
             break
         if not test:
             return values
@@ -202,7 +207,7 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=()):
     so the module grows with the source, not with the trip counts.
     """
     values = tuple(values)
-    if not any(is_traced(b) for b in bounds):
+    if not any(_traced(b) for b in bounds):
         steps = range(*[int(b) for b in bounds])
         session = trace.current()
         limit = session.unroll if session is not None else None
@@ -302,7 +307,7 @@ class RangeItems:
 
 
 def range_items(*bounds):
-    if any(is_traced(b) for b in bounds):
+    if any(_traced(b) for b in bounds):
         raise UnsupportedError("a `for` loop over range() with traced bounds that uses break/continue; "
                                "write it as a `while` loop")
     return RangeItems(*bounds)
@@ -319,7 +324,7 @@ def length(sequence):
 
 def refuse(test, construct, where):
     """The test of a statement solvent cannot capture: fine while static, an error if traced."""
-    if is_traced(test):
+    if _traced(test):
         raise UnsupportedError(
             f"{construct} at {where[0]}:{where[1]} depends on a traced value and cannot be captured; "
             "assign results to variables in the branches and return after the statement", location=where)
