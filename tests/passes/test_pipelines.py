@@ -108,6 +108,12 @@ def test_widened_booleans_compare_as_integers():
                      a, b)
 
 
+def test_sums_of_different_reshaped_values_stay_apart():
+    # cse_reduce_transposed (enzyme-ad 0.0.16) merged them: the second sum gave the first's 12.
+    check_like_numpy(lambda x: (np.sum(np.reshape(x > 0, 12)), np.sum(np.reshape(x < 0, 12)), (x > 0).sum()),
+                     np.ones((3, 4), dtype=np.int64))
+
+
 def test_optimize_true_and_false_are_all_and_none():
     assert passes.level_name(True) == "all" and passes.level_name(False) == "none"
     assert passes.pipeline("all").startswith("mark-func-memory-effects")
