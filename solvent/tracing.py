@@ -80,6 +80,7 @@ class Built:
     result: object = None
     outside_writes: dict = field(default_factory=dict)  # arrays of an enclosing trace assigned inside
     outputs: list = field(default_factory=list)         # the traced array behind each output
+    padded: bool = False  # its result has a length known only at run time: to be inlined, not called
 
 
 def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace | None = None,
@@ -119,10 +120,12 @@ def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace 
             result = fn(*call_args, **call_kwargs, **(static_kwargs or {}))
         writes = dict(region.writes)
     signature = Signature(inputs.paths, [t.aval for t in pending], [type(x) for x in inputs.objects])
+    if within is not None and any(t.padded for t in structure.flatten(result) if isinstance(t, TracedArray)):
+        return Built(function, signature, copied, session, result, writes, padded=True)
     signature.input_shardings = [_sharding_of(x) for x in inputs.objects]
     signature.byteswapped = inputs.swapped
     with context(), ir.InsertionPoint(block), ir.Location.unknown():  # views may still emit their reads
-        outputs = _Outputs(signature, copied, inputs)
+        outputs = _Outputs(signature, copied, inputs, cuts=within is None)
         signature.result = outputs.spec(result)
         for i, tracer in enumerate(pending):
             if tracer._value != arguments[i]:
@@ -200,8 +203,8 @@ def _defined_at(mlir_error: str):
 class _Outputs:
     """Collects program outputs (one per distinct traced array) and result specs."""
 
-    def __init__(self, signature: Signature, copied: structure.Copied, inputs: _Inputs):
-        self.signature, self.copied = signature, copied
+    def __init__(self, signature: Signature, copied: structure.Copied, inputs: _Inputs, cuts: bool = False):
+        self.signature, self.copied, self.cuts = signature, copied, cuts
         self.values: list[ir.Value] = []
         self.index: dict[int, int] = {}
         self.keep: list = []
@@ -209,8 +212,8 @@ class _Outputs:
         self.returned = {id(leaf): ("input", inputs.of_leaf[i]) if i in inputs.of_leaf else ("argument", path)
                          for i, (leaf, path) in enumerate(zip(copied.leaves, copied.paths))}
 
-    def add(self, tracer: TracedArray) -> int:
-        if tracer.padded:  # its length is only known at run time
+    def add(self, tracer: TracedArray, padding: bool = False) -> int:
+        if tracer.padded and not padding:  # its length is only known at run time
             raise padded(tracer, ", returned or stored on an argument,")
         if id(tracer) not in self.index:
             self.index[id(tracer)] = len(self.values)
@@ -223,7 +226,8 @@ class _Outputs:
     def spec(self, x):
         """How the thunk rebuilds `x`: ("input", i), ("output", k), ("argument", path),
         ("static", value), ("either", which spec, [choice specs], own spec) for an array that is
-        one of several by a traced index, or (container type, [(step, spec), ...])."""
+        one of several by a traced index, ("cut", data spec, [(axis, length spec)]) for one of
+        traced length, or (container type, [(step, spec), ...])."""
         original = self.copied.originals.get(id(x))
         alternatives = x.alternatives() if isinstance(x, TracedArray) else None
         if alternatives is not None:
@@ -233,6 +237,8 @@ class _Outputs:
         if isinstance(x, TracedArray):
             if original is not None:  # an argument array returned: the caller's own object
                 return self.returned[id(original)]
+            if x.padded and self.cuts and getattr(x, "lengths", None):
+                return self._cut(x)
             return ("output", self.add(x))
         if original is not None and not structure.is_array(original):
             return ("argument", self.copied.container_paths[id(x)])
@@ -240,6 +246,14 @@ class _Outputs:
         if kids is None:
             return ("static", x)
         return (type(x), [(step, self.spec(v)) for step, v in kids])
+
+
+    def _cut(self, x):
+        """("cut", data, [(axis, length)]) for a result of traced length (x[mask], x[:k]): its data at
+        full size and each traced length are outputs, and the thunk cuts it to NumPy's shape."""
+        lengths = [(axis, ("output", self.add(TracedScalar(n, Aval((), np.dtype(np.int64))))))
+                   for axis, n in enumerate(x.lengths) if n is not None]
+        return ("cut", ("output", self.add(x, padding=True)), lengths)
 
 
 def _find_reassignments(copied: structure.Copied, outputs: _Outputs, signature: Signature) -> None:

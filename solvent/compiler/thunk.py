@@ -16,7 +16,7 @@ from jax.errors import JaxRuntimeError
 from solvent.core import structure
 from solvent.errors import ExecutionError, ReadOnlyError
 from solvent.runtime import devices, interrupts, memory
-from solvent.runtime.array import BUFFERS, Array, Scalar, array_key
+from solvent.runtime.array import BUFFERS, Array, Scalar, array_key, asarray
 from solvent.runtime.dispatch import fast_executor, python_executor, x64_on, x64_restore
 from solvent.runtime.sharding import SingleDeviceSharding, host_value
 from solvent.tracing import Signature
@@ -151,6 +151,9 @@ def _builder(ns: _Namespace):
         if tag == "either":
             _, which, choices, own = spec
             return f"_choose({build(which)}, ({''.join(build(c) + ', ' for c in choices)}), {build(own)})"
+        if tag == "cut":
+            _, data, lengths = spec
+            return f"_cut({build(data)}, ({''.join(f'({axis}, {build(n)}), ' for axis, n in lengths)}))"
         kind, kids = spec
         items = [build(s) for _, s in kids]
         if kind is tuple:
@@ -165,6 +168,17 @@ def _builder(ns: _Namespace):
         return f"_new_object({ns.name(kind, 'type')}, {{{fields}}})"
 
     return build
+
+
+def _cut(x, lengths):
+    """A result whose length the program computed (x[mask], x[:k]): cut from its static bound to
+    NumPy's shape, a new array as NumPy's is."""
+    key = [slice(None)] * np.ndim(x)
+    for axis, n in lengths:
+        key[axis] = slice(0, int(np.asarray(n)))
+    if isinstance(x, Array):
+        return asarray(np.asarray(x)[tuple(key)], device=x.device)
+    return x[tuple(key)].copy()
 
 
 def _native(x):
@@ -189,7 +203,7 @@ def generate(signature: Signature, executable, device=None, sync: bool = False, 
     device = devices.resolve(device)
     ns = _Namespace(_ndarray=np.ndarray, _MISS=MISS, _np_array=np.array, _np_asarray=np.asarray, _put=devices.put,
                     _device=device, _copyto=np.copyto, _native=_native, _asarray=host_value, _host_copy=_host_copy,
-                    _new_object=_new_object, _set=_set, _delete=_delete, _choose=_choose,
+                    _new_object=_new_object, _set=_set, _delete=_delete, _choose=_choose, _cut=_cut,
                     _Array=Array.from_buffer, _Scalar=Scalar.from_buffer, _lock=BUFFERS,
                     _XlaError=(JaxRuntimeError, ExecutionError), _pending=interrupts.PENDING,
                     _deliver=interrupts.deliver, _x64_on=x64_on, _x64_restore=x64_restore,

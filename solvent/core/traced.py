@@ -260,7 +260,8 @@ def escaped(x: TracedArray) -> EscapedValueError:
 def padded(x: TracedArray, use: str = "") -> UnsupportedError:
     """The error for a slice with traced bounds used where its true length would matter."""
     return UnsupportedError(
-        f"a slice whose bounds are traced (x[:k], A[i, :i]){use} has a length known only when the program runs; "
+        f"an array whose length depends on traced values (x[:k], A[i, :i], x[mask], np.nonzero(mask)){use} has a "
+        "length known only when the program runs; "
         f"solvent holds it at full size ({x.aval}) with a mask that elementwise ufuncs, sum, mean, max, min, "
         "dot, matmul, outer and writes into a slice of the same bounds respect, and nothing else: "
         "reduce it or write it back inside the program, or make the bounds static Python ints",

@@ -116,9 +116,9 @@ def _part_view(array, part: str):
     return view(array, shape(array), lambda v: ew.unary(part, v), write, part_dtype)
 
 
-@refuses_method("nonzero")
+@method("nonzero")
 def nonzero(self):
-    raise UnsupportedError("ndarray.nonzero has a data-dependent shape; use np.where(cond, x, y)")
+    return np.nonzero(self)
 
 
 @method("compress")

@@ -148,8 +148,7 @@ implements(np.argmin)(_arg_extremum("LT"))
 @implements(np.where)
 def where(condition, x=None, y=None):
     if x is None and y is None:
-        raise UnsupportedError("np.where(condition) has a data-dependent shape; "
-                               "use np.where(condition, x, y) instead")
+        return np.nonzero(condition)
     dtype = result_type(x, y)
     out_shape = np.broadcast_shapes(shape(condition), shape(x), shape(y))
     pred = value(condition, np.bool_, out_shape)

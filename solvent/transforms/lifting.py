@@ -106,6 +106,11 @@ def lift(fn, args: tuple, kwargs: dict, purpose: str, operand=value) -> Lifted:
     name = re.sub(r"\W", "_", getattr(fn, "__name__", "fn"))
     built = build_function(session.module, f"{name}_{purpose.split('.')[-1]}_{next(_names)}",
                            _returning_copies(fn), (args, kwargs), within=session)
+    if built.padded:
+        built.function.operation.erase()
+        raise UnsupportedError(f"the function given to {purpose} returns an array whose length depends on "
+                               "traced values (x[mask], np.nonzero): its length differs between calls; reduce it "
+                               "inside the function")
     own = {id(t) for t in built.copied.tracers}
     outside = [array for key, (array, _) in built.outside_writes.items() if key not in own]
     for array, old in built.outside_writes.values():

@@ -4,8 +4,9 @@ Reactant's call cache. Every later call with the same argument structure,
 shapes, dtypes and static values becomes a `func.call`, so a layer applied 100
 times is traced once. Calls that cannot be expressed as a pure function of
 their arguments (they write arrays from outside, read traced values from a
-closure, change Python objects, or return views of their arguments) are
-inlined as plain calls instead, and remembered as such.
+closure, change Python objects, return views of their arguments, or return
+selections of data-dependent length) are inlined as plain calls instead, and
+remembered as such.
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ def _outline(session, fn, args, kwargs):
                            (args, kwargs), within=session)
     arguments = set(map(id, built.copied.tracers))
     returns_view = any(t._parent is not None and id(t.root()) in arguments for t in built.outputs)
-    pure = not (built.outside_writes or built.signature.setters or built.signature.deleted or returns_view)
+    pure = not (built.outside_writes or built.signature.setters or built.signature.deleted or returns_view
+                or built.padded)
     if pure:
         try:
             built.function.operation.verify()  # a closure's traced value would be used across functions

@@ -92,8 +92,8 @@ def test_conversions_raise_tracer_conversion_error():
 
 
 def test_unsupported_method_names_the_method():
-    with pytest.raises(solvent.UnsupportedError, match="ndarray.nonzero|nonzero"):
-        solvent.jit(lambda x: x.nonzero())(np.ones(3))
+    with pytest.raises(solvent.UnsupportedError, match="ndarray.dumps"):
+        solvent.jit(lambda x: x.dumps())(np.ones(3))
     with pytest.raises(AttributeError):
         solvent.jit(lambda x: x.no_such_method())(np.ones(3))
 

@@ -183,10 +183,8 @@ def test_where_with_python_scalars_and_0d():
     check(lambda x: np.where(x, 1, 0), sample(np.int8, (5,), seed=15))
 
 
-def test_where_with_one_argument_is_unsupported():
-    import solvent
-    with pytest.raises(solvent.UnsupportedError):
-        solvent.jit(lambda x: np.where(x > 0))(np.ones(3))
+def test_where_with_one_argument_is_nonzero():
+    check_like_numpy(lambda x: np.where(x > 0), np.array([1.0, -1.0, 2.0]))
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint8, np.float32, np.float64], ids=str)

@@ -13,6 +13,7 @@ import numpy as np
 
 from solvent.errors import UnsupportedError
 from solvent.numpy.elementwise import ufuncs
+from solvent.numpy.indexing import packed
 from solvent.numpy.indexing.advanced import STATIC_SHAPES, is_advanced, parse_fancy, read_fancy, write_fancy
 from solvent.numpy.indexing.basic import parse, read, write
 from solvent.numpy.indexing.masks import broadcast_selected, parse_masked, read_selected, write_selected
@@ -276,43 +277,55 @@ def _data_dependent(name: str, rewrite: str):
                            f"{rewrite}")
 
 
-_WHERE = ("use np.where(condition, x, y) or np.count_nonzero to keep the shape, or compute the condition "
-          "from NumPy arrays known while tracing")
-
-
-@refuses(np.nonzero)
+@implements(np.nonzero)
 def nonzero(a):
-    _data_dependent("nonzero", _WHERE)
+    """One index array per dimension, as long as the count of nonzero entries (see `packed`)."""
+    return packed.nonzero(a)
 
 
-@refuses(np.argwhere)
-def argwhere(a):
-    _data_dependent("argwhere", _WHERE)
-
-
-@refuses(np.flatnonzero)
+@implements(np.flatnonzero)
 def flatnonzero(a):
-    _data_dependent("flatnonzero", _WHERE)
+    return packed.nonzero(np.ravel(a))[0]
 
 
-@refuses(np.unique)
-def unique(ar, *args, **kwargs):
-    _data_dependent("unique", "np.sort keeps the shape (equal values become adjacent)")
+@implements(np.argwhere)
+def argwhere(a):
+    if a.ndim == 0:
+        raise UnsupportedError("np.argwhere of a traced 0-d value; write np.argwhere(np.atleast_1d(a))")
+    return packed.coordinates(a)
+
+
+@implements(np.unique)
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
+           sorted=True):
+    """The sorted distinct values, as many as there are (see `packed`); one NaN where `equal_nan`."""
+    if return_index or return_inverse or return_counts or axis is not None:
+        _data_dependent("unique", "only its values (no return_index, return_inverse, return_counts or axis) "
+                        "are compiled; np.sort keeps the shape (equal values become adjacent)")
+    s = np.sort(np.ravel(ar))
+    if s.size == 0:
+        return s
+    first = np.concatenate([np.ones(1, np.bool_), s[1:] != s[:-1]])
+    if equal_nan and s.dtype.kind in "fc":
+        first = np.concatenate([np.ones(1, np.bool_), ~(np.isnan(s[1:]) & np.isnan(s[:-1])) & first[1:]])
+    return s[first]
 
 
 @implements(np.extract)
 def extract(condition, arr):
-    """`np.extract` with a condition known while tracing; a traced one has a data-dependent shape."""
+    """`np.extract`: the elements of `arr` where `condition` holds, flattened."""
     if is_traced(condition):
-        _data_dependent("extract", _WHERE)
+        if np.size(condition) != np.size(arr):
+            _data_dependent("extract", "with a traced condition the condition and the array have one size")
+        return wrap(value(arr), scalar=False).ravel()[np.ravel(condition) != 0]
     return take(arr, np.flatnonzero(np.asarray(condition)))
 
 
 @implements(np.compress)
 def compress(condition, a, axis=None, out=None):
-    """`np.compress` with a condition known while tracing; a traced one has a data-dependent shape."""
+    """`np.compress`: the slices of `a` along `axis` where the 1-d `condition` holds."""
     if is_traced(condition):
-        _data_dependent("compress", _WHERE)
+        return _compressed(condition, a, axis, out)
     condition = np.asarray(condition)
     if condition.ndim != 1:
         raise ValueError("condition must be a 1-d array")
@@ -359,3 +372,16 @@ def update_at(array, key, new, combine) -> None:
 
 
 ufuncs.METHODS["at"] = ufunc_at  # ufunc.at takes every index form indexing does (see ufuncs.METHODS)
+
+
+def _compressed(condition, a, axis, out):
+    """`np.compress` with a traced condition: a mask along `axis`, False past the condition's end."""
+    if condition.ndim != 1 or out is not None:
+        raise UnsupportedError("np.compress with a traced condition that is not 1-d, or with out=")
+    a = wrap(value(a), scalar=False).ravel() if axis is None else wrap(value(a), scalar=False)
+    axis = normalize_axis(0 if axis is None else axis, a.ndim)
+    n = a.shape[axis]
+    if condition.shape[0] > n:
+        raise UnsupportedError(f"np.compress with a traced condition longer than axis {axis} ({n})")
+    mask = np.concatenate([condition != 0, np.zeros(n - condition.shape[0], np.bool_)])
+    return a[(slice(None),) * axis + (mask,)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.core.aval import Aval
-from solvent.numpy.indexing import traced_bounds
+from solvent.numpy.indexing import packed, traced_bounds
 from solvent.numpy.indexing.advanced import is_advanced, parse_fancy, read_fancy, write_fancy
 from solvent.numpy.indexing.basic import Index, parse, read, write
 from solvent.numpy.indexing.masks import (Selected, broadcast_selected, in_augmented_assignment, parse_masked,
@@ -48,6 +48,10 @@ def _getitem_advanced(array, key):
         selected = Selected(read_selected(array.value, m), Aval(tuple(selected_shape(m)), array.dtype))
         selected.target = (array, key, m)
         return selected
+    if m is not None:
+        return packed.select(array, m)  # as many elements as the mask has True ones
+    if packed.has_packed(key):
+        return packed.take(array, key)
     f = parse_fancy(key, array.shape)
     element = f.result_shape == () and not any(k is Ellipsis for k in (key if isinstance(key, tuple) else (key,)))
     return wrap(read_fancy(array.value, f), scalar=element)  # 0-d integer arrays index as integers
@@ -77,6 +81,8 @@ def _setitem_advanced(array, key, new):
         array.assign(write_selected(array.value, new.target[2], new.value))  # the end of a[mask] op= v
         return
     m = parse_masked(key, array.shape)
+    if m is not None and isinstance(new, traced_bounds.MaskedArray):
+        return packed.store(array, m, new)
     if m is not None:
         array.assign(write_selected(array.value, m, broadcast_selected(m, value(new, array.dtype))))
         return

@@ -11,13 +11,15 @@ would look at the padding (sorting, say) raise `UnsupportedError`.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.core import trace
 from solvent.core.aval import Aval
-from solvent.core.traced import TracedArray
-from solvent.errors import UnsupportedError, user_location
+from solvent.core.traced import TracedArray, padded
+from solvent.errors import UnsupportedError, is_library_file, user_location
 from solvent.numpy.indexing import affine
 from solvent.numpy.values import assigned_value, full, is_traced, normalize_axes, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
@@ -146,6 +148,18 @@ class MaskedArray(TracedArray):
     def __getitem__(self, key):
         raise UnsupportedError("indexing a slice whose bounds are traced; index the base array instead")
 
+    def _static_extent(self, what: str):
+        """The full extent, for solvent and NumPy; the user's code would take it for NumPy's length."""
+        if not is_library_file(sys._getframe(2).f_code.co_filename):
+            raise padded(self, f", asked for its {what},")
+        return self.aval.shape
+
+    shape = property(lambda self: self._static_extent("shape"))
+    size = property(lambda self: int(np.prod(self._static_extent("size"), dtype=np.int64)))
+
+    def __len__(self):
+        raise padded(self, ", given to len() where solvent does not read the source,")
+
 
 def make(v: ir.Value, lengths) -> MaskedArray:
     """A fresh masked array holding `v` (already zero past the valid prefix)."""
@@ -219,6 +233,7 @@ def ufunc_on_masked(uf, method, inputs, kwargs):
         else:
             ndim = max(_ndim(x) for x in inputs)
             lengths = _merge(*[_lengths(x, ndim) for x in inputs])
+            _check_extents(inputs, lengths, ndim)
             plain = uf(*[_plain(x) for x in inputs], **kwargs)
             result = _result(plain.value, lengths)
         if out is None:
@@ -228,6 +243,20 @@ def ufunc_on_masked(uf, method, inputs, kwargs):
             raise UnsupportedError("out= that is not itself a slice with traced bounds")
         target.assign(ew.convert(result.value, target.dtype))
         return target
+
+
+def _check_extents(inputs, lengths, ndim) -> None:
+    """An operand of full extent along an axis of traced length: NumPy pairs it with the valid part
+    only when the lengths match (or broadcasts a length of 1), which only the data decides."""
+    for x in inputs:
+        if isinstance(x, MaskedArray) or not _ndim(x):
+            continue
+        extents = [None] * (ndim - _ndim(x)) + list(np.shape(x) if not isinstance(x, TracedArray) else x.shape)
+        if any(length is not None and extent not in (None, 1) for length, extent in zip(lengths, extents)):
+            raise UnsupportedError(
+                f"an array of shape {tuple(extents[ndim - _ndim(x):])} combined with one whose length depends on "
+                "traced values: NumPy pairs them only when the lengths are equal, which is known only when the "
+                "program runs; select both the same way (x[m] * y[m], x[:k] * y[:k])")
 
 
 def _matmul(a, b):
@@ -266,22 +295,24 @@ def function_on_masked(func, args, kwargs):
         if handler is None:
             raise UnsupportedError(f"np.{getattr(func, '__name__', func)} on a slice whose bounds are traced "
                                    "(loop-dependent slices support ufuncs, sum, mean, max, min, dot, matmul, outer)")
+        if kwargs.pop("out", None) is not None or kwargs.pop("where", True) is not True:
+            raise UnsupportedError(f"np.{func.__name__} with out= or where= on a slice whose bounds are traced")
         return handler(*args, **kwargs)
 
 
-def _sum(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+def _sum(a, axis=None, dtype=None, keepdims=False, initial=np._NoValue):
     data, _, lengths = _reduction(a, axis, keepdims, 0)
-    return _result(np.sum(data, axis=axis, dtype=dtype, keepdims=keepdims).value, lengths)
+    return _result(np.sum(data, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial).value, lengths)
 
 
 def _extremum(numpy_function, sign):
-    def apply(a, axis=None, out=None, keepdims=False, **kwargs):
+    def apply(a, axis=None, keepdims=False, initial=np._NoValue):
         data, _, lengths = _reduction(a, axis, keepdims, _extreme(a.dtype, sign))
-        return _result(numpy_function(data, axis=axis, keepdims=keepdims).value, lengths)
+        return _result(numpy_function(data, axis=axis, keepdims=keepdims, initial=initial).value, lengths)
     return apply
 
 
-def _mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+def _mean(a, axis=None, dtype=None, keepdims=False):
     total = _sum(a, axis, dtype, keepdims=keepdims)
     count = _count(a, normalize_axes(axis, len(a.shape)))
     lengths = list(total.lengths) if isinstance(total, MaskedArray) else []
@@ -289,7 +320,29 @@ def _mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
     return _result(quotient.value, lengths)
 
 
-def _dot(a, b, out=None):
+def _filled_reduction(numpy_function, filler):
+    """A reduction of the valid part: the padding set to the reduction's identity first."""
+    def apply(a, axis=None, *args, keepdims=False, **kwargs):
+        data, _, lengths = _reduction(a, axis, keepdims, filler)
+        return _result(numpy_function(data, axis, *args, keepdims=keepdims, **kwargs).value, lengths)
+    return apply
+
+
+def _var(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """NumPy's two passes over the valid part: the mean, then the mean squared deviation from it."""
+    count = wrap(_count(a, normalize_axes(axis, len(a.aval.shape))))
+    deviation = a - _sum(a, axis, dtype, keepdims=True) / count
+    squares = np.real(deviation * np.conj(deviation)) if a.dtype.kind == "c" else deviation * deviation
+    total = _sum(squares, axis, dtype, keepdims=keepdims)
+    lengths = list(total.lengths) if isinstance(total, MaskedArray) else []
+    return _result(np.true_divide(_plain(total), np.maximum(count - ddof, 0)).value, lengths)
+
+
+def _std(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    return np.sqrt(_var(a, axis, dtype, ddof=ddof, keepdims=keepdims))
+
+
+def _dot(a, b):
     if not _ndim(a) or not _ndim(b):
         return np.multiply(a, b)
     la, lb = _lengths(a, len(a.shape)), _lengths(b, len(b.shape))
@@ -298,7 +351,7 @@ def _dot(a, b, out=None):
     return _result(v, lengths)
 
 
-def _outer(a, b, out=None):
+def _outer(a, b):
     if len(a.shape) != 1 or len(b.shape) != 1:
         raise UnsupportedError("np.outer of slices with traced bounds that are not 1-d")
     v = np.multiply(np.reshape(_plain(a), (-1, 1)), _plain(b)).value
@@ -311,12 +364,14 @@ def _where(condition, x, y):
     return _result(np.where(_plain(condition), _plain(x), _plain(y)).value, lengths)
 
 
-def _copy(a, *args, **kwargs):
+def _copy(a, order="K", subok=False):
     return make(a.value, a.lengths)
 
 
 _FUNCTIONS = {
     np.sum: _sum, np.mean: _mean, np.max: _extremum(np.max, -1), np.amax: _extremum(np.max, -1),
     np.min: _extremum(np.min, 1), np.amin: _extremum(np.min, 1), np.dot: _dot, np.outer: _outer,
-    np.where: _where, np.copy: _copy,
+    np.where: _where, np.copy: _copy, np.prod: _filled_reduction(np.prod, 1), np.any: _filled_reduction(np.any, 0),
+    np.all: _filled_reduction(np.all, 1), np.count_nonzero: _filled_reduction(np.count_nonzero, 0),
+    np.var: _var, np.std: _std,
 }

@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from solvent.core.traced import TracedScalar
+from solvent.core.traced import TracedArray, TracedScalar
 from solvent.numpy.folding import static
 from solvent.numpy.registry import builtin
 from solvent.numpy.values import is_python_scalar, is_traced, wrap
@@ -110,6 +110,15 @@ def _truths(items, what: str, combine, stop: bool):
         truth = _truth(item, what)
         result = truth if result is (not stop) else combine(result, truth)
     return result
+
+
+@builtin(len)
+def len_(x):
+    """len() of a selection or slice of traced length (x[mask], x[:k]): its traced count."""
+    lengths = getattr(x, "lengths", None) if isinstance(x, TracedArray) else None
+    if lengths and lengths[0] is not None:
+        return _scalar(wrap(lengths[0], scalar=True), np.int64, weak=True)
+    return builtins.len(x)
 
 
 @builtin(any)

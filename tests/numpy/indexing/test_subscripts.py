@@ -457,11 +457,8 @@ def test_mask_assignment_with_a_traced_scalar_value():
     check(f, np.arange(6.0), np.array(-1.5))
 
 
-def test_mask_read_is_unsupported():
-    with pytest.raises(solvent.UnsupportedError, match="data-dependent shape.*np.where"):
-        solvent.jit(lambda x: x[x > 1])(np.arange(3.0))
-    with pytest.raises(solvent.UnsupportedError, match="data-dependent"):
-        solvent.jit(lambda x: np.sum(x[x > 1]))(np.arange(3.0))
+def test_mask_read_selects_as_many_elements_as_the_mask_holds():
+    check(lambda x: (x[x > 1], np.sum(x[x > 1])), np.arange(3.0))  # tests/numpy/indexing/test_packed.py: the rest
 
 
 def test_mask_assignment_of_a_count_long_array_is_unsupported():

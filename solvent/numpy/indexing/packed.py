@@ -1,0 +1,127 @@
+"""Selections whose length depends on data: `x[mask]` and `np.nonzero(mask)` for a traced mask.
+
+NumPy's result has one element per True entry of the mask, a number known only when the program
+runs. solvent holds it at its static bound (one slot per mask entry) with the selected elements
+packed at the front in NumPy's order, zeros after them, and the traced count as its valid
+length: a `traced_bounds.MaskedArray`. Elementwise ufuncs, sum, mean, max, min, dot and the other
+functions that respect a valid prefix then give NumPy's results, `len()` is the count, it can be
+stored back at the same mask (`x[m] = f(x[m])`), and any other use raises instead of reading
+the padding (`core.traced.padded`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from solvent.errors import UnsupportedError
+from solvent.numpy.indexing import traced_bounds
+from solvent.numpy.indexing.advanced import parse_fancy, read_fancy
+from solvent.numpy.indexing.masks import Masked, read_selected, selected_shape, write_selected
+from solvent.numpy.values import full, wrap
+from solvent.ops import elementwise as ew, shape as ops
+from solvent.ops.base import dtype_of, shape_of
+from solvent.ops.constant import iota
+from solvent.ops.gather import gather
+from solvent.ops.scatter import scatter
+
+_I64 = np.int64
+
+
+def _packing(mask) -> tuple[ir.Value, ir.Value]:
+    """(slot of each mask entry in the packed result, or one past the bound where it is False; the count),
+    made once per value of `mask`, so every selection with it shares one count."""
+    cached = vars(mask).get("_packing")
+    if cached is not None and cached[0] is mask.value:
+        return cached[1:]
+    n = mask.size
+    flat = ops.reshape(mask.value, [n])
+    ones = wrap(ew.convert(flat, _I64), scalar=False)
+    slots = ew.binary("subtract", np.cumsum(ones).value, full(1, (n,), _I64))
+    count = np.sum(ones).value
+    beyond = ew.binary("add", iota((n,), _I64, 0), full(n, (n,), _I64))  # distinct: the scatter's indices are unique
+    target = ew.select(flat, slots, beyond)
+    mask._packing = (mask.value, target, count)
+    return target, count
+
+
+def _pack(v: ir.Value, axis: int, target: ir.Value) -> ir.Value:
+    """The slices of `v` along `axis` moved to their `target` slots (zeros elsewhere, and the
+    slices whose target is out of bounds dropped)."""
+    order = [axis] + [d for d in range(len(shape_of(v))) if d != axis]
+    moved = ops.transpose(v, order)
+    n = shape_of(moved)[0]
+    packed = scatter(full(0, shape_of(moved), dtype_of(moved)), ops.reshape(target, [n, 1]), moved, [0],
+                     lambda old, new: [new], unique=True)
+    return ops.transpose(packed, list(np.argsort(order)))
+
+
+def select(array, m: Masked):
+    """`array[mask]`: the selected elements packed at the front of their static bound."""
+    target, count = _packing(m.mask)
+    packed = _pack(read_selected(array.value, m), m.before, target)
+    lengths = [None] * len(selected_shape(m))
+    lengths[m.before] = count
+    return traced_bounds.make(packed, lengths)
+
+
+def store(array, m: Masked, new) -> None:
+    """`array[mask] = new` for `new` packed with the same mask: each selected element takes its slot."""
+    target, count = _packing(m.mask)
+    if new.lengths[m.before] is not count or any(length is not None for i, length in enumerate(new.lengths)
+                                                   if i != m.before):
+        raise UnsupportedError("storing a selection made with another mask (or of another length) at a "
+                               "traced boolean mask: its length must equal the mask's count, known only "
+                               "when the program runs; store a selection made with the same mask "
+                               "(x[m] = f(x[m])) or write np.where(mask, new, x)")
+    n = m.mask.size
+    slots = ew.clamp(full(0, (n,), _I64), target, full(max(n - 1, 0), (n,), _I64))
+    order = [m.before] + [d for d in range(len(new.shape)) if d != m.before]
+    taken = gather(ops.transpose(new.value, order), ops.reshape(slots, [n, 1]), [0])
+    unpacked = ops.transpose(taken, list(np.argsort(order)))
+    array.assign(write_selected(array.value, m, ew.convert(unpacked, array.dtype)))
+
+
+def has_packed(key) -> bool:
+    """Whether an index holds index arrays whose number depends on data (np.nonzero's)."""
+    return any(isinstance(k, traced_bounds.MaskedArray) for k in (key if isinstance(key, tuple) else (key,)))
+
+
+def take(array, key):
+    """`array[key]` with packed index arrays (one count): a gather, packed as its indices are."""
+    keys = key if isinstance(key, tuple) else (key,)
+    counts = {id(k.lengths[0]): k.lengths[0] for k in keys if isinstance(k, traced_bounds.MaskedArray)}
+    if len(counts) != 1 or any(isinstance(k, traced_bounds.MaskedArray) and (k.ndim != 1 or len(k.lengths) != 1)
+                               for k in keys):
+        raise UnsupportedError("indexing with several index arrays whose lengths depend on data and may differ; "
+                               "index with the arrays of one np.nonzero (x[np.nonzero(m)]) or with the mask")
+    plain = tuple(wrap(k.value, scalar=False) if isinstance(k, traced_bounds.MaskedArray) else k for k in keys)
+    f = parse_fancy(plain, array.shape)
+    lengths = [None] * len(f.result_shape)
+    lengths[f.before] = next(iter(counts.values()))
+    return traced_bounds.make(traced_bounds.fill(read_fancy(array.value, f), lengths, 0), lengths)
+
+
+def _flags(a):
+    if a.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() "
+                         "instead.")
+    return np.not_equal(a, 0) if a.dtype != np.bool_ else a
+
+
+def nonzero(a):
+    """np.nonzero of a traced array: one packed index array per dimension, sharing one count."""
+    flags = _flags(a)
+    target, count = _packing(flags)
+    n = flags.size
+    return tuple(traced_bounds.make(_pack(ops.reshape(iota(flags.shape, _I64, d), [n]), 0, target), [count])
+                 for d in range(flags.ndim))
+
+
+def coordinates(a):
+    """np.argwhere of a traced array: the (count, ndim) indices of its nonzero entries, packed."""
+    flags = _flags(a)
+    target, count = _packing(flags)
+    n = flags.size
+    rows = ops.concatenate([ops.reshape(iota(flags.shape, _I64, d), [n, 1]) for d in range(flags.ndim)], 1)
+    return traced_bounds.make(_pack(rows, 0, target), [count, None])

@@ -1,0 +1,128 @@
+"""Selections whose length depends on data, packed at the front of their bound
+(solvent.numpy.indexing.packed): x[mask], np.nonzero and what is built on them, against NumPy."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+import solvent
+from differential import assert_same, check_like_numpy
+
+VALUES = hnp.arrays(np.float64, st.integers(1, 12), elements=st.floats(-4, 4, allow_subnormal=False))
+
+
+def selections(x, t):
+    m = x > t
+    s = x[m]
+    return (s.sum(), np.sum(s * 2.0 + 1.0), np.mean(np.abs(s)) if len(s) else 0.0, len(s), np.count_nonzero(s > 1),
+            np.any(s < 0), np.all(s > t), np.prod(np.cos(s)), np.dot(s, s), np.max(s, initial=-9.0),
+            np.min(s, initial=9.0), (s - s.mean()).sum() if len(s) else 0.0)
+
+
+_selections = solvent.jit(selections)
+
+
+@settings(max_examples=60, deadline=None)
+@given(VALUES, st.sampled_from([-5.0, -1.0, 0.0, 0.5, 5.0]))
+def test_masked_selections_in_elementwise_code_and_reductions(x, t):
+    assert_same(_selections(x, t), selections(x, t), rtol=1e-12, atol=1e-12)
+
+
+def stores_back(x, t):
+    m = x > t
+    x[m] = np.sqrt(x[m]) + x[m] * 2
+    return x
+
+
+_stores_back = solvent.jit(stores_back)
+
+
+@settings(max_examples=40, deadline=None)
+@given(VALUES, st.sampled_from([-5.0, 0.0, 1.0]))
+def test_a_selection_stored_back_at_its_mask(x, t):
+    mine, numpys = np.abs(x), np.abs(x)
+    _stores_back(mine, t)
+    stores_back(numpys, t)
+    assert_same(mine, numpys)
+
+
+def indices(x):
+    rows, cols = np.nonzero(x > 0)
+    flat = np.flatnonzero(x)
+    where = np.where(x < 0)
+    return (len(rows), rows.sum(), cols.max(initial=-1), x[rows, cols].sum(), x[where].sum(), flat.mean() if len(flat)
+            else 0.0, np.argwhere(x).sum(axis=0), x[x.sum(axis=1) > 0].sum(axis=0), len(np.unique(x)),
+            np.unique(x).sum(), np.extract(x > 1, x).sum(), np.compress(x[:, 0] > 0, x, axis=0).sum())
+
+
+_indices = solvent.jit(indices)
+
+
+@settings(max_examples=40, deadline=None)
+@given(hnp.arrays(np.int64, (3, 4), elements=st.integers(-2, 2)))
+def test_nonzero_where_unique_and_friends(x):
+    assert_same(_indices(x), indices(x))
+
+
+def test_unique_keeps_one_nan():
+    def f(x):
+        u = np.unique(x)
+        return len(u), np.sum(np.isnan(u)), np.sum(np.where(np.isnan(u), 0.0, u))
+
+    check_like_numpy(f, np.array([np.nan, 1.0, np.nan, 1.0, -2.0]))
+
+
+def test_std_and_var_of_a_selection():
+    def f(x):
+        s = x[x > 0]
+        return np.var(s), s.std(), np.std(s, ddof=1), s.var(ddof=1)
+
+    check_like_numpy(f, np.array([3.0, -1.0, 0.5, 2.0, 8.0]))
+
+
+def returns_selections(x):
+    m = x > 0
+    return x[m], np.nonzero(m), (x[m] * 2, np.unique(np.abs(x))), np.argwhere(x.reshape(-1, 1) < 0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(VALUES)
+def test_selections_come_back_with_numpys_shape(x):
+    assert_same(solvent.jit(returns_selections)(x), returns_selections(x))
+
+
+def test_a_selection_stored_on_an_argument_object():
+    class State:
+        pass
+
+    def keep_positive(state, x):
+        state.kept = x[x > 0]
+
+    state, x = State(), np.array([1.0, -1.0, 2.0])
+    solvent.jit(keep_positive)(state, x)
+    assert_same(state.kept, x[x > 0])
+
+
+@pytest.mark.parametrize("fn, match", [
+    (lambda x: x[x > 0].shape, "its shape"),
+    (lambda x: (x[x > 0] + x).sum(), "NumPy pairs them only when the lengths are equal"),
+    (lambda x: x[x > 0][0], "indexing"),
+    (lambda x: np.sort(x[x > 0]), "np.sort"),
+])
+def test_uses_that_need_the_length_are_refused(fn, match):
+    def use(x):
+        return fn(x)
+
+    with pytest.raises(solvent.UnsupportedError, match=match):
+        solvent.jit(use)(np.array([1.0, -1.0, 2.0]))
+
+
+def test_storing_a_selection_made_with_another_mask_is_refused():
+    def f(x):
+        x[x > 0] = x[x > 1]
+
+    x = np.array([1.0, -1.0, 2.0])
+    with pytest.raises(solvent.UnsupportedError, match="another mask"):
+        solvent.jit(f)(x)
+    assert_same(x, np.array([1.0, -1.0, 2.0]))
