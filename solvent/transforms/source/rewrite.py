@@ -27,7 +27,7 @@ import weakref
 from solvent.core import dispatch
 from solvent.errors import PACKAGE_DIR
 from solvent.transforms import outline
-from solvent.transforms.source import builtins, statements  # noqa: F401 (builtins registers itself)
+from solvent.transforms.source import builtins, liveness, statements  # noqa: F401 (builtins registers itself)
 
 HELPER = "__solvent_statements__"
 _LIBRARY_DIRS = tuple({os.path.realpath(p) + os.sep for p in (
@@ -244,10 +244,15 @@ def fold_into(definition: ast.FunctionDef) -> None:
 
 
 class _Rewriter(ast.NodeTransformer):
-    def __init__(self, filename, first_line):
+    def __init__(self, filename, first_line, private=None):
         self.filename = filename
         self.offset = first_line - 1
         self.count = 0
+        self.private = private or {}  # loop node id -> names its body keeps to itself (see `liveness`)
+
+    def carried(self, loop, body) -> list[str]:
+        """The names a loop carries: those its body assigns, less its own temporaries."""
+        return [n for n in assigned(body) if n not in self.private.get(id(loop), ())]
 
     def fresh(self, kind) -> str:
         self.count += 1
@@ -325,7 +330,7 @@ class _Rewriter(ast.NodeTransformer):
         prologue, node = self._lower_exits(node)
         hints = _hints(node.body)  # from the body as written, before its statements are rewritten
         self.generic_visit(node)
-        names = assigned(node.body)
+        names = self.carried(node, node.body)
         test_name, body_name = self.fresh("while_test"), self.fresh("while_body")
         done = [ast.Return(_loads(names))]
         call = _helper("while_stmt", ast.Name(test_name, ast.Load()), ast.Name(body_name, ast.Load()),
@@ -362,7 +367,7 @@ class _Rewriter(ast.NodeTransformer):
         self.generic_visit(node)
         item = self.fresh("item")
         body = [ast.Assign([node.target], ast.Name(item, ast.Load()))] + node.body
-        names = assigned(body)
+        names = self.carried(node, body)
         body_name = self.fresh("for_body")
         done = [ast.Return(_loads(names))]
         function = _function(body_name, [item] + names, body + done)
@@ -481,7 +486,7 @@ def _rewritten_code(code):
         return None
     definition.decorator_list = []
     fold_into(definition)
-    rewriter = _Rewriter(code.co_filename, offset + 1)
+    rewriter = _Rewriter(code.co_filename, offset + 1, liveness.private_names(definition))
     definition.body = _flatten([rewriter.visit(s) for s in definition.body])
     if rewriter.count == 0 and not _has_calls(definition):
         return None

@@ -1,0 +1,69 @@
+"""Names a loop can keep to itself: temporaries of its body that no other code reads.
+
+A rolled loop carries every name its body assigns, since NumPy's loop leaves the last value
+bound. A temporary (`d = t[i - 1, j - 1] + s` before `t[i, j] = max(d, ...)`) that is set at
+the top of the body before any use, and read nowhere else in the function, need not be:
+its value never crosses an iteration nor leaves the loop. Carrying it would even cost an
+array copy per iteration, because XLA keeps a carried value read from an array apart from
+that array's in-place update.
+"""
+
+from __future__ import annotations
+
+import ast
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
+           ast.DictComp, ast.GeneratorExp)
+_INTROSPECTION = {"locals", "vars", "exec", "eval", "dir"}
+
+
+def private_names(definition: ast.FunctionDef) -> dict[int, set[str]]:
+    """For each loop of `definition` (by `id` of its node), the names its body keeps to itself."""
+    names = [n for n in ast.walk(definition) if isinstance(n, ast.Name)]
+    if any(n.id in _INTROSPECTION for n in names):
+        return {}
+    in_scopes = {n.id for scope in ast.walk(definition) if scope is not definition and isinstance(scope, _SCOPES)
+                 for n in ast.walk(scope) if isinstance(n, ast.Name)}
+    reads = [n for n in names if isinstance(n.ctx, (ast.Load, ast.Del))]
+    found = {}
+    for loop in ast.walk(definition):
+        if not isinstance(loop, (ast.For, ast.While)):
+            continue
+        inside = {id(n) for statement in loop.body for n in ast.walk(statement)}
+        read_elsewhere = {n.id for n in reads if id(n) not in inside}
+        candidates = _bound(loop.body) | (_bound([loop.target]) if isinstance(loop, ast.For) else set())
+        found[id(loop)] = {name for name in candidates - read_elsewhere - in_scopes if _set_first(loop, name)}
+    return found
+
+
+def _bound(nodes) -> set[str]:
+    """Names bound (Store) in `nodes`, not looking into nested scopes."""
+    out, stack = set(), list(nodes)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _mentions(node, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+
+
+def _set_first(loop, name: str) -> bool:
+    """Whether every iteration binds `name` before anything can read it: the loop's target, or a plain
+    assignment at the top level of the body that comes before any other mention of it."""
+    if isinstance(loop, ast.For) and name in _bound([loop.target]):
+        return not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store)
+                       for n in ast.walk(loop.target))
+    for statement in loop.body:
+        if not _mentions(statement, name):
+            continue
+        return (isinstance(statement, ast.Assign) and not _mentions(statement.value, name)
+                and name in _bound(statement.targets)
+                and not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store)
+                            for target in statement.targets for n in ast.walk(target)))
+    return False
