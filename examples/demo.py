@@ -28,6 +28,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+import alignment
+import fractal
 import heat
 import nbody
 import regression
@@ -176,6 +178,34 @@ def regression_case(m, n, steps):
     )
 
 
+def fractal_case(n, iterations, steps):
+    """Escape-time Mandelbrot with boolean masks: ``z[alive] = z[alive] ** 2 + c[alive]`` per iteration."""
+    return Case(
+        name="mandelbrot (masks)",
+        size=f"{n}x{n}",
+        steps=steps,
+        step=fractal.escape_counts,
+        build=lambda: fractal.grid(n),
+        place=lambda c: c,
+        advance=lambda step_fn, c: step_fn(c, iterations),
+        snapshot=lambda c, counts: {"counts": np.asarray(counts)},
+    )
+
+
+def alignment_case(n, steps):
+    """Needleman-Wunsch: a score table filled cell by cell in two loops, with Python's ``max``."""
+    return Case(
+        name="alignment (dp, max)",
+        size=f"n={n}",
+        steps=steps,
+        step=alignment.score,
+        build=lambda: alignment.random_pair(n),
+        place=lambda pair: pair,
+        advance=lambda step_fn, pair: step_fn(*pair),
+        snapshot=lambda pair, result: {"score": np.asarray(result[0]), "table": np.asarray(result[1])},
+    )
+
+
 def run_steps(case, step_fn, state):
     """Make ``case.steps`` steps; return the snapshot and the seconds per step."""
     result = None
@@ -243,6 +273,8 @@ def main(argv=None):
         nbody_case(bodies, 30 // scale + 2),
         spectral_case(grid // 2, 50 // scale),
         regression_case(40 * grid, 16, 20 // scale),
+        fractal_case(grid // 2, 50, 10 // scale + 1),
+        alignment_case(grid // 2, 10 // scale + 1),
     ]
     heap = "blocks up to 32 MiB kept in the heap" if keep_large_blocks_in_heap() else "default malloc"
     print(f"float64 throughout; check: np.allclose(rtol={RTOL:g}, atol={ATOL:g}); {heap}")

@@ -11,6 +11,8 @@ from differential import check_like_numpy
 
 sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "examples"))
 
+import alignment  # noqa: E402
+import fractal  # noqa: E402
 import heat  # noqa: E402
 import regression  # noqa: E402
 import spectral  # noqa: E402
@@ -33,3 +35,14 @@ def test_huber_regression_step_follows_numpy_and_finds_the_model():
     for _ in range(8):
         beta, _ = check_like_numpy(regression.step, data.x, data.y, beta, rtol=1e-10)
     np.testing.assert_allclose(beta, data.beta, atol=0.05)
+
+
+def test_escape_time_fractal_with_masks_counts_as_numpy():
+    counts = check_like_numpy(fractal.escape_counts, fractal.grid(24), 20)
+    assert 0 < counts.min() < counts.max() == 20
+
+
+def test_alignment_by_dynamic_programming_scores_as_numpy():
+    a, b = alignment.random_pair(40)
+    best, _ = check_like_numpy(alignment.score, a, b)
+    assert best > alignment.GAP * 80

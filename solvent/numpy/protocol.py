@@ -44,8 +44,9 @@ def array_function(func, args, kwargs):
 
 
 def array_ufunc(ufunc, method, inputs, kwargs):
-    if _any_masked(inputs):
-        return traced_bounds.ufunc_on_masked(ufunc, method, inputs, kwargs)
+    if _any_masked(inputs):  # the masked operand's own rules (a selection's first)
+        masked = next(x for x in inputs if isinstance(x, traced_bounds.MaskedArray))
+        return masked.__array_ufunc__(ufunc, method, *inputs, **kwargs)
     impl = dispatch.FUNCTIONS.get(ufunc)
     if impl is None:
         raise UnsupportedError(f"the ufunc np.{ufunc.__name__} is not supported by solvent.jit")

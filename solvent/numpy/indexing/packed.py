@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 
-from solvent.errors import UnsupportedError
+from solvent.core.aval import Aval
+from solvent.errors import UnsupportedError, user_location
 from solvent.numpy.indexing import traced_bounds
 from solvent.numpy.indexing.advanced import parse_fancy, read_fancy
 from solvent.numpy.indexing.masks import Masked, read_selected, selected_shape, write_selected
@@ -56,17 +57,59 @@ def _pack(v: ir.Value, axis: int, target: ir.Value) -> ir.Value:
     return ops.transpose(packed, list(np.argsort(order)))
 
 
-def select(array, m: Masked):
-    """`array[mask]`: the selected elements packed at the front of their static bound."""
-    target, count = _packing(m.mask)
-    packed = _pack(read_selected(array.value, m), m.before, target)
-    lengths = [None] * len(selected_shape(m))
-    lengths[m.before] = count
-    return traced_bounds.make(packed, lengths)
+class Selection(traced_bounds.MaskedArray):
+    """`x[mask]` kept where the mask's entries are (`spread`, one slot per entry) until its order
+    matters: ufuncs of selections by one mask and scalars, and a store back at that mask, never
+    pack it. Anything else reads `value`, packed once."""
+
+    spread = None  # the selection in place, laid out as `masks.read_selected` gives; None once written
+
+    def __repr__(self) -> str:
+        return f"Selection({self.aval}, by a traced mask)"
+
+    @property
+    def value(self) -> ir.Value:
+        if self._value is None:
+            self._value = _pack(self.spread, self.axis, _packing(self.mask)[0])
+        return self._value
+
+    def assign(self, value: ir.Value) -> None:
+        super().assign(value)
+        self.spread = None  # written as a packed array: it is one from now on
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method == "__call__" and ufunc.nout == 1 and "out" not in kwargs and all(
+                _by_mask(x, self.mask) or not np.ndim(x) for x in inputs):
+            with traced_bounds._emitting():
+                result = ufunc(*[wrap(x.spread, scalar=False) if _by_mask(x, self.mask) else x for x in inputs],
+                               **kwargs)
+                return _selection(result.value, self.axis, self.mask)
+        return super().__array_ufunc__(ufunc, method, *inputs, **kwargs)
+
+
+def _by_mask(x, mask) -> bool:
+    return isinstance(x, Selection) and x.spread is not None and x.mask is mask
+
+
+def _selection(spread: ir.Value, axis: int, mask) -> Selection:
+    count = _packing(mask)[1]
+    lengths = [None] * len(shape_of(spread))
+    lengths[axis] = count
+    out = Selection(None, Aval(tuple(shape_of(spread)), dtype_of(spread)))
+    out.spread, out.axis, out.mask, out.lengths, out.made_at = spread, axis, mask, tuple(lengths), user_location()
+    return out
+
+
+def select(array, m: Masked) -> Selection:
+    """`array[mask]`: as many elements as the mask has True ones (packed at the front when needed)."""
+    return _selection(read_selected(array.value, m), m.before, m.mask)
 
 
 def store(array, m: Masked, new) -> None:
-    """`array[mask] = new` for `new` packed with the same mask: each selected element takes its slot."""
+    """`array[mask] = new` for `new` selected by the same mask: each selected element takes its slot."""
+    if _by_mask(new, m.mask):
+        array.assign(write_selected(array.value, m, ew.convert(new.spread, array.dtype)))
+        return
     target, count = _packing(m.mask)
     if new.lengths[m.before] is not count or any(length is not None for i, length in enumerate(new.lengths)
                                                    if i != m.before):

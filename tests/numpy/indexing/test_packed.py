@@ -126,3 +126,12 @@ def test_storing_a_selection_made_with_another_mask_is_refused():
     with pytest.raises(solvent.UnsupportedError, match="another mask"):
         solvent.jit(f)(x)
     assert_same(x, np.array([1.0, -1.0, 2.0]))
+
+
+def test_a_selection_stored_back_at_its_mask_is_never_packed():
+    def f(z, c):
+        alive = np.abs(z) <= 2.0
+        z[alive] = z[alive] ** 2 + c[alive]
+
+    text = solvent.code_hlo(f, np.zeros(64, complex), np.ones(64, complex), optimize="none")
+    assert "stablehlo.scatter" not in text and "stablehlo.gather" not in text
