@@ -376,7 +376,7 @@ class _Rewriter(ast.NodeTransformer):
                            _loads(names), ast.Constant(tuple(names)), self.where(node), *hints)
         else:
             call = _helper("for_stmt", node.iter, ast.Name(body_name, ast.Load()), _loads(names),
-                           ast.Constant(tuple(names)))
+                           ast.Constant(tuple(names)), self.where(node), *hints)
         return [function, self._assign(names, call)]
 
     def _for_as_while(self, node):

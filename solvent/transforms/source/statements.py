@@ -286,8 +286,12 @@ def _traced_index(bounds):
     return index
 
 
-def for_stmt(iterable, body_fn, values, names):
-    """`for x in iterable: body` over a static iterable (lists, tuples, arrays' first axis)."""
+def for_stmt(iterable, body_fn, values, names, where=None, in_place=(), written=()):
+    """`for x in iterable: body` over a static iterable (lists, tuples), or over a traced array's
+    first axis as a loop over its rows (rolled when long, like `for_range`)."""
+    if is_traced(iterable) and iterable.ndim and iterable.known is None:
+        rows = iterable  # each step reads the row as the array is then, as NumPy's iterator does
+        return for_range((len(rows),), lambda i, *v: body_fn(rows[i], *v), values, names, where, in_place, written)
     items = iterable if isinstance(iterable, (list, tuple, range)) else list(iterable)
     session = trace.current()
     return _unrolled(items, body_fn, tuple(values), (session.copies if session is not None else 1) * len(items))

@@ -290,3 +290,29 @@ def test_a_function_without_source_warns_that_its_loops_unroll():
     exec("def g(x):\n    for i in range(20):\n        x = x + i\n    return x\n", namespace)
     with pytest.warns(UserWarning, match="cannot read the source of 'g'"):
         np.testing.assert_array_equal(solvent.jit(namespace["g"])(np.zeros(2)), np.full(2, 190.0))
+
+
+def checksum(data):
+    c = 0
+    for b in data:  # over a traced array, with a data-dependent `if`
+        if b > 3:
+            c = c + b
+        else:
+            c = c * 2 % 65521
+    return c
+
+
+def rows_written(a):
+    out = np.zeros(a.shape[1])
+    for row in a:
+        if row.sum() > 0:
+            out += row
+        row[0] = -1.0  # rows are views: the write reaches `a`, as in NumPy
+    return out
+
+
+def test_iteration_over_a_traced_array_rolls():
+    data = np.arange(1000) % 7
+    check_like_numpy(checksum, data)
+    assert solvent.code_hlo(checksum, data, optimize="none").count("stablehlo.while") == 1
+    check_like_numpy(rows_written, np.random.default_rng(0).standard_normal((40, 3)))
