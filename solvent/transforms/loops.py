@@ -131,7 +131,7 @@ class _Loop:
             v = next(values)
             w = next(which) if slot.carries_which else FRESH
             if slot.mode == EITHER:
-                stand_in = Either(w, slot.choices, wrap(v, scalar=False))
+                stand_in = Either(w, slot.choices, wrap(v, scalar=slot.scalar))
             else:
                 stand_in = padded_as(wrap(v, scalar=slot.scalar), slot.padding)
                 carried[id(stand_in)] = (tuple(slot.choices), w)

@@ -40,7 +40,11 @@ def is_weak(x) -> bool:
 
 
 def is_scalar(x) -> bool:
-    return _is_number(x) or isinstance(x, TracedScalar)
+    """A NumPy scalar or number, or one of several arrays whose own value is a NumPy scalar (see
+    `identity.Either`): where it is not one of the arrays, it is that scalar."""
+    alternatives = x.alternatives() if isinstance(x, TracedArray) else None
+    return _is_number(x) or isinstance(x, TracedScalar) or (alternatives is not None and
+                                                            isinstance(alternatives[2], TracedScalar))
 
 
 def aval_of(v: ir.Value) -> Aval:

@@ -270,3 +270,43 @@ def test_in_place_that_changes_a_scalar_dtype_on_one_path_is_refused():
 
     with pytest.raises(solvent.ControlFlowError, match="NumPy scalar"):
         solvent.jit(widened)(np.array(1), np.array(2))
+
+
+def scalar_through_a_second_loop(a0):
+    k = 0
+    while np.sum(a0) > 0 and k < 2:
+        a0 = np.abs(a0)  # a NumPy scalar where the loop runs, the 0-d argument where it does not
+        k += 1
+    k = 0
+    while np.sum(a0) > 0 and k < 2:
+        a0 = a0
+        k += 1
+    a0 += 1
+    return a0
+
+
+@pytest.mark.parametrize("start", [3, -3], ids=["loop runs", "loop does not run"])
+def test_a_second_loop_keeps_which_path_made_a_scalar(start):
+    # found by make fuzz: the second loop forgot that the name was a scalar on one path, so
+    # `a0 += ...` wrote in place where NumPy rebinds (a raw cast TypeError for a float operand)
+    numpy_arg, solvent_arg = np.array(start), np.array(start)
+    expected = scalar_through_a_second_loop(numpy_arg)
+    assert_same(solvent.jit(scalar_through_a_second_loop)(solvent_arg), expected)
+    assert_same(solvent_arg, numpy_arg)
+
+
+def test_a_second_loop_keeps_the_refusal_of_a_dtype_change_on_one_path():
+    def widened(a0):
+        k = 0
+        while np.sum(a0) > 0 and k < 2:
+            a0 = np.abs(a0)
+            k += 1
+        k = 0
+        while np.sum(a0) > 0 and k < 2:
+            a0 = a0
+            k += 1
+        a0 += np.mean(a0)  # float64 where a0 is the scalar, NumPy's cast TypeError where it is the argument
+        return a0
+
+    with pytest.raises(solvent.ControlFlowError, match="NumPy scalar"):
+        solvent.jit(widened)(np.array(3))

@@ -14,7 +14,9 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 
+from solvent.core import trace
 from solvent.core.aval import Aval
+from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError, user_location
 from solvent.numpy.indexing import traced_bounds
 from solvent.numpy.indexing.advanced import parse_fancy, read_fancy
@@ -71,7 +73,7 @@ class Selection(traced_bounds.MaskedArray):
     def value(self) -> ir.Value:
         if self._value is None:
             self._value = _pack(self.spread, self.axis, _packing(self.mask)[0])
-        return self._value
+        return TracedArray.value.fget(self)  # an array of a discarded region raises there
 
     def assign(self, value: ir.Value) -> None:
         super().assign(value)
@@ -80,7 +82,7 @@ class Selection(traced_bounds.MaskedArray):
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if method == "__call__" and ufunc.nout == 1 and "out" not in kwargs and all(
                 _by_mask(x, self.mask) or not np.ndim(x) for x in inputs):
-            with traced_bounds._emitting():
+            with trace.current().emitting(user_location()):
                 result = ufunc(*[wrap(x.spread, scalar=False) if _by_mask(x, self.mask) else x for x in inputs],
                                **kwargs)
                 return _selection(result.value, self.axis, self.mask)
