@@ -252,3 +252,11 @@ def test_putmask(values):
         return a
     check(f, sample(np.float64, (3, 4)), sample(np.bool_, (3, 4)))
     check(lambda a: np.putmask(a, [True, False, True], -1), sample(np.int32, (3,)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 3), st.sampled_from([None, 0, 1, (1, 0), (0, 0)]))
+def test_sliding_window_view_gives_numpys_windows(w0, w1, axis):
+    from numpy.lib.stride_tricks import sliding_window_view
+    shape = {None: (w0, w1), 0: w0, 1: w1, (1, 0): (w1, w0), (0, 0): (w0 // 2 + 1, w1 // 2 + 1)}[axis]
+    check(lambda m: sliding_window_view(m, shape, axis=axis).sum(axis=-1), np.arange(20.0).reshape(4, 5))
