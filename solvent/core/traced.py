@@ -268,8 +268,23 @@ def padded(x: TracedArray, use: str = "") -> UnsupportedError:
         vars(x).get("made_at"))
 
 
+def _compiled(entry: str) -> bool:
+    """Whether `np.name` (or `np.linalg.name`, ...) is a function solvent registers."""
+    target = np
+    for part in entry.split(".")[1:]:
+        target = getattr(target, part, None)
+    try:
+        return target is not None and target in dispatch.FUNCTIONS
+    except TypeError:  # unhashable
+        return False
+
+
 def _conversion_error(x: TracedArray, what: str) -> TracerConversionError | UnsupportedError:
     entry = numpy_entry()
+    if entry is not None and _compiled(entry):  # a function solvent compiles, given a list of traced values
+        return UnsupportedError(
+            f"{entry} was given a Python list or tuple holding traced values, which NumPy turns into an array "
+            f"on the host; make it one traced array first: {entry}(np.array([...])) (or np.stack)")
     if entry is not None:  # inside a NumPy function written in Python that solvent does not register
         return UnsupportedError(
             f"{entry} is not supported by solvent.jit: NumPy's own implementation needs host values "

@@ -116,3 +116,13 @@ def test_results_are_scalars_exactly_where_numpy_returns_scalars():
     expected = f(x.copy(), z.copy())
     actual = solvent.jit(f)(x.copy(), z.copy())
     assert [type(a) for a in actual] == [type(e) for e in expected]
+
+
+def argmax_of_a_list(x):
+    return np.argmax([x[0], x[1]])  # a list
+
+
+def test_a_compiled_function_given_a_list_of_traced_values_says_so():
+    with pytest.raises(solvent.UnsupportedError, match=r"np.argmax was given a Python list .*np.array") as info:
+        solvent.jit(argmax_of_a_list)(np.arange(3.0))
+    assert info.value.location == (__file__, _line_of(argmax_of_a_list, "# a list"))
