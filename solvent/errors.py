@@ -66,6 +66,11 @@ def describe_location(location: tuple[str, int] | None) -> str:
     return f"{location[0]}:{location[1]}"
 
 
+#: Why np.random is refused inside compiled code (its draws would be constants of the program).
+RANDOM = ("random numbers inside solvent.jit are not supported yet: draw them outside the compiled function "
+          "and pass them in as arrays")
+
+
 class SolventError(Exception):
     """Base class of every error solvent raises on purpose."""
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray
-from solvent.errors import UnsupportedError
+from solvent.errors import RANDOM, UnsupportedError
 
 #: Leaf array types; the runtime adds `solvent.Array` (it lives above core/).
 ARRAY_TYPES: list[type] = [np.ndarray, TracedArray]
@@ -29,6 +29,7 @@ _STATIC_TYPES = (type(None), bool, int, float, complex, str, bytes, np.generic, 
                  np.ufunc, range, slice, type(Ellipsis))
 
 ITEM, ATTR, ALL = "item", "attr", ("all", None)
+_GENERATORS = (np.random.Generator, np.random.RandomState, np.random.BitGenerator)
 
 
 def is_array(x) -> bool:
@@ -39,6 +40,8 @@ def children(x) -> list[tuple[tuple[str, object], object]] | None:
     """The (step, child) pairs of a container, or None for a leaf or static."""
     if isinstance(x, _STATIC_TYPES) or is_array(x):
         return None
+    if isinstance(x, _GENERATORS):
+        raise UnsupportedError(f"a {type(x).__name__} argument: {RANDOM}")
     if isinstance(x, (tuple, list)):
         return [((ITEM, i), v) for i, v in enumerate(x)]
     if isinstance(x, dict):

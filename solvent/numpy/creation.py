@@ -14,12 +14,13 @@ import functools
 import operator
 import sys
 import threading
+import types
 
 import numpy as np
 
 from solvent.core import trace
 from solvent.core.traced import TracedScalar
-from solvent.errors import UnsupportedError, is_library_file
+from solvent.errors import RANDOM, UnsupportedError, is_library_file
 from solvent.numpy import folding
 from solvent.numpy.registry import implements
 from solvent.numpy.shape import broadcast_arrays, ravel, static_int, view
@@ -420,14 +421,58 @@ _wrappers = {name: _fresh(name) for name in FRESH}
 _wrappers["ndarray"] = _TracingNDArray
 
 
+# -- np.random: its C code allocates with np.empty and must get real arrays ----------------------
+
+def _refusing(original, what: str):
+    """`original`, refused on a tracing thread: a draw there would be a constant of the program."""
+    @functools.wraps(original)
+    def call(*args, **kwargs):
+        if trace.is_tracing():
+            raise UnsupportedError(f"{what}: {RANDOM}")
+        return original(*args, **kwargs)
+    return call
+
+
+class _HostNumPy(types.ModuleType):
+    """`np` as the numpy.random modules see it while a trace runs: NumPy with its own creation
+    functions (a traced array given to their C code would crash the process), refused for
+    traced code."""
+
+    def __getattr__(self, name):
+        original = _originals.get(name)
+        return getattr(np, name) if original is None else _refusing(original, "np.random")
+
+
+_HOST_NUMPY = _HostNumPy("numpy")
+
+
+def _random_shields() -> list[tuple[object, str, object]]:
+    """(owner, name, stand-in) for every np.random entry point and the `np` of its C modules."""
+    shields = [(module, "np", _HOST_NUMPY) for name, module in list(sys.modules.items())
+               if name.startswith("numpy.random.") and getattr(module, "np", None) is np]
+    for name in dir(np.random):
+        fn = getattr(np.random, name)
+        if getattr(fn, "__self__", None) is np.random.mtrand._rand or name == "default_rng":
+            shields.append((np.random, name, _refusing(fn, f"np.random.{name}")))
+    return shields
+
+
+_shielded: list = []
+
+
 @contextlib.contextmanager
 def fresh_arrays():
-    """While a trace runs, np.zeros & co. on the tracing thread return traced arrays."""
+    """While a trace runs, np.zeros & co. on the tracing thread return traced arrays (and np.random
+    is refused there)."""
     global _active
     with _lock:
         if _active == 0:
             for name, wrapper in _wrappers.items():
                 setattr(np, name, wrapper)
+            shields = _random_shields()
+            _shielded[:] = [(owner, name, getattr(owner, name)) for owner, name, _ in shields]
+            for owner, name, stand_in in shields:
+                setattr(owner, name, stand_in)
         _active += 1
     try:
         yield
@@ -437,3 +482,5 @@ def fresh_arrays():
             if _active == 0:
                 for name, original in _originals.items():
                     setattr(np, name, original)
+                for owner, name, original in _shielded:
+                    setattr(owner, name, original)

@@ -13,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import solvent
+from differential import assert_same
 from numpy_samples import ALL_DTYPES, check, check_or_raises, sample
 
 
@@ -348,3 +349,29 @@ def test_empty_forms_are_zeros_shaped_like_numpy():
     def f(x):
         return np.empty((2, 2), np.int8).shape, np.empty_like(x, shape=(3,)).shape, np.empty_like(x, dtype=bool).dtype
     check(f, np.ones((2, 3)))
+
+
+GENERATOR = np.random.default_rng(0)
+
+
+@pytest.mark.parametrize("draw", [
+    lambda x: x + np.random.rand(3),               # NumPy's C code used to get a traced np.empty: a segfault
+    lambda x: x + np.random.normal(),              # a scalar draw would be a constant of the program
+    lambda x: x + GENERATOR.random(3),             # a generator from outside, drawing into np.empty
+    lambda x: x + np.random.default_rng().random(3),
+])
+def test_random_numbers_inside_jit_are_refused_never_a_crash(draw):
+    def f(x):
+        x += 1.0
+        return draw(x)
+
+    x = np.zeros(3)
+    with pytest.raises(solvent.UnsupportedError, match="random numbers inside solvent.jit"):
+        solvent.jit(f)(x)
+    assert_same(x, np.zeros(3))  # nothing written
+    assert np.random.rand(2).shape == (2,) and type(np.empty(2)) is np.ndarray  # NumPy as it was
+
+
+def test_a_generator_argument_is_refused():
+    with pytest.raises(solvent.UnsupportedError, match="Generator argument"):
+        solvent.jit(lambda x, rng: x + rng.random(3))(np.zeros(3), np.random.default_rng(1))
