@@ -114,6 +114,16 @@ def test_sums_of_different_reshaped_values_stay_apart():
                      np.ones((3, 4), dtype=np.int64))
 
 
+def test_a_sum_over_a_written_row_counts_every_element():
+    # reduce_pad (enzyme-ad 0.0.16) added the padding value once, not once per padded element.
+    def f(a):
+        b = a.copy()
+        b[0] = 0
+        return np.sum(b - 1), np.sum(b + 1), np.sum(1 - b), np.sum(b * 2)
+
+    check_like_numpy(f, np.arange(12.0).reshape(3, 4))
+
+
 def test_optimize_true_and_false_are_all_and_none():
     assert passes.level_name(True) == "all" and passes.level_name(False) == "none"
     assert passes.pipeline("all").startswith("mark-func-memory-effects")
