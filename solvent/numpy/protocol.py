@@ -33,14 +33,22 @@ def _any_masked(values) -> bool:
 def array_function(func, args, kwargs):
     if _any_masked(args):
         return traced_bounds.function_on_masked(func, args, kwargs)
-    impl = dispatch.FUNCTIONS.get(func)
-    if impl is None:
+    impl, folds = dispatch.FUNCTIONS.get(func), folding.folds_function(func, args, kwargs)
+    if impl is None and not folds:
         raise UnsupportedError(f"{qualified_name(func)} is not supported by solvent.jit; "
                                "see solvent.supported() for the functions it compiles")
     with _emitting():
-        if folding.folds_function(func, args, kwargs):
-            return folding.call(func, args, kwargs, lambda: impl(*args, **kwargs))
+        if folds:
+            return folding.call(func, args, kwargs, lambda: _traced(func, impl, args, kwargs))
         return impl(*args, **kwargs)
+
+
+def _traced(func, impl, args, kwargs):
+    """The traced implementation, for a call whose folded result is too large to be a constant."""
+    if impl is None:
+        raise UnsupportedError(f"{qualified_name(func)} is not supported by solvent.jit on a result of more "
+                               f"than {folding.LIMIT} elements; see solvent.supported()")
+    return impl(*args, **kwargs)
 
 
 def array_ufunc(ufunc, method, inputs, kwargs):

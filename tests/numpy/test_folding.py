@@ -71,3 +71,11 @@ def test_large_results_are_not_folded_into_constants():
     text = solvent.code_hlo(f, np.zeros((200, 200)), optimize="none")
     assert len(text) < 20_000, "a 40,000-element constant was folded into the module"
     check_like_numpy(f, np.zeros((200, 200)))
+
+
+def test_known_values_fold_through_functions_solvent_does_not_trace():
+    def f(x):
+        common = np.intersect1d(np.arange(6), np.arange(3, 9))  # NumPy computes it: all known
+        return x[common], len(common)
+
+    check_like_numpy(f, np.arange(8.0))
