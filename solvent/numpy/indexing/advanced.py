@@ -210,7 +210,7 @@ def write_fancy(v: ir.Value, f: Fancy, update: ir.Value, combine=None) -> ir.Val
     elif all(isinstance(i, np.ndarray) for i in f.indices):
         sub = _store_static(sub, f, update)
     else:
-        sub = _store_last(sub, _index_matrix(f, (count,)), update, f.dims)
+        sub = store_last(sub, _index_matrix(f, (count,)), update, f.dims)
     return write(v, f.basic, sub)
 
 
@@ -225,7 +225,7 @@ def _store_static(sub, f: Fancy, update):
     return scatter(sub, constant(rows[keep]), update, f.dims, lambda old, new: [new], unique=True)
 
 
-def _store_last(sub, indices, update, dims):
+def store_last(sub, indices, update, dims):
     """Scatter at traced indices where the last of repeated indices wins: the highest update
     position per element is found with a `max` scatter, then each element gathers its update."""
     count, dims = shape_of(indices)[0], list(dims)

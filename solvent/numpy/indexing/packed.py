@@ -19,9 +19,9 @@ from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError, user_location
 from solvent.numpy.indexing import traced_bounds
-from solvent.numpy.indexing.advanced import parse_fancy, read_fancy
+from solvent.numpy.indexing.advanced import parse_fancy, read_fancy, store_last
 from solvent.numpy.indexing.masks import Masked, read_selected, selected_shape, write_selected
-from solvent.numpy.values import full, wrap
+from solvent.numpy.values import full, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import iota
@@ -132,19 +132,52 @@ def has_packed(key) -> bool:
     return any(isinstance(k, traced_bounds.MaskedArray) for k in (key if isinstance(key, tuple) else (key,)))
 
 
-def take(array, key):
-    """`array[key]` with packed index arrays (one count): a gather, packed as its indices are."""
-    keys = key if isinstance(key, tuple) else (key,)
+def _count_of(keys):
+    """The one count of the packed index arrays among `keys`."""
     counts = {id(k.lengths[0]): k.lengths[0] for k in keys if isinstance(k, traced_bounds.MaskedArray)}
     if len(counts) != 1 or any(isinstance(k, traced_bounds.MaskedArray) and (k.ndim != 1 or len(k.lengths) != 1)
                                for k in keys):
         raise UnsupportedError("indexing with several index arrays whose lengths depend on data and may differ; "
                                "index with the arrays of one np.nonzero (x[np.nonzero(m)]) or with the mask")
+    return next(iter(counts.values()))
+
+
+def take(array, key):
+    """`array[key]` with packed index arrays (one count): a gather, packed as its indices are."""
+    keys = key if isinstance(key, tuple) else (key,)
+    count = _count_of(keys)
     plain = tuple(wrap(k.value, scalar=False) if isinstance(k, traced_bounds.MaskedArray) else k for k in keys)
     f = parse_fancy(plain, array.shape)
     lengths = [None] * len(f.result_shape)
-    lengths[f.before] = next(iter(counts.values()))
+    lengths[f.before] = count
     return traced_bounds.make(traced_bounds.fill(read_fancy(array.value, f), lengths, 0), lengths)
+
+
+def put(array, key, new) -> None:
+    """`array[key] = new` with one packed index array per dimension (np.nonzero's): the slots past
+    the count point out of bounds, where the scatter drops them."""
+    keys = key if isinstance(key, tuple) else (key,)
+    count = _count_of(keys)
+    if len(keys) != array.ndim or not all(isinstance(k, traced_bounds.MaskedArray) for k in keys):
+        raise UnsupportedError("writing through index arrays whose length depends on data takes one such array "
+                               "per dimension (x[np.nonzero(m)] = v); or write x[m] = v")
+    n = keys[0].aval.shape[0]
+    valid = ew.compare("LT", iota((n,), _I64, 0), ops.broadcast_in_dim(count, [n], []))
+    columns = []
+    for k, size in zip(keys, array.shape):
+        i = ew.convert(k.value, _I64)
+        i = ew.select(ew.compare("LT", i, full(0, (n,), _I64)), ew.binary("add", i, full(size, (n,), _I64)), i)
+        columns.append(ops.reshape(ew.select(valid, i, full(size, (n,), _I64)), [n, 1]))
+    if isinstance(new, traced_bounds.MaskedArray) and new.lengths[:1] == (count,) and new.ndim == 1:
+        update = new.value
+    elif not np.ndim(new):
+        update = value(new, array.dtype, (n,))
+    else:
+        raise UnsupportedError("storing an array whose length is not the index arrays' own count (known only "
+                               "when the program runs) through them; store a scalar or a value selected the "
+                               "same way")
+    array.assign(store_last(array.value, ops.concatenate(columns, 1), ew.convert(update, array.dtype),
+                            list(range(array.ndim))))
 
 
 def _flags(a):

@@ -77,6 +77,8 @@ def setitem(array, key, new):
 
 
 def _setitem_advanced(array, key, new):
+    if packed.has_packed(key):
+        return packed.put(array, key, new)
     if isinstance(new, Selected) and new.target[0] is array and new.target[1] is key:
         array.assign(write_selected(array.value, new.target[2], new.value))  # the end of a[mask] op= v
         return

@@ -135,3 +135,17 @@ def test_a_selection_stored_back_at_its_mask_is_never_packed():
 
     text = solvent.code_hlo(f, np.zeros(64, complex), np.ones(64, complex), optimize="none")
     assert "stablehlo.scatter" not in text and "stablehlo.gather" not in text
+
+
+def writes_through_nonzero(x, marks):
+    rows, cols = np.nonzero(x > 0)
+    marks[rows, cols] = 7
+    x[np.nonzero(x < -1)] += 100
+    flat = np.nonzero(x.ravel() > 50)[0]
+    return marks, x, len(flat)
+
+
+@settings(max_examples=30, deadline=None)
+@given(hnp.arrays(np.int64, (3, 4), elements=st.integers(-3, 3)))
+def test_writes_through_nonzeros_index_arrays(x):
+    check_like_numpy(writes_through_nonzero, x, np.zeros((3, 4), dtype=np.int64))
