@@ -107,6 +107,22 @@ def select(array, m: Masked) -> Selection:
     return _selection(read_selected(array.value, m), m.before, m.mask)
 
 
+def reselect(array, key):
+    """`s[mask]` of a selection `s` (1-d, of traced length) by a mask selected the same way
+    (`s[s > 0]`, `xs[keep]` with `keep` computed from a selection of the same count)."""
+    count = array.lengths[0] if array.ndim == 1 and len(array.lengths) == 1 else None
+    if count is None or not (isinstance(key, traced_bounds.MaskedArray) and key.dtype == np.bool_
+                             and key.ndim == 1 and key.lengths[:1] == (count,)):
+        raise UnsupportedError("indexing an array whose length depends on traced values (x[:k], x[mask]) other "
+                               "than by a mask selected the same way; index the array it came from instead")
+    cached = vars(key).get("_within")
+    if cached is None or cached[0] is not key.value:
+        n = key.aval.shape[0]
+        inside = ew.compare("LT", iota((n,), _I64, 0), ops.broadcast_in_dim(count, [n], []))
+        cached = key._within = (key.value, wrap(ew.select(inside, key.value, full(False, (n,), np.bool_))))
+    return _selection(array.value, 0, cached[1])
+
+
 def store(array, m: Masked, new) -> None:
     """`array[mask] = new` for `new` selected by the same mask: each selected element takes its slot."""
     if _by_mask(new, m.mask):

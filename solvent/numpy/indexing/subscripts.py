@@ -28,6 +28,8 @@ def _flag_as_mask(array, key):
 
 
 def getitem(array, key):
+    if isinstance(array, traced_bounds.MaskedArray):
+        return packed.reselect(array, key)
     if _is_traced_flag(key):
         return getitem(*_flag_as_mask(array, key))
     if traced_bounds.applies(key, array.shape):  # a slice of traced length (bounds from a rolled loop's index)

@@ -16,7 +16,7 @@ import sys
 import numpy as np
 from jaxlib.mlir import ir
 
-from solvent.core import trace
+from solvent.core import dispatch, trace
 from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray, padded
 from solvent.errors import UnsupportedError, is_library_file, user_location
@@ -146,7 +146,7 @@ class MaskedArray(TracedArray):
         return function_on_masked(func, args, kwargs)
 
     def __getitem__(self, key):
-        raise UnsupportedError("indexing a slice whose bounds are traced; index the base array instead")
+        return dispatch.HOOKS.getitem(self, key)  # a mask selects again (numpy.indexing.packed)
 
     def _static_extent(self, what: str):
         """The full extent, for solvent and NumPy; the user's code would take it for NumPy's length."""

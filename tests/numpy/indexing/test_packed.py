@@ -149,3 +149,15 @@ def writes_through_nonzero(x, marks):
 @given(hnp.arrays(np.int64, (3, 4), elements=st.integers(-3, 3)))
 def test_writes_through_nonzeros_index_arrays(x):
     check_like_numpy(writes_through_nonzero, x, np.zeros((3, 4), dtype=np.int64))
+
+
+def selects_again(x):
+    s = x[x > 0]
+    keep = s > 2
+    return s[s < 5], s[keep].sum(), len(s[keep]), s[keep] * 2
+
+
+@settings(max_examples=30, deadline=None)
+@given(VALUES)
+def test_a_selection_masked_again_by_a_mask_selected_the_same_way(x):
+    assert_same(solvent.jit(selects_again)(x), selects_again(x))
