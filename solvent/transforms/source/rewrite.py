@@ -280,6 +280,17 @@ class _Rewriter(ast.NodeTransformer):
         pairs = [ast.Compare(operands[i], [op], [operands[i + 1]]) for i, op in enumerate(node.ops)]
         return _helper("and_", *[ast.Lambda(_no_arguments(), p) for p in pairs])
 
+    def visit_Subscript(self, node):
+        """`x[key]` read: through `statements.subscript`, so a host array takes traced indices."""
+        self.generic_visit(node)
+        if not isinstance(node.ctx, ast.Load) or any(isinstance(n, ast.Starred) for n in ast.walk(node.slice)):
+            return node
+        key = [_helper("slice_of", *[p or ast.Constant(None) for p in (s.lower, s.upper, s.step)])
+               if isinstance(s, ast.Slice) else s for s in (node.slice.elts if isinstance(node.slice, ast.Tuple)
+                                                            else [node.slice])]
+        key = ast.Tuple(key, ast.Load()) if isinstance(node.slice, ast.Tuple) else key[0]
+        return ast.copy_location(_helper("subscript", node.value, key), node)
+
     def visit_IfExp(self, node):
         self.generic_visit(node)
         return _helper("ifexp", node.test, ast.Lambda(_no_arguments(), node.body),

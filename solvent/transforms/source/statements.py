@@ -14,13 +14,35 @@ import numpy as np
 from solvent.core import trace
 from solvent.core.traced import TracedArray
 from solvent.errors import TracerConversionError, UnsupportedError
+from solvent.numpy import folding
 from solvent.numpy.indexing import affine
 from solvent.numpy.values import value, wrap
 from solvent.transforms import control_flow
 
 
 #: The forms rewritten code calls (see rewrite.HELPERS).
-__all__ = ["and_", "for_range", "for_stmt", "if_stmt", "ifexp", "items", "length", "load", "not_", "or_", "range_items", "refuse", "while_stmt"]
+__all__ = ["and_", "for_range", "for_stmt", "if_stmt", "ifexp", "items", "length", "load", "not_", "or_", "range_items",
+           "refuse", "slice_of", "subscript", "while_stmt"]
+
+slice_of = slice  # `a:b:c` in a key the rewrite passes to `subscript`
+_NDARRAY = np.ndarray  # NumPy's own class (tracing puts a stand-in at np.ndarray)
+
+
+def subscript(x, key):
+    """`x[key]`; a NumPy array (a constant of the program) indexed with traced values is made a
+    traced constant first, since NumPy's own indexing cannot take them (`TABLE[i]` in a rolled loop)."""
+    if type(x) is _NDARRAY and _holds_traced(key):
+        with trace.current().emitting():
+            x = folding.as_known(x) if x.size <= folding.LIMIT else wrap(value(x), scalar=False)
+    return x[key]
+
+
+def _holds_traced(key) -> bool:
+    if isinstance(key, (tuple, list)):
+        return any(_holds_traced(k) for k in key)
+    if isinstance(key, slice):
+        return any(isinstance(b, TracedArray) for b in (key.start, key.stop, key.step))
+    return isinstance(key, TracedArray)
 
 
 class Undefined:

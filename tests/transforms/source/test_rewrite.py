@@ -316,3 +316,21 @@ def test_iteration_over_a_traced_array_rolls():
     check_like_numpy(checksum, data)
     assert solvent.code_hlo(checksum, data, optimize="none").count("stablehlo.while") == 1
     check_like_numpy(rows_written, np.random.default_rng(0).standard_normal((40, 3)))
+
+
+TABLE = np.arange(10.0) * 3  # a lookup table: a constant of the program
+
+
+def looks_up(i, x):
+    out = np.zeros(20)
+    for k in range(20):  # rolled: k is traced
+        out[k] = TABLE[k % 10] * x[k % 3]
+    return out, TABLE[i] + x[0], TABLE[:3][x > 0].sum(), TABLE[1:i], np.mgrid[0:3, 0:2][0][i % 3]
+
+
+def test_a_numpy_array_from_outside_takes_traced_indices():
+    x = np.array([1.0, -1.0, 2.0])
+    actual = solvent.jit(looks_up)(solvent.Scalar(np.int64(4)), x)
+    expected = looks_up(np.int64(4), x)
+    for a, e in zip(actual, expected):
+        assert_same(np.asarray(a), np.asarray(e))
