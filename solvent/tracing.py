@@ -205,6 +205,7 @@ class _Outputs:
 
     def __init__(self, signature: Signature, copied: structure.Copied, inputs: _Inputs, cuts: bool = False):
         self.signature, self.copied, self.cuts = signature, copied, cuts
+        self.lengths: dict[ir.Value, int] = {}  # traced length -> its output (see `_cut`)
         self.values: list[ir.Value] = []
         self.index: dict[int, int] = {}
         self.keep: list = []
@@ -247,12 +248,16 @@ class _Outputs:
             return ("static", x)
         return (type(x), [(step, self.spec(v)) for step, v in kids])
 
-
     def _cut(self, x):
         """("cut", data, [(axis, length)]) for a result of traced length (x[mask], x[:k]): its data at
-        full size and each traced length are outputs, and the thunk cuts it to NumPy's shape."""
-        lengths = [(axis, ("output", self.add(TracedScalar(n, Aval((), np.dtype(np.int64))))))
-                   for axis, n in enumerate(x.lengths) if n is not None]
+        full size and each traced length are outputs (one per length, however many results share
+        it), and the thunk cuts it to NumPy's shape."""
+        lengths = []
+        for axis, n in enumerate(x.lengths):
+            if n is not None:
+                if n not in self.lengths:
+                    self.lengths[n] = self.add(TracedScalar(n, Aval((), np.dtype(np.int64))))
+                lengths.append((axis, ("output", self.lengths[n])))
         return ("cut", ("output", self.add(x, padding=True)), lengths)
 
 

@@ -436,14 +436,15 @@ def _refusing(original, what: str):
 class _HostNumPy(types.ModuleType):
     """`np` as the numpy.random modules see it while a trace runs: NumPy with its own creation
     functions (a traced array given to their C code would crash the process), refused for
-    traced code."""
+    traced code; `np.ndarray` stays the class (their type checks on other threads need it)."""
 
     def __getattr__(self, name):
-        original = _originals.get(name)
-        return getattr(np, name) if original is None else _refusing(original, "np.random")
+        return _HOST_FUNCTIONS.get(name) or getattr(np, name)
 
 
 _HOST_NUMPY = _HostNumPy("numpy")
+_HOST_FUNCTIONS = {name: original if isinstance(original, type) else _refusing(original, "np.random")
+                   for name, original in _originals.items()}
 
 
 def _random_shields() -> list[tuple[object, str, object]]:

@@ -16,7 +16,7 @@ from solvent.core.traced import TracedArray
 from solvent.errors import TracerConversionError, UnsupportedError
 from solvent.numpy import folding
 from solvent.numpy.indexing import affine
-from solvent.numpy.values import value, wrap
+from solvent.numpy.values import holds_traced, value, wrap
 from solvent.transforms import control_flow
 
 
@@ -38,11 +38,12 @@ def subscript(x, key):
 
 
 def _holds_traced(key) -> bool:
-    if isinstance(key, (tuple, list)):
+    """Whether an index holds a traced value, slices' bounds included."""
+    if isinstance(key, tuple):
         return any(_holds_traced(k) for k in key)
     if isinstance(key, slice):
-        return any(isinstance(b, TracedArray) for b in (key.start, key.stop, key.step))
-    return isinstance(key, TracedArray)
+        return holds_traced([key.start, key.stop, key.step])
+    return holds_traced(key)
 
 
 class Undefined:
