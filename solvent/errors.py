@@ -66,9 +66,10 @@ def describe_location(location: tuple[str, int] | None) -> str:
     return f"{location[0]}:{location[1]}"
 
 
-#: Why np.random is refused inside compiled code (its draws would be constants of the program).
-RANDOM = ("random numbers inside solvent.jit are not supported yet: draw them outside the compiled function "
-          "and pass them in as arrays")
+#: Why np.random's global functions and RandomState are refused inside compiled code (a draw there would
+#: be a constant of the program).
+RANDOM = ("solvent draws random numbers from a np.random.Generator argument (np.random.default_rng(seed)), "
+          "with NumPy's bits; pass one in, or draw outside the compiled function and pass the arrays")
 
 
 class SolventError(Exception):

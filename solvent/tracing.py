@@ -161,7 +161,12 @@ class _Inputs:
             return owner
         return view_of_owner(owner, shared, Aval(tuple(leaf.shape), owner.aval.dtype))
 
-    def _add(self, leaf, path) -> TracedArray:
+    def _add(self, leaf, path):
+        stateful = structure.STATEFUL.get(type(leaf))
+        if stateful is not None:  # a random generator: its state is the input, a stand-in the argument
+            state = TracedArray(None, Aval.of(stateful.read(leaf)))
+            self._keep(state, leaf, path)
+            return stateful.stand_in(state)
         aval = _argument_aval(leaf)
         if not aval.dtype.isnative:
             aval = Aval(aval.shape, aval.dtype.newbyteorder("="))
@@ -169,7 +174,9 @@ class _Inputs:
         if aval.dtype not in SUPPORTED_DTYPES:
             raise UnsupportedError(f"argument of dtype {aval.dtype} cannot be compiled")
         scalar = getattr(leaf, "is_scalar", False) or isinstance(leaf, TracedScalar)
-        tracer = (TracedScalar if scalar else TracedArray)(None, aval)
+        return self._keep((TracedScalar if scalar else TracedArray)(None, aval), leaf, path)
+
+    def _keep(self, tracer: TracedArray, leaf, path) -> TracedArray:
         tracer.argument = True
         self.tracers.append(tracer)
         self.objects.append(leaf)
@@ -241,6 +248,8 @@ class _Outputs:
             if x.padded and self.cuts and getattr(x, "lengths", None):
                 return self._cut(x)
             return ("output", self.add(x))
+        if original is not None and type(original) in structure.STATEFUL:  # a generator returned: itself
+            return self.returned[id(original)]
         if original is not None and not structure.is_array(original):
             return ("argument", self.copied.container_paths[id(x)])
         kids = structure.children(x)

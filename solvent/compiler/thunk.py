@@ -77,6 +77,9 @@ def _host_copy(buffer):
 def _input(signature: Signature, i: int, placement, ns: _Namespace) -> str:
     """Source of input `i`'s device buffer, placed as the program expects it."""
     host = f"_native(x{i})" if i in signature.byteswapped else f"x{i}"
+    stateful = structure.STATEFUL.get(signature.input_kinds[i])
+    if stateful is not None:  # a random generator: its state
+        host = f"{ns.name(stateful.read, 'read')}(x{i})"
     if placement is None:  # host arrays go to the C++ path as they are: it copies them in
         return f"x{i}.buffer" if issubclass(signature.input_kinds[i], Array) else host
     wanted = ns.name(placement.inputs[i], "sharding")
@@ -92,7 +95,9 @@ def _write_back(signature: Signature, out_shardings, ns: _Namespace) -> list[str
     lines = []
     for i, k in signature.mutated.items():
         kind = signature.input_kinds[i]
-        if not issubclass(kind, Array):
+        if kind in structure.STATEFUL:
+            lines.append(f"{ns.name(structure.STATEFUL[kind].write, 'write')}(x{i}, outs[{k}])")
+        elif not issubclass(kind, Array):
             lines.append(f"_copyto(x{i}, outs[{k}])")  # one copy, out of the device buffer
         elif out_shardings is None or out_shardings[k] == signature.input_shardings[i]:
             lines.append(f"x{i}.buffer = outs[{k}]")
@@ -322,7 +327,8 @@ def _checks(signature: Signature, executable, device, name: str, undonated, ns: 
     """Lines run before anything is donated: what would make the write-back or the run fail."""
     lines = []
     for i in signature.mutated:
-        if not issubclass(signature.input_kinds[i], Array):
+        kind = signature.input_kinds[i]
+        if not issubclass(kind, Array) and kind not in structure.STATEFUL:
             path = describe_path(signature.input_paths[i])
             ns[f"_read_only{i}"] = lambda path=path: ReadOnlyError(
                 f"{name} writes into {path}, but that array is read-only (flags.writeable is False, as for a "

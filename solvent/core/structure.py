@@ -23,17 +23,41 @@ from solvent.errors import RANDOM, UnsupportedError
 ARRAY_TYPES: list[type] = [np.ndarray, TracedArray]
 #: Leaf types that carry their own call key (`solvent.Array`: its sharding too); the runtime adds them.
 KEYED_TYPES: list[type] = []
+#: Leaf types whose state is an array (numpy.random adds np.random.Generator): type -> its `Stateful`.
+STATEFUL: dict[type, "Stateful"] = {}
 
 _STATIC_TYPES = (type(None), bool, int, float, complex, str, bytes, np.generic, np.dtype, type,
                  types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType,
                  np.ufunc, range, slice, type(Ellipsis))
 
 ITEM, ATTR, ALL = "item", "attr", ("all", None)
-_GENERATORS = (np.random.Generator, np.random.RandomState, np.random.BitGenerator)
+_GENERATORS = (np.random.RandomState, np.random.BitGenerator)
+
+
+class Stateful:
+    """How an object holding state (a random generator) is an argument: a leaf whose state is an
+    array, an input of the program and, when the program changes it, an in-place effect."""
+
+    def key(self, x) -> tuple:
+        """Its part of the call key (UnsupportedError for an object that cannot be compiled)."""
+        raise NotImplementedError
+
+    def read(self, x) -> np.ndarray:
+        """Its state, at call time."""
+        raise NotImplementedError
+
+    def write(self, x, state) -> None:
+        """Give it the state the program left (a host or device array)."""
+        raise NotImplementedError
+
+    def stand_in(self, state):
+        """What the traced function sees in its place, given the traced state."""
+        raise NotImplementedError
 
 
 def is_array(x) -> bool:
-    return isinstance(x, tuple(ARRAY_TYPES))
+    """Whether `x` is a leaf: an array, or an object whose state is one (`STATEFUL`)."""
+    return isinstance(x, tuple(ARRAY_TYPES)) or type(x) in STATEFUL
 
 
 def children(x) -> list[tuple[tuple[str, object], object]] | None:
@@ -86,6 +110,8 @@ def static_key(x):
 
 
 def leaf_key(x) -> tuple:
+    if type(x) in STATEFUL:
+        return STATEFUL[type(x)].key(x)
     if KEYED_TYPES and isinstance(x, tuple(KEYED_TYPES)):
         return x.key
     aval = getattr(x, "aval", None)

@@ -7,3 +7,4 @@ from solvent.numpy import (calculus, creation, dtypes, fft, functional, linalg, 
                            shape, sorting, statistics, vectorize)
 from solvent.numpy.elementwise import ufuncs  # noqa: F401
 from solvent.numpy.indexing import functions, subscripts  # noqa: F401
+from solvent.numpy.random import argument  # noqa: F401

@@ -151,13 +151,19 @@ def resize(self, *new_shape, refcheck=True):
 
 @method("view")
 def array_view(self, dtype=None, type=None):
-    """`a.view()`: a view sharing `a`'s data; reinterpreting the bytes as another dtype is unsupported."""
+    """`a.view()`, `a.view(dtype)`: a view sharing `a`'s data, its bytes read as a dtype of the same
+    size (a bitcast both ways); views changing the item size are unsupported."""
     if isinstance(dtype, builtins.type) and issubclass(dtype, np.ndarray):
         dtype, type = None, dtype
-    if type not in (None, np.ndarray) or (dtype is not None and np.dtype(dtype) != self.dtype):
-        raise UnsupportedError(f"ndarray.view as {type or np.dtype(dtype)}: solvent compiles views of the same "
-                               "dtype only; use a.astype(dtype) to convert values")
-    return view(self, self.shape, lambda v: v, lambda parent, new: new)
+    dtype = self.dtype if dtype is None else np.dtype(dtype)
+    numbers = {dtype.kind, self.dtype.kind} <= set("iuf")  # (XLA bitcasts neither booleans nor complex)
+    if type not in (None, np.ndarray) or (dtype != self.dtype and not (numbers and dtype.itemsize == self.dtype.itemsize)):
+        raise UnsupportedError(f"ndarray.view as {type or dtype}: solvent compiles views as an integer or float "
+                               "dtype of the same item size only; use a.astype(dtype) to convert values")
+    if dtype == self.dtype:
+        return view(self, self.shape, lambda v: v, lambda parent, new: new)
+    own = self.dtype
+    return view(self, self.shape, lambda v: ew.bitcast(v, dtype), lambda parent, new: ew.bitcast(new, own), dtype)
 
 
 def _host_only(name):

@@ -87,3 +87,9 @@ def convert(x: ir.Value, dtype) -> ir.Value:
 
 def clamp(low: ir.Value, x: ir.Value, high: ir.Value) -> ir.Value:
     return one("stablehlo.clamp", [low, x, high], shape_of(x), dtype_of(x))
+
+
+def bitcast(x: ir.Value, dtype) -> ir.Value:
+    """The bits of `x` read as another element type of the same width (`ndarray.view(dtype)`)."""
+    check(np.dtype(dtype).itemsize == dtype_of(x).itemsize, "bitcast: the widths differ")
+    return one("stablehlo.bitcast_convert", [x], shape_of(x), dtype)

@@ -199,8 +199,18 @@ def test_view_of_the_same_dtype_shares_data():
         x.view(x.dtype)[2] = 300
         return x, v
     check(f, sample(np.int64, (4,), seed=31))
-    with pytest.raises(solvent.UnsupportedError, match="view"):
-        solvent.jit(lambda x: x.view(np.int64))(np.ones(3))
+
+
+def test_view_as_a_dtype_of_the_same_size_reads_and_writes_the_bits():
+    def f(x, y):
+        bits = x.view(np.uint64)
+        bits += np.uint64(1) << np.uint64(52)  # doubles each element through its exponent
+        y.view(np.int32)[0] = -1
+        return bits, x.view(np.int64) >> 60, y.view(np.float32).view(np.uint32)
+    check(f, np.array([1.5, -3.0, 0.25]), np.array([1.0, 2.0], np.float32))
+    for view in (lambda x: x.view(np.int32), lambda x: x.view(np.complex128), lambda x: x.view(bool)):
+        with pytest.raises(solvent.UnsupportedError, match="view"):
+            solvent.jit(view)(np.ones(3))
 
 
 def test_resize_method():

@@ -17,7 +17,7 @@ from solvent.numpy.indexing import packed
 from solvent.numpy.indexing.advanced import STATIC_SHAPES, is_advanced, parse_fancy, read_fancy, write_fancy
 from solvent.numpy.indexing.basic import parse, read, write
 from solvent.numpy.indexing.masks import broadcast_selected, parse_masked, read_selected, write_selected
-from solvent.numpy.registry import implements, refuses
+from solvent.numpy.registry import implements
 from solvent.numpy.shape import view
 from solvent.numpy.values import broadcast_value, full, is_traced, normalize_axis, value, wrap, write_out
 from solvent.ops import elementwise as ew, shape as ops

@@ -20,7 +20,7 @@ from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError, user_location
 from solvent.numpy.indexing import traced_bounds
 from solvent.numpy.indexing.advanced import parse_fancy, read_fancy, store_last
-from solvent.numpy.indexing.masks import Masked, read_selected, selected_shape, write_selected
+from solvent.numpy.indexing.masks import Masked, read_selected, write_selected
 from solvent.numpy.values import full, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of

@@ -1,0 +1,85 @@
+"""Times random draws inside a compiled function: NumPy's Generator, ``solvent.jit`` drawing the same
+bits from a Generator argument, and ``jax.random`` under ``jax.jit``, side by side in one process.
+
+Each row draws n numbers in one call. solvent's draws are checked to equal NumPy's bit for bit, and
+the generator to be left in NumPy's state. JAX's streams are its own (threefry), so only its speed is
+comparable. Ratios are NumPy's (or JAX's) time divided by solvent's: above 1 means solvent is faster.
+Times are the best of several calls; solvent's include reading and writing the generator's state and
+copying the result to the host (NumPy's is there already), JAX's leave it on the device.
+
+Usage::
+
+    python benchmarks/random.py            # n = 10^6
+    python benchmarks/random.py --quick    # n = 10^4
+"""
+
+import os
+import sys
+
+if sys.path and sys.path[0] == os.path.dirname(os.path.abspath(__file__)):
+    sys.path.pop(0)  # this file is named random.py: the standard library's `random` must win imports
+
+import argparse  # noqa: E402
+import timeit  # noqa: E402
+
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+
+import solvent  # noqa: E402
+
+
+def cases(n):
+    """(name, NumPy draw from a Generator, the jax.random draw of the same distribution) per row."""
+    return [
+        ("uniform float64", lambda rng: rng.random(n), lambda key: jax.random.uniform(key, (n,), "float64")),
+        ("uniform float32", lambda rng: rng.random(n, dtype=np.float32),
+         lambda key: jax.random.uniform(key, (n,), "float32")),
+        ("uniform(-1, 3)", lambda rng: rng.uniform(-1.0, 3.0, n),
+         lambda key: jax.random.uniform(key, (n,), "float64", -1.0, 3.0)),
+        ("integers(0, 100)", lambda rng: rng.integers(0, 100, n), lambda key: jax.random.randint(key, (n,), 0, 100)),
+        ("standard_normal", lambda rng: rng.standard_normal(n), lambda key: jax.random.normal(key, (n,), "float64")),
+    ]
+
+
+def best(call, repeat):
+    call()
+    return min(timeit.repeat(call, number=1, repeat=repeat))
+
+
+def measure(draw, jax_draw, repeat):
+    """(numpy, solvent or None where refused, jax) seconds per call."""
+    ours, numpys = np.random.default_rng(1), np.random.default_rng(1)
+    compiled = solvent.jit(draw)
+    try:
+        got = compiled(ours)
+    except solvent.UnsupportedError:
+        got = None
+    if got is not None:
+        assert np.array_equal(got, draw(numpys)) and ours.bit_generator.state == numpys.bit_generator.state
+    key = jax.random.key(0)
+    jitted = jax.jit(jax_draw)
+    numpy_s = best(lambda: draw(numpys), repeat)
+    solvent_s = best(lambda: compiled(ours), repeat) if got is not None else None
+    jax_s = best(lambda: jitted(key).block_until_ready(), repeat)
+    return numpy_s, solvent_s, jax_s
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="n = 10^4, few repeats")
+    args = parser.parse_args(argv)
+    jax.config.update("jax_enable_x64", True)
+    n, repeat = (10_000, 5) if args.quick else (1_000_000, 10)
+    print(f"n = {n}\n{'draw':<18} {'numpy':>10} {'solvent':>10} {'jax.jit':>10} {'numpy/solvent':>14} {'jax/solvent':>12}")
+    for name, draw, jax_draw in cases(n):
+        numpy_s, solvent_s, jax_s = measure(draw, jax_draw, repeat)
+        if solvent_s is None:
+            print(f"{name:<18} {numpy_s * 1e3:>8.3f}ms {'refused':>10} {jax_s * 1e3:>8.3f}ms", flush=True)
+            continue
+        print(f"{name:<18} {numpy_s * 1e3:>8.3f}ms {solvent_s * 1e3:>8.3f}ms {jax_s * 1e3:>8.3f}ms "
+              f"{numpy_s / solvent_s:>13.2f}x {jax_s / solvent_s:>11.2f}x", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

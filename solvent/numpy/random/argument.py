@@ -1,0 +1,41 @@
+"""A `np.random.Generator` argument: its PCG64 state is a program input, read at call time, and the
+state the program leaves is written back after the call, like an array changed in place."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solvent.core import structure
+from solvent.errors import UnsupportedError
+from solvent.numpy.random.generator import TracedGenerator
+
+_LOW64 = (1 << 64) - 1
+
+
+class GeneratorArgument(structure.Stateful):
+    def key(self, x) -> tuple:
+        kind = type(x.bit_generator).__name__
+        if kind != "PCG64":
+            raise UnsupportedError(
+                f"a Generator over {kind}: solvent reproduces NumPy's default bit generator, PCG64, bit for bit "
+                "(np.random.default_rng(seed)), and no other; pass a PCG64 Generator or draw outside the function")
+        return (np.random.Generator, kind)
+
+    def read(self, x) -> np.ndarray:
+        """[state high, state low, inc high, inc low, has_uint32, uinteger], as uint64."""
+        state = x.bit_generator.state
+        s, inc = state["state"]["state"], state["state"]["inc"]
+        return np.array([s >> 64, s & _LOW64, inc >> 64, inc & _LOW64, state["has_uint32"], state["uinteger"]],
+                        dtype=np.uint64)
+
+    def write(self, x, state) -> None:
+        high, low, inc_high, inc_low, has, uinteger = (int(v) for v in np.asarray(state))
+        x.bit_generator.state = {"bit_generator": "PCG64",
+                                 "state": {"state": high << 64 | low, "inc": inc_high << 64 | inc_low},
+                                 "has_uint32": has, "uinteger": uinteger}
+
+    def stand_in(self, state):
+        return TracedGenerator(state)
+
+
+structure.STATEFUL[np.random.Generator] = GeneratorArgument()

@@ -1,0 +1,151 @@
+"""What a traced function sees for a `np.random.Generator` argument: NumPy's methods, drawing NumPy's
+bits from the traced PCG64 state and replacing it in place, so that loops and branches carry it."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from solvent.errors import UnsupportedError
+from solvent.numpy.random import streams
+from solvent.numpy.values import is_traced
+
+SUPPORTED = ("random", "uniform", "integers")
+_DOUBLE = 1.0 / 9007199254740992.0  # 2^-53: a double from the top 53 bits of a word
+_FLOAT = np.float32(1.0 / 16777216.0)  # 2^-24: a float from the top 24 bits of a 32-bit word
+_INTEGERS = {np.dtype(t): 64 if np.dtype(t).itemsize == 8 else 32
+             for t in (np.int64, np.uint64, np.int32, np.uint32)}
+
+
+class TracedGenerator:
+    """A PCG64 `np.random.Generator` argument while tracing."""
+
+    def __init__(self, state):
+        self._state = state  # the traced uint64 state (numpy.random.argument)
+
+    def _draw(self, draw, *args):
+        values, state = draw(self._state, *args)
+        self._state[...] = state
+        return values
+
+    def random(self, size=None, dtype=np.float64, out=None):
+        """Uniform floats in [0, 1): 53 bits of a 64-bit word, or 24 of a 32-bit one for float32."""
+        dtype = np.dtype(dtype)
+        shape = _shape(size, out, dtype)
+        if dtype == np.float64:
+            values = (self._draw(streams.words64, _count(shape)) >> 11).astype(np.float64) * _DOUBLE
+        elif dtype == np.float32:
+            values = (self._draw(streams.words32, _count(shape)) >> 8).astype(np.float32) * _FLOAT
+        else:
+            raise TypeError(f"Unsupported dtype {dtype!r} for random")
+        scalar = size is None and out is None
+        return _result(values.astype(np.float64) if scalar else values, shape, scalar, out, python=True)
+
+    def uniform(self, low=0.0, high=1.0, size=None):
+        """low + (high - low) * a double, over the bounds broadcast (to `size` if given) as NumPy does."""
+        low, high = (np.asarray(_static(b, "uniform", name), np.float64) for b, name in ((low, "low"), (high, "high")))
+        span = high - low
+        if not np.all(np.isfinite(span)):
+            raise OverflowError("high - low range exceeds valid bounds" if span.ndim == 0 else "Range exceeds valid bounds")
+        if np.any(span < 0):
+            raise ValueError("high - low < 0")
+        shape = span.shape if size is None else _size(size)
+        if np.broadcast_shapes(span.shape, shape) != shape:
+            raise ValueError(f"shape mismatch: bounds of shape {span.shape} cannot be broadcast to size {shape}")
+        top = (self._draw(streams.words64, _count(shape)) >> 11).astype(np.float64).reshape(shape)
+        return _result(low + _product(span, top), shape, size is None and span.ndim == 0, python=True)
+
+    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
+        """Integers in [low, high) (or [low, high] with `endpoint`) by NumPy's bounded draws: Lemire's
+        method on 32-bit words when the range fits in 32 bits, on 64-bit words otherwise."""
+        dtype = np.dtype(dtype)
+        if dtype not in _INTEGERS:
+            raise UnsupportedError(f"Generator.integers with dtype={dtype} inside solvent.jit: solvent draws "
+                                   "int64, uint64, int32 and uint32 as NumPy does; draw one of those and convert")
+        low, high = (_static(b, "integers", name) for b, name in ((low, "low"), (high, "high")))
+        low, high = (0, low) if high is None else (low, high)
+        low, high = _integer(low, "low"), _integer(high, "high")
+        last = high if endpoint else high - 1
+        info = np.iinfo(dtype)
+        if low < info.min:
+            raise ValueError(f"low is out of bounds for {dtype}")
+        if last > info.max:
+            raise ValueError(f"high is out of bounds for {dtype}")
+        if last < low:
+            raise ValueError("low > high" if endpoint else "low >= high")
+        shape, span = _shape(size, None, dtype), last - low
+        n = _count(shape)
+        drawn = self._draw(streams.bounded, n, span, 64 if span > 0xFFFFFFFF else 32) if span else np.zeros(n, np.uint64)
+        values = (drawn + np.uint64(low % 2 ** 64)).astype(dtype)
+        return _result(values, shape, size is None)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise UnsupportedError(
+            f"Generator.{name} inside solvent.jit: solvent reproduces NumPy's streams for "
+            f"{', '.join('Generator.' + m for m in SUPPORTED)} so far; draw the others outside the "
+            "function and pass them in as arrays")
+
+
+def _product(span, top):
+    """span * (top / 2^53) rounded once, as NumPy forms it before adding low. XLA would fuse a
+    multiply and add (rounding once) and fold products of constants; so the product is formed from
+    span's mantissa (span = m 2^e, one rounding), then scaled by 2^(e - 53) in its exponent bits (exact,
+    and no multiply for XLA to fuse). Spans below 2^-960, whose products may be subnormal, are refused."""
+    if np.any((span != 0) & (np.abs(span) < 2.0 ** -960)):
+        raise UnsupportedError("Generator.uniform over a range narrower than 2^-960 inside solvent.jit: "
+                               "scale a wider range instead")
+    mantissa, exponent = np.frexp(span)
+    product = mantissa * top
+    shift = ((exponent.astype(np.int64) - 53) << 52).astype(np.uint64)  # two's complement: adds e - 53
+    scaled = (product.view(np.uint64) + shift).view(np.float64)
+    return np.where(product == 0, 0.0, scaled)
+
+
+def _static(x, method: str, name: str):
+    if is_traced(x):
+        raise UnsupportedError(f"Generator.{method} with a traced {name}: solvent draws with bounds known "
+                               "when the function is compiled (Python numbers or NumPy arrays from outside)")
+    return x
+
+
+def _integer(x, name: str) -> int:
+    if isinstance(x, np.ndarray) and x.ndim:
+        raise UnsupportedError(f"Generator.integers with an array {name} inside solvent.jit: pass a number")
+    return operator.index(x)
+
+
+def _size(size) -> tuple[int, ...]:
+    return tuple(operator.index(s) for s in size) if isinstance(size, (tuple, list)) else (operator.index(size),)
+
+
+def _shape(size, out, dtype: np.dtype) -> tuple[int, ...]:
+    """The shape of the draws: `size`'s, or `out`'s (which must be of `dtype`)."""
+    if out is None:
+        return () if size is None else _size(size)
+    if np.dtype(out.dtype) != dtype:
+        raise TypeError(f"Supplied output array has the wrong type. Expected {dtype}, got {out.dtype}")
+    if size is not None and _size(size) != tuple(out.shape):
+        raise ValueError("size must match out.shape when used together")
+    return tuple(out.shape)
+
+
+def _count(shape) -> int:
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def _result(values, shape, scalar: bool, out=None, python: bool = False):
+    """The draws as NumPy returns them: `out` filled, an array of `shape`, or for no size one scalar
+    (a Python float from `random` and `uniform`, a NumPy integer from `integers`)."""
+    if out is not None:
+        out[...] = values.reshape(out.shape)
+        return out
+    values = values.reshape(shape)
+    if not scalar:
+        return values
+    item = values[()]  # a NumPy scalar
+    if python:
+        item.weak = True
+    return item

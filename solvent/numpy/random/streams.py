@@ -1,0 +1,130 @@
+"""NumPy's raw draws from a PCG64 state, as array code: 64-bit words, 32-bit words through the
+generator's one-word buffer, and Lemire's bounded integers with their rejections.
+
+A state is the uint64 vector [state high, state low, inc high, inc low, has_uint32, uinteger]
+(NumPy's `bit_generator.state`, see `numpy.random.argument`). Each function returns its draws and
+the state after them, exactly as NumPy's C code leaves it, and runs on NumPy arrays as on traced ones.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from solvent.numpy.random import pcg64
+from solvent.numpy.random.loop import repeat_while
+
+_LOW32 = np.uint64(0xFFFFFFFF)
+
+
+def _parts(state):
+    return (state[0], state[1]), (state[2], state[3]), state[4].astype(np.int64), state[5]
+
+
+def _state(generator, inc, has, uinteger):
+    return np.stack([generator[0], generator[1], inc[0], inc[1], has.astype(np.uint64), uinteger])
+
+
+def _at(states, start, k):
+    """The generator's state after `k` of the (high, low) `states` (k = 0: `start`); k may be traced."""
+    last = np.maximum(k - 1, 0)
+    return (np.where(k > 0, states[0][last], start[0]), np.where(k > 0, states[1][last], start[1]))
+
+
+def words64(state, n: int):
+    """n 64-bit words (NumPy's next_uint64, which leaves the 32-bit buffer alone), and the new state."""
+    if n == 0:
+        return np.zeros(0, np.uint64), state
+    generator, inc, has, uinteger = _parts(state)
+    states = pcg64.states(generator, inc, n)
+    return pcg64.output(states), _state(_at(states, generator, n), inc, has, uinteger)
+
+
+def words32(state, n: int):
+    """n 32-bit words (NumPy's next_uint32: the buffered high half of a 64-bit word first, then each
+    new word's low half and high half), and the state after them."""
+    if n == 0:
+        return np.zeros(0, np.uint64), state
+    draws, after = _words32(state, n)
+    return draws, after(n)
+
+
+def _words32(state, n: int):
+    """`n` 32-bit words, and a function giving the state after the first k of them (k may be traced)."""
+    generator, inc, has, uinteger = _parts(state)
+    count = n // 2 + 1
+    states = pcg64.states(generator, inc, count)
+    words = pcg64.output(states)
+    high = words >> 32
+    halves = np.stack([words & _LOW32, high], axis=1).reshape(-1)
+    stream = np.concatenate([uinteger.reshape(1), halves])  # [the buffered half, new halves...]
+    draws = np.where(has == 1, stream[:n], stream[1:n + 1])
+
+    def after(k):
+        fresh = k - has  # halves taken from new words (-1: none, the buffer not used up either)
+        used = np.maximum(fresh + 1, 0) // 2
+        last = np.maximum(used - 1, 0)
+        new_has = np.where(k > 0, fresh & 1, has)
+        new_uinteger = np.where(used > 0, high[last], uinteger)
+        return _state(_at(states, generator, used), inc, new_has, new_uinteger)
+
+    return draws, after
+
+
+def bounded(state, n: int, span: int, width: int):
+    """n integers in [0, span] by Lemire's method as NumPy draws them from `width`-bit words (32 or
+    64), and the new state. A draw whose low product falls under the threshold is rejected and the next
+    word taken: words are drawn in parallel, accepted ones packed in order, and (rarely) another round
+    drawn until n are accepted."""
+    if n == 0:
+        return np.zeros(0, np.uint64), state
+    if span == 2 ** width - 1:  # the whole range: the words themselves
+        return (words64 if width == 64 else words32)(state, n)
+    excl = span + 1
+    threshold = (2 ** width - excl) % excl
+    if threshold == 0:  # a power of two: nothing is rejected
+        words, state = (words64 if width == 64 else words32)(state, n)
+        return _scaled(words, excl, width)[0], state
+    reject = threshold / 2 ** width
+    count = n + math.ceil(reject * n / (1 - reject) + 8 * math.sqrt(n * reject) / (1 - reject)) + 8
+    return _packed(state, n, count, excl, threshold, width)
+
+
+def _scaled(words, excl: int, width: int):
+    """(the drawn integers, the low products Lemire compares with the threshold)."""
+    if width == 64:
+        factor = np.uint64(excl)
+        return pcg64.mulhi(words, factor), words * factor
+    product = words * np.uint64(excl)
+    return product >> 32, product & _LOW32
+
+
+def _packed(state, n: int, count: int, excl: int, threshold: int, width: int):
+    """Rounds of `count` candidate words until n are accepted (the first round nearly always does)."""
+    def round_(state, out, filled):
+        if width == 64:
+            generator, inc, _, _ = _parts(state)
+            states = pcg64.states(generator, inc, count)
+            words = pcg64.output(states)
+
+            def after(k):
+                return np.concatenate([np.stack(_at(states, generator, k)), state[2:]])
+        else:
+            words, after = _words32(state, count)
+        values, low = _scaled(words, excl, width)
+        total = filled + np.cumsum(low >= np.uint64(threshold))
+        keep = (low >= np.uint64(threshold)) & (total <= n)
+        out = _scatter(out, np.where(keep, total - 1, n), values)
+        taken = np.minimum(np.sum(total < n) + 1, count)  # words up to and with the n-th accepted one
+        return after(taken), out, np.minimum(total[-1], n)
+
+    start = (state, np.zeros(n + 1, np.uint64), np.zeros((), np.int64))
+    state, out, _ = repeat_while(lambda s, o, filled: filled < n, round_, start)
+    return out[:n], state
+
+
+def _scatter(out, index, values):
+    out = out.copy()
+    out[index] = values
+    return out

@@ -1,0 +1,159 @@
+"""A np.random.Generator argument inside solvent.jit against NumPy: the same bits, dtypes and
+shapes, and the generator left in the same state, after one call and after the next; draws in
+rolled loops, in branches and in data-dependent while loops continue the stream."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import solvent
+from differential import assert_same
+
+
+def _twins(seed: int, buffered: bool = False):
+    a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+    if buffered:  # a 32-bit draw leaves the word's other half buffered
+        a.integers(0, 2 ** 32, dtype=np.uint32)
+        b.integers(0, 2 ** 32, dtype=np.uint32)
+    return a, b
+
+
+def check_draws(f, seed=0, *args, buffered=False, calls=2):
+    """`solvent.jit(f)(rng, *args)` against `f(rng, *args)` for generators in one state, `calls` times."""
+    ours, numpys = _twins(seed, buffered)
+    jitted = solvent.jit(f)
+    for _ in range(calls):
+        mine = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        theirs = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        got, want = jitted(ours, *mine), f(numpys, *theirs)
+        got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            if isinstance(w, float) and not isinstance(w, np.generic):  # NumPy's Python float: a float64 here
+                assert isinstance(g, float) and g == w
+            else:
+                assert_same(g, w)
+        for g, w in zip(mine, theirs):
+            assert_same(g, w)
+        assert ours.bit_generator.state == numpys.bit_generator.state
+
+
+SIZES = st.one_of(st.none(), st.integers(0, 70), st.tuples(st.integers(0, 6), st.integers(1, 5)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2 ** 32), st.booleans(), SIZES, st.sampled_from([np.float64, np.float32]))
+def test_random(seed, buffered, size, dtype):
+    check_draws(lambda rng: rng.random(size, dtype=dtype), seed, buffered=buffered)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2 ** 32), SIZES, st.sampled_from([(0.0, 1.0), (-1.0, 2.0), (3.7, 1e6), (-1e300, 1e300),
+                                                        (0.1, 0.3), (2.0, 2.0), (-5.5, -5.25)]))
+def test_uniform_rounds_as_numpy_does(seed, size, bounds):
+    check_draws(lambda rng: rng.uniform(*bounds, size=size), seed)
+
+
+def test_uniform_over_array_bounds():
+    low, high = np.array([0.0, -1.0, 0.5]), np.array([[1.0], [3.0]])
+    check_draws(lambda rng: (rng.uniform(low, high), rng.uniform(low, 20.0, size=(4, 3))), 5)
+
+
+BOUNDS = st.one_of(st.tuples(st.integers(-50, 50), st.integers(1, 300)),
+                   st.tuples(st.integers(-2 ** 31, 0), st.integers(2 ** 31 - 3, 2 ** 31 + 3)),
+                   st.tuples(st.integers(-2 ** 62, 2 ** 62), st.integers(2 ** 32 - 2, 2 ** 62)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2 ** 32), st.booleans(), SIZES, BOUNDS, st.sampled_from([np.int64, np.uint64, np.int32, np.uint32]),
+       st.booleans())
+def test_integers(seed, buffered, size, bounds, dtype, endpoint):
+    low, span = bounds
+    info = np.iinfo(dtype)
+    span = min(span, int(info.max) - int(info.min) - 1)
+    low = int(np.clip(low, int(info.min), int(info.max) - span - 1))
+    high = min(low + span, info.max if endpoint else info.max + 1)
+    if high <= low:
+        return
+    check_draws(lambda rng: rng.integers(low, high, size=size, dtype=dtype, endpoint=endpoint), seed, buffered=buffered)
+
+
+def test_integers_from_one_bound_and_of_one_value():
+    check_draws(lambda rng: (rng.integers(10), rng.integers(7, size=3), rng.integers(4, 5, size=2), rng.random()), 1)
+
+
+def test_random_into_out():
+    def f(rng, out):
+        rng.random(out=out)
+        return out
+    check_draws(f, 2, np.zeros((3, 2)))
+
+
+def test_draws_in_a_rolled_loop_of_1000_steps():
+    def walk(rng, x):
+        for i in range(x.shape[0]):
+            x[i] = x[i - 1] + rng.random() - 0.5
+        return x
+    check_draws(walk, 3, np.zeros(1000))
+
+
+def test_draws_in_branches_and_while_loops():
+    def f(rng, x):
+        if x.sum() > 0:
+            x += rng.integers(0, 5, size=x.shape)
+        else:
+            x -= rng.random(x.shape, dtype=np.float32)
+        total = 0.0
+        while total < 20.0:
+            total += rng.random()
+        return x, total
+    check_draws(f, 4, np.ones(4))
+    check_draws(f, 4, -np.ones(4))
+
+
+def test_a_generator_returned_is_the_callers_own():
+    rng = np.random.default_rng(0)
+    assert solvent.jit(lambda g: (g.random(), g)[1])(rng) is rng
+
+
+def test_a_function_that_does_not_draw_leaves_the_generator_alone():
+    rng = np.random.default_rng(0)
+    before = rng.bit_generator.state
+    assert_same(solvent.jit(lambda g, x: x + 1)(rng, np.zeros(2)), np.ones(2))
+    assert rng.bit_generator.state == before
+
+
+@pytest.mark.parametrize("draw, match", [
+    (lambda g: g.standard_normal(3), "Generator.standard_normal"),
+    (lambda g: g.integers(0, 5, dtype=np.int8), "dtype=int8"),
+    (lambda g: g.uniform(0.0, 1e-300), "narrower than"),
+])
+def test_methods_not_reproduced_are_refused(draw, match):
+    rng = np.random.default_rng(0)
+    before = rng.bit_generator.state
+    with pytest.raises(solvent.UnsupportedError, match=match):
+        solvent.jit(draw)(rng)
+    assert rng.bit_generator.state == before
+
+
+def test_other_bit_generators_are_refused():
+    with pytest.raises(solvent.UnsupportedError, match="Generator over MT19937"):
+        solvent.jit(lambda g: g.random())(np.random.Generator(np.random.MT19937(0)))
+
+
+def test_traced_bounds_are_refused():
+    with pytest.raises(solvent.UnsupportedError, match="traced high"):
+        solvent.jit(lambda g, x: g.uniform(0.0, x))(np.random.default_rng(0), np.array(2.0))
+
+
+def test_numpys_errors_for_bad_bounds():
+    rng = np.random.default_rng(0)
+    for draw, error in ((lambda g: g.integers(5, 5), ValueError), (lambda g: g.uniform(2.0, 1.0), ValueError),
+                        (lambda g: g.integers(0, 300, dtype=np.int32, size=2) + g.integers(-1, 2 ** 31 + 1, dtype=np.int32),
+                         ValueError), (lambda g: g.random(dtype=np.int64), TypeError)):
+        with pytest.raises(error):
+            draw(np.random.default_rng(0))
+        with pytest.raises(error):
+            solvent.jit(draw)(rng)
