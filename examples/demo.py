@@ -29,6 +29,7 @@ from typing import Any, Callable
 import numpy as np
 
 import alignment
+import ising
 import fractal
 import heat
 import nbody
@@ -206,6 +207,30 @@ def alignment_case(n, steps):
     )
 
 
+def ising_case(n, sweeps, steps):
+    """Metropolis Monte Carlo: random sites and acceptances from a Generator argument, in one loop."""
+
+    def generator_state(rng):
+        state = rng.bit_generator.state
+        return np.array([state["state"]["state"] >> 64, state["state"]["state"] & (2 ** 64 - 1),
+                         state["has_uint32"], state["uinteger"]], dtype=np.uint64)
+
+    def build():
+        rng = np.random.default_rng(0)
+        return ising.random_lattice(n, rng), rng
+
+    return Case(
+        name="ising (metropolis, rng)",
+        size=f"{n}x{n}",
+        steps=steps,
+        step=ising.metropolis,
+        build=build,
+        place=lambda state: state,
+        advance=lambda step_fn, state: step_fn(*state, 0.44, sweeps * n * n),
+        snapshot=lambda state, m: {"spins": state[0].copy(), "m": np.asarray(m), "rng": generator_state(state[1])},
+    )
+
+
 def run_steps(case, step_fn, state):
     """Make ``case.steps`` steps; return the snapshot and the seconds per step."""
     result = None
@@ -275,6 +300,7 @@ def main(argv=None):
         regression_case(40 * grid, 16, 20 // scale),
         fractal_case(grid // 2, 50, 10 // scale + 1),
         alignment_case(grid // 2, 10 // scale + 1),
+        ising_case(grid // 16, 4, 10 // scale + 1),
     ]
     heap = "blocks up to 32 MiB kept in the heap" if keep_large_blocks_in_heap() else "default malloc"
     print(f"float64 throughout; check: np.allclose(rtol={RTOL:g}, atol={ATOL:g}); {heap}")

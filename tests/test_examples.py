@@ -7,6 +7,8 @@ import sys
 
 import numpy as np
 
+import solvent
+
 from differential import check_like_numpy
 
 sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "examples"))
@@ -14,6 +16,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "examples"))
 import alignment  # noqa: E402
 import fractal  # noqa: E402
 import heat  # noqa: E402
+import ising  # noqa: E402
 import regression  # noqa: E402
 import spectral  # noqa: E402
 
@@ -46,3 +49,13 @@ def test_alignment_by_dynamic_programming_scores_as_numpy():
     a, b = alignment.random_pair(40)
     best, _ = check_like_numpy(alignment.score, a, b)
     assert best > alignment.GAP * 80
+
+
+def test_ising_by_metropolis_draws_as_numpy_and_leaves_the_generator_alike():
+    ours, numpys = np.random.default_rng(7), np.random.default_rng(7)
+    mine, theirs = ising.random_lattice(8, ours), ising.random_lattice(8, numpys)
+    compiled = solvent.jit(ising.metropolis)
+    for _ in range(2):
+        assert compiled(mine, ours, 0.44, 500) == ising.metropolis(theirs, numpys, 0.44, 500)
+        assert np.array_equal(mine, theirs) and mine.dtype == theirs.dtype
+        assert ours.bit_generator.state == numpys.bit_generator.state
