@@ -107,7 +107,8 @@ def roots(x: TracedArray) -> list[TracedArray]:
     """The arrays that own the memory `x` reads (an `Either` reads several)."""
     if isinstance(x, Either):
         return [r for part in (x.own, *x.choices) for r in roots(part)]
-    return [x.root()]
+    root = x.root()
+    return roots(root) if isinstance(root, Either) else [root]  # a view of an Either reads its arrays
 
 
 def has_identity(x) -> bool:

@@ -310,3 +310,27 @@ def test_a_second_loop_keeps_the_refusal_of_a_dtype_change_on_one_path():
 
     with pytest.raises(solvent.ControlFlowError, match="NumPy scalar"):
         solvent.jit(widened)(np.array(3))
+
+
+def test_a_view_of_a_swapped_name_written_in_a_nested_loop():
+    # make fuzz: `v = a1[:-1]` views an array that is one of two after the swap; the while loop
+    # carries what v writes, which is the arrays the swap may have chosen (a raw TypeError before)
+    def f(a0, a1):
+        if np.sum(a0) > 0:
+            a0 += 1
+        else:
+            a0, a1 = a1, a0
+        for i in range(3):
+            v = a1[:-1]
+            k = 0
+            while np.any(a1 > 1) and k < 2:
+                v += -1
+                k += 1
+        return a0, a1
+
+    for x, y in ((np.array([-1.0, 2.0, 3.0]), np.array([4.0, 5.0, 0.5])), (np.ones(3), np.full(3, 3.0))):
+        mine, theirs = (x.copy(), y.copy()), (x.copy(), y.copy())
+        got, want = solvent.jit(f)(*mine), f(*theirs)
+        for g, w in zip(got + mine, want + theirs):
+            assert_same(g, w)
+        assert [any(g is m for m in mine) for g in got] == [any(w is t for t in theirs) for w in want]
