@@ -79,10 +79,11 @@ class Case:
         """The final op: per result, its value, and which outside array it is where any branch says."""
         self.kinds = []  # per result: ("same", array), ("either", choices) or ("fresh", None)
         self.padding = [next((m for m in made if m is not None), None) for made in zip(*(e.padding for e in ends))]
-        # NumPy gives a scalar where every branch that makes a new value makes a scalar
-        self.scalar = [all(end.scalars[j] for end in ends if not (end.bindings[j].static and
-                                                                  end.bindings[j].which != FRESH))
-                       for j in range(len(self.avals))]
+        # NumPy gives a scalar where every branch that makes a new value makes a scalar (and some
+        # branch makes one: a name that is an existing array on every path is one of those arrays)
+        made = [[end.scalars[j] for end in ends if not (end.bindings[j].static and end.bindings[j].which != FRESH)]
+                for j in range(len(self.avals))]
+        self.scalar = [bool(scalars) and all(scalars) for scalars in made]
         for j in range(len(self.avals)):
             found = [b for end in ends for b in [end.bindings[j]]]
             choices = []

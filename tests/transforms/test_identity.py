@@ -334,3 +334,28 @@ def test_a_view_of_a_swapped_name_written_in_a_nested_loop():
         for g, w in zip(got + mine, want + theirs):
             assert_same(g, w)
         assert [any(g is m for m in mine) for g in got] == [any(w is t for t in theirs) for w in want]
+
+
+@pytest.mark.parametrize("shape", [(4,), ()])
+def test_a_name_that_is_an_argument_on_every_path_of_a_branch_stays_one_through_a_loop(shape):
+    # make fuzz: after `if ...: a0 += 1 else: a1 = a0`, a1 is one of the arguments on both paths; the
+    # branch took it for a NumPy scalar (no path makes a new value), and the loop swapping it lost
+    # which argument it is: NumPy returns argument 1 itself, solvent returned a new array
+    def f(a0, a1):
+        if np.sum(a0) > 0:
+            a0 += 1
+        else:
+            a1 = a0
+        k = 0
+        while np.sum(a0) > 0 and k < 2:
+            a0, a1 = a1, a0
+            k += 1
+        return a0, a1
+
+    for x, y in ((1.5, -2.0), (-1.0, 3.0), (2.0, 3.0)):
+        x, y = np.full(shape, x), np.full(shape, y)
+        mine, theirs = (x.copy(), y.copy()), (x.copy(), y.copy())
+        got, want = solvent.jit(f)(*mine), f(*theirs)
+        for g, w in zip(got + mine, want + theirs):
+            assert_same(g, w)
+        assert [[g is m for m in mine] for g in got] == [[w is t for t in theirs] for w in want]
