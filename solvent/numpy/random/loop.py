@@ -30,3 +30,4 @@ def repeat_while(test: Callable, step: Callable, start: tuple) -> tuple:
             with session.inside(block):
                 stablehlo.ReturnOp(body(*(values.wrap(a, scalar=False) for a in block.arguments)))
     return tuple(values.wrap(r, scalar=False) for r in op.results)
+

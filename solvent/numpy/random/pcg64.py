@@ -82,8 +82,11 @@ def states(state, inc, n: int):
     rows = -(-n // width)
     col_a, col_g = _jumps(1, 1, width)
     row_a, row_g = _jumps(0, width, rows)
-    column = add(multiply(col_a, state), multiply(col_g, inc))
-    offset = multiply(row_g, inc)
+    # The column and the row offsets are computed once, not once per element of the grid: divided by
+    # a 1 known only at run time (the increment is odd), they are too costly for XLA to recompute.
+    one = inc[1] & np.uint64(1)
+    column = tuple(part // one for part in add(multiply(col_a, state), multiply(col_g, inc)))
+    offset = tuple(part // one for part in multiply(row_g, inc))
     grid = add(multiply((row_a[0][:, None], row_a[1][:, None]), (column[0][None, :], column[1][None, :])),
                (offset[0][:, None], offset[1][:, None]))
     return grid[0].reshape(-1)[:n], grid[1].reshape(-1)[:n]

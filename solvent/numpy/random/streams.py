@@ -8,8 +8,6 @@ the state after them, exactly as NumPy's C code leaves it, and runs on NumPy arr
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from solvent.numpy.random import pcg64
@@ -86,9 +84,7 @@ def bounded(state, n: int, span: int, width: int):
     if threshold == 0:  # a power of two: nothing is rejected
         words, state = (words64 if width == 64 else words32)(state, n)
         return _scaled(words, excl, width)[0], state
-    reject = threshold / 2 ** width
-    count = n + math.ceil(reject * n / (1 - reject) + 8 * math.sqrt(n * reject) / (1 - reject)) + 8
-    return _packed(state, n, count, excl, threshold, width)
+    return _packed(state, n, excl, threshold, width)
 
 
 def _scaled(words, excl: int, width: int):
@@ -100,28 +96,44 @@ def _scaled(words, excl: int, width: int):
     return product >> 32, product & _LOW32
 
 
-def _packed(state, n: int, count: int, excl: int, threshold: int, width: int):
-    """Rounds of `count` candidate words until n are accepted (the first round nearly always does)."""
-    def round_(state, out, filled):
-        if width == 64:
-            generator, inc, _, _ = _parts(state)
-            states = pcg64.states(generator, inc, count)
-            words = pcg64.output(states)
+#: Candidate words drawn per round after the first rejection (see `_packed`).
+CHUNK = 4096
 
-            def after(k):
-                return np.concatenate([np.stack(_at(states, generator, k)), state[2:]])
-        else:
-            words, after = _words32(state, count)
+
+def _packed(state, n: int, excl: int, threshold: int, width: int):
+    """n accepted draws. The first n words are drawn at once; the draws before the first rejected
+    one stand, and from there on rounds of `CHUNK` candidate words are packed in order until n are
+    accepted (no round runs when nothing is rejected, the common case)."""
+    words, after = _candidates(state, n, width)
+    values, low = _scaled(words, excl, width)
+    position = np.arange(n)
+    kept = np.min(np.where(low >= np.uint64(threshold), n, position))  # the draws before the first rejection
+    chunk = min(CHUNK, n)
+
+    def round_(state, out, filled):
+        words, after = _candidates(state, chunk, width)
         values, low = _scaled(words, excl, width)
         total = filled + np.cumsum(low >= np.uint64(threshold))
         keep = (low >= np.uint64(threshold)) & (total <= n)
         out = _scatter(out, np.where(keep, total - 1, n), values)
-        taken = np.minimum(np.sum(total < n) + 1, count)  # words up to and with the n-th accepted one
+        taken = np.minimum(np.sum(total < n) + 1, chunk)  # words up to and with the n-th accepted one
         return after(taken), out, np.minimum(total[-1], n)
 
-    start = (state, np.zeros(n + 1, np.uint64), np.zeros((), np.int64))
+    start = (after(np.minimum(kept + 1, n)), np.concatenate([values, np.zeros(1, np.uint64)]), kept)
     state, out, _ = repeat_while(lambda s, o, filled: filled < n, round_, start)
-    return out[:n], state
+    return out[:n], np.where(kept == n, after(n), state)
+
+
+def _candidates(state, count: int, width: int):
+    """`count` words of `width` bits, and a function giving the state after the first k of them."""
+    if width == 32:
+        return _words32(state, count)
+    generator, inc, _, _ = _parts(state)
+    states = pcg64.states(generator, inc, count)
+
+    def after(k):
+        return np.concatenate([np.stack(_at(states, generator, k)), state[2:]])
+    return pcg64.output(states), after
 
 
 def _scatter(out, index, values):
