@@ -3,15 +3,17 @@ bits from the traced PCG64 state and replacing it in place, so that loops and br
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
 
 from solvent.errors import UnsupportedError
 from solvent.numpy.random import streams
-from solvent.numpy.values import is_traced
+from solvent.core import trace
+from solvent.numpy.values import is_traced, value, wrap
 
-SUPPORTED = ("random", "uniform", "integers")
+SUPPORTED = ("random", "uniform", "integers", "choice")
 _DOUBLE = 1.0 / 9007199254740992.0  # 2^-53: a double from the top 53 bits of a word
 _FLOAT = np.float32(1.0 / 16777216.0)  # 2^-24: a float from the top 24 bits of a 32-bit word
 _INTEGERS = {np.dtype(t): 64 if np.dtype(t).itemsize == 8 else 32
@@ -80,6 +82,37 @@ class TracedGenerator:
         values = (drawn + np.uint64(low % 2 ** 64)).astype(dtype)
         return _result(values, shape, size is None)
 
+    def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
+        """Elements of `a` (or of range(a)) drawn with replacement as NumPy draws them: bounded
+        integers, or with `p` a search of uniform doubles in its normalised cumulative sums."""
+        if not replace:
+            raise UnsupportedError("Generator.choice without replacement inside solvent.jit: solvent draws "
+                                   "with replacement only so far; draw the sample outside the function")
+        p = _static(p, "choice", "p")
+        if is_traced(a) or np.ndim(a):
+            a = a if is_traced(a) else np.asarray(a)
+            population = a.shape[axis]
+            if population == 0 and size != 0 and np.prod(size) != 0:
+                raise ValueError("a cannot be empty unless no samples are taken")
+        else:
+            population = operator.index(np.asarray(a).item())
+            if population <= 0 and np.prod(size) != 0:
+                raise ValueError("a must be a positive integer unless no samples are taken")
+        shape = () if size is None else _size(size)
+        if p is not None:
+            cdf = _cumulative(p, population)
+            index = np.searchsorted(cdf, self.random(shape), side="right").astype(np.int64)
+        else:
+            index = self.integers(0, population, size=shape, dtype=np.int64)
+        if size is None:
+            index = _result(index, (), True, python=True)  # NumPy's idx.item(0): a Python int
+        if not (is_traced(a) or np.ndim(a)):
+            return index
+        a = a if is_traced(a) else _constant(a)  # (np.take looks at `a` alone for its dispatch)
+        if size is not None and index.ndim == 0 and a.ndim == 1:
+            return np.take(a, index.reshape(1), axis=0).reshape(())
+        return np.take(a, index, axis=axis)
+
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
@@ -102,6 +135,31 @@ def _product(span, top):
     shift = ((exponent.astype(np.int64) - 53) << 52).astype(np.uint64)  # two's complement: adds e - 53
     scaled = (product.view(np.uint64) + shift).view(np.float64)
     return np.where(product == 0, 0.0, scaled)
+
+
+def _constant(a: np.ndarray):
+    """A host array as a traced constant."""
+    with trace.current().emitting():
+        return wrap(value(a), scalar=False)
+
+
+def _cumulative(p, population: int) -> np.ndarray:
+    """`choice`'s cumulative probabilities, with NumPy's checks of `p`."""
+    p = np.asarray(p, dtype=np.float64)
+    if p.ndim != 1:
+        raise ValueError("p must be 1-dimensional")
+    if p.size != population:
+        raise ValueError("a and p must have same size")
+    total = math.fsum(p)
+    if np.isnan(total):
+        raise ValueError("Probabilities contain NaN")
+    if np.any(p < 0):
+        raise ValueError("Probabilities are not non-negative")
+    if abs(total - 1.0) > np.sqrt(np.finfo(np.float64).eps):
+        raise ValueError("Probabilities do not sum to 1. See Notes section of docstring for more information.")
+    cdf = p.cumsum()
+    cdf /= cdf[-1]
+    return cdf
 
 
 def _static(x, method: str, name: str):
@@ -146,6 +204,6 @@ def _result(values, shape, scalar: bool, out=None, python: bool = False):
     if not scalar:
         return values
     item = values[()]  # a NumPy scalar
-    if python:
+    if python and is_traced(item):
         item.weak = True
     return item

@@ -84,6 +84,32 @@ def test_integers_from_one_bound_and_of_one_value():
     check_draws(lambda rng: (rng.integers(10), rng.integers(7, size=3), rng.integers(4, 5, size=2), rng.random()), 1)
 
 
+OPTIONS = np.array([10.0, 20.0, 30.0, 40.0])
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2 ** 32), SIZES, st.integers(1, 300))
+def test_choice_with_replacement(seed, size, population):
+    p = np.random.default_rng(seed).random(population)
+    p /= p.sum()
+    check_draws(lambda rng: (rng.choice(population, size), rng.choice(population, size, p=p),
+                             rng.choice(OPTIONS, size), rng.choice(OPTIONS, size, p=[0.1, 0.2, 0.3, 0.4])), seed)
+
+
+def test_choice_of_traced_arrays_and_along_an_axis():
+    def f(rng, x, table):
+        return rng.choice(x), rng.choice(x, size=()), rng.choice(table, size=2, axis=1), rng.choice(table)
+    check_draws(f, 6, np.array([1.5, 2.5, 3.5]), np.arange(12.0).reshape(3, 4))
+
+
+def test_choice_checks_its_probabilities_as_numpy_does():
+    for p in ([0.5, 0.6], [0.5], [[0.5, 0.5]], [-0.5, 1.5]):
+        with pytest.raises(ValueError):
+            np.random.default_rng(0).choice(2, p=p)
+        with pytest.raises(ValueError):
+            solvent.jit(lambda g: g.choice(2, p=p))(np.random.default_rng(0))
+
+
 def test_random_into_out():
     def f(rng, out):
         rng.random(out=out)
@@ -129,6 +155,7 @@ def test_a_function_that_does_not_draw_leaves_the_generator_alone():
     (lambda g: g.standard_normal(3), "Generator.standard_normal"),
     (lambda g: g.integers(0, 5, dtype=np.int8), "dtype=int8"),
     (lambda g: g.uniform(0.0, 1e-300), "narrower than"),
+    (lambda g: g.choice(5, 2, replace=False), "without replacement"),
 ])
 def test_methods_not_reproduced_are_refused(draw, match):
     rng = np.random.default_rng(0)
