@@ -75,6 +75,20 @@ def _geometric(k: int) -> int:
     return total
 
 
+def jump(state, inc, k, most: int):
+    """The state k steps on, for k from 0 to `most` (k may be traced): one affine step of 2^b
+    steps for each bit b set in k, so no array of states is needed to find it."""
+    if isinstance(k, int):
+        (a_high, a_low), (g_high, g_low) = _jumps(k, 1, 1)
+        return add(multiply((a_high[0], a_low[0]), state), multiply((g_high[0], g_low[0]), inc))
+    for bit in range(max(1, most.bit_length())):
+        (a_high, a_low), (g_high, g_low) = _jumps(1 << bit, 1, 1)
+        stepped = add(multiply((a_high[0], a_low[0]), state), multiply((g_high[0], g_low[0]), inc))
+        take = (k >> bit) & 1 == 1
+        state = (np.where(take, stepped[0], state[0]), np.where(take, stepped[1], state[1]))
+    return state
+
+
 def states(state, inc, n: int):
     """The next n states after `state` as (high, low) arrays of shape (n,): column j of a
     (rows, width) grid is state j + 1, row r jumps it r * width steps on."""

@@ -24,19 +24,13 @@ def _state(generator, inc, has, uinteger):
     return np.stack([generator[0], generator[1], inc[0], inc[1], has.astype(np.uint64), uinteger])
 
 
-def _at(states, start, k):
-    """The generator's state after `k` of the (high, low) `states` (k = 0: `start`); k may be traced."""
-    last = np.maximum(k - 1, 0)
-    return (np.where(k > 0, states[0][last], start[0]), np.where(k > 0, states[1][last], start[1]))
-
-
 def words64(state, n: int):
     """n 64-bit words (NumPy's next_uint64, which leaves the 32-bit buffer alone), and the new state."""
     if n == 0:
         return np.zeros(0, np.uint64), state
     generator, inc, has, uinteger = _parts(state)
-    states = pcg64.states(generator, inc, n)
-    return pcg64.output(states), _state(_at(states, generator, n), inc, has, uinteger)
+    words = pcg64.output(pcg64.states(generator, inc, n))
+    return words, _state(pcg64.jump(generator, inc, n, n), inc, has, uinteger)
 
 
 def words32(state, n: int):
@@ -52,20 +46,18 @@ def _words32(state, n: int):
     """`n` 32-bit words, and a function giving the state after the first k of them (k may be traced)."""
     generator, inc, has, uinteger = _parts(state)
     count = n // 2 + 1
-    states = pcg64.states(generator, inc, count)
-    words = pcg64.output(states)
-    high = words >> 32
-    halves = np.stack([words & _LOW32, high], axis=1).reshape(-1)
-    stream = np.concatenate([uinteger.reshape(1), halves])  # [the buffered half, new halves...]
-    draws = np.where(has == 1, stream[:n], stream[1:n + 1])
+    words = pcg64.output(pcg64.states(generator, inc, count))
+    halves = ((words[:, None] >> np.array([0, 32], np.uint64)) & _LOW32).reshape(-1)  # low, high, low, ...
+    buffered_first = np.concatenate([uinteger.reshape(1), halves[:n - 1]])  # when a half is buffered
+    draws = np.where(has == 1, buffered_first, halves[:n])
 
     def after(k):
         fresh = k - has  # halves taken from new words (-1: none, the buffer not used up either)
         used = np.maximum(fresh + 1, 0) // 2
-        last = np.maximum(used - 1, 0)
         new_has = np.where(k > 0, fresh & 1, has)
-        new_uinteger = np.where(used > 0, high[last], uinteger)
-        return _state(_at(states, generator, used), inc, new_has, new_uinteger)
+        moved = pcg64.jump(generator, inc, used, count)
+        new_uinteger = np.where(used > 0, pcg64.output(moved) >> 32, uinteger)  # the last word's high half
+        return _state(moved, inc, new_has, new_uinteger)
 
     return draws, after
 
@@ -129,11 +121,10 @@ def _candidates(state, count: int, width: int):
     if width == 32:
         return _words32(state, count)
     generator, inc, _, _ = _parts(state)
-    states = pcg64.states(generator, inc, count)
 
     def after(k):
-        return np.concatenate([np.stack(_at(states, generator, k)), state[2:]])
-    return pcg64.output(states), after
+        return np.concatenate([np.stack(pcg64.jump(generator, inc, k, count)), state[2:]])
+    return pcg64.output(pcg64.states(generator, inc, count)), after
 
 
 def _scatter(out, index, values):

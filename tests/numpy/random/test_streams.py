@@ -4,12 +4,15 @@ the same words, the same bounded integers (rejections included) and the same sta
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from solvent.numpy.random import pcg64, streams
 from solvent.numpy.random.argument import GeneratorArgument
 
 STATE = GeneratorArgument()
+#: Host runs do scalar uint64 arithmetic, which wraps as meant and which NumPy warns about (arrays it does not).
+pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 
 
 def _pair(seed: int, buffered: bool):
