@@ -19,6 +19,7 @@ from solvent.passes import block_updates, pipelines as passes
 from solvent.sharding import gspmd, placement as placements
 from solvent.compiler import thunk as thunks
 from solvent.compiler.cache import ThunkCache, call_key, full_key
+from solvent.compiler.explain import Recompiles
 from solvent.compiler.thunk import MISS
 from solvent.core import trace as trace_state
 from solvent.errors import EscapedValueError, SignatureError
@@ -44,6 +45,7 @@ class Options:
     out_shardings: object = None  # one sharding, or one per returned item (tuple, list or dict)
     shardy_passes: str = "none"  # "none": XLA's Shardy partitions; "to_mhlo_shardings": GSPMD does
     cache_size: int = 64         # signatures kept compiled per jitted function (least recently used go)
+    explain: bool = False        # log why a jitted function compiles again (also SOLVENT_LOG=recompiles)
 
     def __post_init__(self):
         passes.pipeline(passes.level_name(self.optimize), self.no_nan)  # fail early on a bad level
@@ -235,6 +237,7 @@ class Jitted:
         self.first_static = _first_static(fn, options.static_argnames)
         self.statics = options.static_argnames
         self.fast = thunks.no_fast_path  # the latest signature's call, checking its own arguments
+        self.recompiles = Recompiles(fn, options.explain)
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args, **kwargs):
@@ -249,6 +252,7 @@ class Jitted:
         key = call_key(args, kwargs, self.statics)
         thunk = self.cache.get(key)
         if thunk is None:
+            self.recompiles.compiling(self.fn, args, kwargs)
             lowered = lower(self.fn, args, kwargs, self.options)
             thunk = self.cache.put(key, Compiled(self.fn, args, kwargs, lowered, self.options).thunk)
         self.fast = thunk.fast

@@ -123,3 +123,7 @@ class EscapedValueError(UnsupportedError):
     def __init__(self, message: str, location: tuple[str, int] | None = None, rolled=()):
         super().__init__(message, location)
         self.rolled = list(rolled)
+
+
+class RecompileWarning(UserWarning):
+    """A jitted function keeps compiling new signatures (see `solvent.jit(f, explain=True)`)."""

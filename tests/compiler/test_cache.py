@@ -1,8 +1,11 @@
 """The per-function cache of compiled signatures: bounded, least recently used evicted first."""
 
 import numpy as np
+import pytest
 
 import solvent
+
+pytestmark = pytest.mark.filterwarnings("ignore::solvent.RecompileWarning")  # many signatures on purpose
 
 
 def test_the_cache_keeps_the_most_recently_used_signatures():

@@ -8,16 +8,15 @@ import operator
 
 import numpy as np
 
+from solvent.core import trace
 from solvent.errors import UnsupportedError
 from solvent.numpy.random import streams
-from solvent.core import trace
 from solvent.numpy.values import is_traced, value, wrap
 
 SUPPORTED = ("random", "uniform", "integers", "choice")
 _DOUBLE = 1.0 / 9007199254740992.0  # 2^-53: a double from the top 53 bits of a word
 _FLOAT = np.float32(1.0 / 16777216.0)  # 2^-24: a float from the top 24 bits of a 32-bit word
-_INTEGERS = {np.dtype(t): 64 if np.dtype(t).itemsize == 8 else 32
-             for t in (np.int64, np.uint64, np.int32, np.uint32)}
+_INTEGERS = {np.dtype(t) for t in (np.int64, np.uint64, np.int32, np.uint32)}  # (8- and 16-bit: other buffers)
 
 
 class TracedGenerator:
@@ -92,7 +91,7 @@ class TracedGenerator:
         if is_traced(a) or np.ndim(a):
             a = a if is_traced(a) else np.asarray(a)
             population = a.shape[axis]
-            if population == 0 and size != 0 and np.prod(size) != 0:
+            if population == 0 and np.prod(size) != 0:
                 raise ValueError("a cannot be empty unless no samples are taken")
         else:
             population = operator.index(np.asarray(a).item())
@@ -116,10 +115,17 @@ class TracedGenerator:
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
+        why = _ZIGGURAT if name in ("standard_normal", "normal", "standard_exponential", "exponential") else ""
         raise UnsupportedError(
             f"Generator.{name} inside solvent.jit: solvent reproduces NumPy's streams for "
-            f"{', '.join('Generator.' + m for m in SUPPORTED)} so far; draw the others outside the "
+            f"{', '.join('Generator.' + m for m in SUPPORTED)} so far{why}; draw the others outside the "
             "function and pass them in as arrays")
+
+
+#: Why the ziggurat distributions are refused rather than drawn nearly as NumPy does.
+_ZIGGURAT = (" (NumPy's ziggurat draws its rare tail values with the C library's log1p and exp, whose "
+             "last bits XLA's own do not reproduce, and a stream that differs now and then would be silently "
+             "wrong)")
 
 
 def _product(span, top):

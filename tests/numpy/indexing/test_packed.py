@@ -9,6 +9,8 @@ from hypothesis.extra import numpy as hnp
 import solvent
 from differential import assert_same, check_like_numpy
 
+pytestmark = pytest.mark.filterwarnings("ignore::solvent.RecompileWarning")  # hypothesis draws many shapes
+
 VALUES = hnp.arrays(np.float64, st.integers(1, 12), elements=st.floats(-4, 4, allow_subnormal=False))
 
 
