@@ -19,7 +19,7 @@ from solvent.passes import block_updates, pipelines as passes
 from solvent.sharding import gspmd, placement as placements
 from solvent.compiler import thunk as thunks
 from solvent.compiler.cache import ThunkCache, call_key, full_key
-from solvent.compiler.explain import Recompiles
+from solvent.compiler.explain import Recompiles, report_stages
 from solvent.compiler.thunk import MISS
 from solvent.core import trace as trace_state
 from solvent.errors import EscapedValueError, SignatureError
@@ -198,7 +198,8 @@ class Compiled:
     def cost_analysis(self) -> dict:
         return self.executable.cost_analysis()
 
-    def memory_stats(self):
+    def memory_analysis(self):
+        """XLA's sizes of the arguments, outputs, temporaries and code (bytes), beside `cost_analysis`."""
         return self.executable.get_compiled_memory_stats()
 
     def hlo(self) -> str:
@@ -254,7 +255,9 @@ class Jitted:
         if thunk is None:
             self.recompiles.compiling(self.fn, args, kwargs)
             lowered = lower(self.fn, args, kwargs, self.options)
-            thunk = self.cache.put(key, Compiled(self.fn, args, kwargs, lowered, self.options).thunk)
+            compiled = Compiled(self.fn, args, kwargs, lowered, self.options)
+            report_stages(self.recompiles.name, compiled.seconds)
+            thunk = self.cache.put(key, compiled.thunk)
         self.fast = thunk.fast
         return thunk(args, kwargs)
 

@@ -24,11 +24,11 @@ def test_compile_ahead_of_time_runs_like_numpy():
     assert_same(u, u_ref)
 
 
-def test_cost_analysis_and_memory_stats():
+def test_cost_analysis_and_memory_analysis():
     compiled = solvent.compile(kernel, *args())
     cost = compiled.cost_analysis()
     assert cost["flops"] > 0 and cost["bytes accessed"] > 0
-    assert compiled.memory_stats().argument_size_in_bytes == 2 * 8 * 8
+    assert compiled.memory_analysis().argument_size_in_bytes == 2 * 8 * 8
 
 
 def test_code_hlo_is_optimized_stablehlo_with_user_locations():

@@ -1,6 +1,7 @@
 """Why a jitted function compiled again: which argument's shape, dtype, layout, static value or
 structure differs from the signature compiled before it (`solvent.jit(f, explain=True)`,
-`SOLVENT_LOG=recompiles`), and one warning for a function that keeps compiling."""
+`SOLVENT_LOG=recompiles`), one warning for a function that keeps compiling, and where the time of a
+slow first call went (logged at INFO; `SOLVENT_LOG=info` shows it)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,21 @@ from solvent.core import structure
 from solvent.errors import RecompileWarning, is_library_file
 
 LOG = logging.getLogger("solvent")
+if "info" in os.environ.get("SOLVENT_LOG", "").split(","):
+    LOG.setLevel(logging.INFO)
+    LOG.addHandler(logging.StreamHandler())
 #: Compiles of one function after which `Recompiles` warns once, naming what keeps changing.
 MANY = 10
+#: A first call slower than this (seconds) logs its stages.
+SLOW = 1.0
+
+
+def report_stages(name: str, seconds: dict) -> None:
+    """Log, at INFO, how long each stage of a slow compile took."""
+    total = sum(seconds.values())
+    if total > SLOW or LOG.isEnabledFor(logging.DEBUG):
+        LOG.info("solvent.jit(%s) compiled in %.2f s: %s", name, total,
+                 ", ".join(f"{stage} {t:.2f} s" for stage, t in seconds.items()))
 
 
 def describe(fn, args: tuple, kwargs: dict) -> dict[str, str]:

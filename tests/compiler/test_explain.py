@@ -1,10 +1,14 @@
 """Why a jitted function compiled again: `explain=True` (or SOLVENT_LOG=recompiles) logs the argument
-that changed and how, for each kind of change; a function that keeps compiling warns once."""
+that changed and how, for each kind of change; a function that keeps compiling warns once; a slow
+first call logs its stages (SOLVENT_LOG=info shows them)."""
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -89,3 +93,20 @@ def test_a_function_that_keeps_compiling_warns_once_naming_what_changes():
     found = [w for w in caught if issubclass(w.category, solvent.RecompileWarning)]
     assert len(found) == 1 and "`u` changed in 9" in str(found[0].message), [str(w.message) for w in found]
     assert found[0].filename == __file__  # points at the caller's line
+
+
+def test_a_slow_first_call_logs_its_stages(caplog, monkeypatch):
+    from solvent.compiler import explain
+    monkeypatch.setattr(explain, "SLOW", 0.0)  # every compile counts as slow here
+    with caplog.at_level(logging.INFO, logger="solvent"):
+        solvent.jit(total)(np.zeros(3))
+    [line] = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
+    assert line.startswith("solvent.jit(total) compiled in") and "trace" in line and "XLA compile" in line
+
+
+def test_solvent_log_info_shows_the_stages_on_stderr():
+    source = ("import numpy as np, solvent\nfrom solvent.compiler import explain\nexplain.SLOW = 0.0\n"
+              "solvent.jit(lambda x: x + 1)(np.zeros(2))\n")
+    done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "SOLVENT_LOG": "info"})
+    assert "compiled in" in done.stderr and "XLA compile" in done.stderr, done.stderr[-2000:]

@@ -637,8 +637,8 @@ def test_checkpointing_bounds_the_memory_of_a_long_loop():
     plain = solvent.compile(lambda u: solvent.grad(simulate)(u), u)
     checkpointed = solvent.compile(lambda u: solvent.grad(simulate, checkpoint=20)(u), u)
     state = u.nbytes
-    plain_bytes = plain.memory_stats().temp_size_in_bytes
-    checkpointed_bytes = checkpointed.memory_stats().temp_size_in_bytes
+    plain_bytes = plain.memory_analysis().temp_size_in_bytes
+    checkpointed_bytes = checkpointed.memory_analysis().temp_size_in_bytes
     assert plain_bytes >= 400 * state            # every iteration's state is stored
     assert checkpointed_bytes <= 60 * state      # ~n/k checkpoints plus one period of k states
     np.testing.assert_allclose(checkpointed(u), plain(u), rtol=1e-12)
