@@ -11,7 +11,7 @@
 import jax  # noqa: F401  (before jaxlib.mlir: otherwise PJRT logs its start-up on stderr)
 
 from solvent import array_api, distributed, sharding
-from solvent.api import Compiled, code_hlo, code_mhlo, code_xla, compile, jit
+from solvent.api import Compiled, ShapeDtype, code_hlo, code_mhlo, code_xla, compile, jit
 from solvent.errors import (CompileError, ControlFlowError, ExecutionError, ReadOnlyError, RecompileWarning,
                             SignatureError, SolventError, TracerConversionError, UnsupportedError)
 from solvent.numpy.registry import supported
@@ -21,6 +21,6 @@ from solvent.transforms.control_flow import cond, switch
 
 __all__ = ["Array", "array_api", "asarray", "code_hlo", "code_mhlo", "code_xla", "compile", "Compiled", "CompileError",
            "cond", "ControlFlowError", "distributed", "ExecutionError", "fori_loop", "grad", "hessian",
-           "jacfwd", "jacrev", "jit", "jvp", "ReadOnlyError", "RecompileWarning", "Scalar", "scan", "sharding", "SignatureError", "SolventError", "supported", "switch",
+           "jacfwd", "jacrev", "jit", "jvp", "ReadOnlyError", "RecompileWarning", "Scalar", "ShapeDtype", "scan", "sharding", "SignatureError", "SolventError", "supported", "switch",
            "TracerConversionError", "UnsupportedError", "value_and_grad", "vjp", "vmap", "while_loop"]
 __version__ = "0.1.0"

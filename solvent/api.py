@@ -13,6 +13,7 @@ import inspect
 import time
 import warnings
 
+import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.passes import block_updates, pipelines as passes
@@ -21,7 +22,7 @@ from solvent.compiler import thunk as thunks
 from solvent.compiler.cache import ThunkCache, call_key, full_key
 from solvent.compiler.explain import Recompiles, report_stages
 from solvent.compiler.thunk import MISS
-from solvent.core import trace as trace_state
+from solvent.core import structure, trace as trace_state
 from solvent.errors import EscapedValueError, SignatureError
 from solvent.ir.module import find_function, parse, to_text
 from solvent.runtime import executable as executables
@@ -188,8 +189,8 @@ class Compiled:
             if result is not MISS:
                 return result
         key = call_key(args, kwargs, self.options.static_argnames)
-        if key != self.key:
-            received = full_key(args, kwargs, self.options.static_argnames)
+        received = key if key == self.key else full_key(args, kwargs, self.options.static_argnames)
+        if received != self.key and received != self.full_key:  # (views stood in for `ShapeDtype`s)
             raise SignatureError(
                 f"{_name(self.fn)} was compiled for arguments {describe(self.full_key)} but was called "
                 f"with {describe(received)}; call solvent.compile again for the new signature, or use solvent.jit")
@@ -297,11 +298,32 @@ def jit(fn=None, **options):
     return Jitted(fn, Options(**options))
 
 
+@dataclasses.dataclass(frozen=True)
+class ShapeDtype:
+    """A NumPy array argument of this shape and dtype, for `solvent.compile` ahead of time:
+    `solvent.compile(f, solvent.ShapeDtype((1024,), np.float64))` runs on real arrays of that signature."""
+
+    shape: tuple
+    dtype: object = np.float64
+
+    def stand_in(self) -> np.ndarray:
+        """An ndarray of this shape and dtype that holds no memory (a broadcast zero)."""
+        return np.broadcast_to(np.zeros((), np.dtype(self.dtype)), tuple(self.shape))
+
+
+def _is_spec(x) -> bool:
+    return isinstance(x, ShapeDtype)
+
+
 def compile(fn, *args, **kwargs) -> Compiled:
-    """Compile `fn` ahead of time for exactly these arguments; options go in `kwargs` too."""
+    """Compile `fn` ahead of time for exactly these arguments (or `ShapeDtype`s standing for NumPy
+    arrays, anywhere in them); options go in `kwargs` too."""
     options, kwargs = _split_options(kwargs)
     if isinstance(fn, Jitted):
         fn = fn.fn
+    specs = structure.flatten((args, kwargs), is_leaf=_is_spec)
+    if specs:
+        args, kwargs = structure.unflatten((args, kwargs), [x.stand_in() for x in specs], is_leaf=_is_spec)
     return Compiled(fn, args, kwargs, lower(fn, args, kwargs, options), options)
 
 

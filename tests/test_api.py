@@ -1,6 +1,7 @@
 """The entry points: jit, compile, code_hlo, code_mhlo, code_xla, and their options."""
 
 import numpy as np
+import pytest
 
 import solvent
 from differential import assert_same
@@ -115,3 +116,26 @@ def test_large_block_updates_outside_loops_become_pad_and_select():
     assert "stablehlo.select" in solvent.code_mhlo(stencil, np.zeros(64))
     assert "stablehlo.select" not in solvent.code_mhlo(touch_corner, np.zeros(64))  # small: left alone
     assert "stablehlo.select" not in solvent.code_mhlo(stencil, np.zeros(64), optimize=False)
+
+
+def test_compile_from_shapes_and_dtypes_runs_on_real_arrays():
+    def step(u, state, dt):
+        u[1:-1] += dt * (u[2:] - 2 * u[1:-1] + u[:-2])
+        state["t"] += dt
+        return np.sum(u), state["t"] * 2
+
+    compiled = solvent.compile(step, solvent.ShapeDtype((8,), np.float64),
+                               {"t": solvent.ShapeDtype((), np.float64)}, 0.1)
+    mine, theirs = (np.arange(8.0), {"t": np.array(0.0)}), (np.arange(8.0), {"t": np.array(0.0)})
+    for _ in range(2):
+        got, want = compiled(*mine, 0.1), step(*theirs, 0.1)
+        for g, w in zip(got + (mine[0], mine[1]["t"]), want + (theirs[0], theirs[1]["t"])):
+            assert_same(g, w)
+    with pytest.raises(solvent.SignatureError, match=r"float64\[8\].*float64\[9\]"):
+        compiled(np.zeros(9), {"t": np.array(0.0)}, 0.1)
+
+
+def test_compile_from_shapes_mixed_with_arrays():
+    compiled = solvent.compile(lambda a, b: a @ b, solvent.ShapeDtype((2, 3)), np.ones((3, 2), np.float32))
+    a, b = np.arange(6.0).reshape(2, 3), np.ones((3, 2), np.float32)
+    assert_same(compiled(a, b), a @ b)
