@@ -19,13 +19,14 @@ from jaxlib.mlir import ir
 from solvent.passes import block_updates, pipelines as passes
 from solvent.sharding import gspmd, placement as placements
 from solvent.compiler import thunk as thunks
+from solvent.compiler import disk
 from solvent.compiler.cache import ThunkCache, call_key, full_key
 from solvent.compiler.explain import Recompiles, report_stages
 from solvent.compiler.thunk import MISS
 from solvent.core import structure, trace as trace_state
 from solvent.errors import EscapedValueError, SignatureError
 from solvent.ir.module import find_function, parse, to_text
-from solvent.runtime import executable as executables
+from solvent.runtime import devices, executable as executables
 from solvent.tracing import Signature, trace
 from solvent.transforms.source import rewrite
 
@@ -99,7 +100,7 @@ def lower(fn, args, kwargs, options: Options) -> Lowered:
     with stages("print traced module"):
         traced_text = to_text(traced.module)
     with stages("pass pipeline"):
-        optimized = passes.run(traced_text, passes.level_name(options.optimize), options.no_nan)
+        optimized = _optimized(traced_text, passes.level_name(options.optimize), options.no_nan)
     with stages("export for XLA"):
         xla_text = _for_xla(optimized, traced.signature, options)
         if placement is not None:
@@ -107,6 +108,31 @@ def lower(fn, args, kwargs, options: Options) -> Lowered:
         elif options.optimize is not False and options.optimize != "none":
             xla_text = block_updates.rewrite(xla_text, min_fraction=LARGE_BLOCK)
     return Lowered(traced.signature, traced_text, optimized, xla_text, placement, dict(stages))
+
+
+def _optimized(traced_text: str, level: str, no_nan: bool) -> str:
+    """The pass pipeline's output, from the persistent cache when this module was optimized before."""
+    pipeline = passes.passes_for(traced_text, level, no_nan)
+    return disk.cached("passes", (traced_text, pipeline),
+                       lambda: passes.run(traced_text, level, no_nan).encode()).decode()
+
+
+def _executable(xla_text: str, device):
+    """XLA's executable for one device, from the persistent cache when it compiled this module before."""
+    device = devices.resolve(device)
+    made = []
+
+    def compile_now() -> bytes:
+        made.append(executables.compile(xla_text, device))
+        return executables.serialize(made[0])
+
+    blob = disk.cached("xla", (xla_text, device.platform, device.device_kind, device.id), compile_now)
+    if made:
+        return made[0]
+    try:
+        return executables.deserialize(blob, device)
+    except Exception:  # an entry this jaxlib cannot load: compile again
+        return executables.compile(xla_text, device)
 
 
 #: On one device, block updates covering at least this fraction of their array become pad + select.
@@ -217,7 +243,7 @@ def _compile(lowered: Lowered, options: Options):
     """(executable, placement with XLA's chosen layouts filled in, or None on one device)."""
     placement = lowered.placement
     if placement is None:
-        return executables.compile(lowered.xla_text, options.device), None
+        return _executable(lowered.xla_text, options.device), None
     if options.device is not None:
         raise ValueError("device= names one device, but this program is sharded over a mesh; "
                          "drop device= (the shardings say where the program runs)")

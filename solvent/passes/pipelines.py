@@ -136,10 +136,15 @@ def callees_first(module_text: str) -> str:
     return to_text(module)
 
 
+def passes_for(module_text: str, level: str, no_nan: bool = False) -> str:
+    """The pipeline text `run` applies to this module at this level."""
+    return pipeline(level, no_nan, bool(_ENZYME_OPS.search(module_text)), bool(_VARIADIC_SCATTER.search(module_text)))
+
+
 def run(module_text: str, level: str, no_nan: bool = False) -> str:
     """Run an optimize level over a module whose entry point is `main`; returns the new text."""
     enzyme_ops = bool(_ENZYME_OPS.search(module_text))
-    passes = pipeline(level, no_nan, enzyme_ops, bool(_VARIADIC_SCATTER.search(module_text)))
+    passes = passes_for(module_text, level, no_nan)
     if not passes:
         return module_text
     if enzyme_ops:

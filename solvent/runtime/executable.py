@@ -36,6 +36,17 @@ def compile(module_text: str, device=None, *, mesh=None, shardy: bool = True,
         raise CompileError(f"XLA could not compile the program: {error}") from error
 
 
+def serialize(executable) -> bytes:
+    """A one-device executable as bytes (PJRT's serialization), for the persistent cache."""
+    return executable.client.serialize_executable(executable)
+
+
+def deserialize(blob: bytes, device=None):
+    """The executable `serialize` gave, loaded for `device`."""
+    device = devices.resolve(device)
+    return device.client.deserialize_executable(blob, xla_client.DeviceList((device,)), xla_client.CompileOptions())
+
+
 def _partition(options, mesh, shardy: bool, free_inputs, free_outputs) -> None:
     options.num_replicas = 1
     options.num_partitions = mesh.size

@@ -1,0 +1,118 @@
+"""The persistent compilation cache: pass-pipeline output and XLA executables on disk, so that a
+second process skips both for a function it compiled before.
+
+Entries are keyed by everything that decides them: the module text (with its source locations),
+the optimize level, the device, and the versions of jaxlib and enzyme-ad. They live in
+`SOLVENT_CACHE_DIR` (default `$XDG_CACHE_HOME/solvent`, else `~/.cache/solvent`; empty turns the
+cache off). Writes are atomic (a temporary file renamed into place); an entry whose checksum does
+not hold (truncated, corrupt) is removed and recomputed, never used; the least recently used
+entries go when the cache passes `SOLVENT_CACHE_BYTES` (default 1 GiB).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Callable
+from importlib import metadata
+
+_MAGIC = b"solvent cache 1\n"
+_SUFFIX = ".entry"
+#: Entries found and entries written by this process (what tests and users can check).
+STATS = {"hits": 0, "stores": 0}
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "?"
+
+
+_VERSIONS = (_version("jaxlib"), _version("enzyme-ad"))
+
+
+def directory() -> str | None:
+    """Where entries live, or None when the cache is off."""
+    chosen = os.environ.get("SOLVENT_CACHE_DIR")
+    if chosen is not None:
+        return chosen or None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "solvent")
+
+
+def limit() -> int:
+    return int(os.environ.get("SOLVENT_CACHE_BYTES", 1 << 30))
+
+
+def cached(kind: str, parts: tuple, compute: Callable[[], bytes]) -> bytes:
+    """The entry for (`kind`, `parts`), computed and stored when absent or unreadable."""
+    where = directory()
+    if where is None:
+        return compute()
+    digest = hashlib.sha256(repr((kind, _VERSIONS, parts)).encode()).hexdigest()
+    path = os.path.join(where, f"{kind}-{digest}{_SUFFIX}")
+    found = _load(path)
+    if found is not None:
+        STATS["hits"] += 1
+        return found
+    payload = compute()
+    _store(where, path, payload)
+    return payload
+
+
+def _load(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    header = len(_MAGIC) + 32
+    payload = data[header:]
+    if data[:len(_MAGIC)] != _MAGIC or hashlib.sha256(payload).digest() != data[len(_MAGIC):header]:
+        _remove(path)  # truncated or corrupt: recomputed and written anew
+        return None
+    try:
+        os.utime(path)  # recently used: evicted last
+    except OSError:
+        pass
+    return payload
+
+
+def _store(where: str, path: str, payload: bytes) -> None:
+    """Write atomically (other processes see the whole entry or none), then keep the size bound."""
+    try:
+        os.makedirs(where, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=where, prefix=".writing-")
+        with os.fdopen(handle, "wb") as f:
+            f.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
+        os.replace(temporary, path)
+        STATS["stores"] += 1
+        _evict(where)
+    except OSError:  # a read-only or full disk: the cache is an optimisation only
+        pass
+
+
+def _evict(where: str) -> None:
+    entries = []
+    for name in os.listdir(where):
+        if name.endswith(_SUFFIX):
+            try:
+                stat = os.stat(os.path.join(where, name))
+            except OSError:
+                continue
+            entries.append((stat.st_mtime, stat.st_size, name))
+    total, bound = sum(size for _, size, _ in entries), limit()
+    for _, size, name in sorted(entries):
+        if total <= bound:
+            break
+        _remove(os.path.join(where, name))
+        total -= size
+
+
+def _remove(path: str) -> None:
+    try:
+        os.remove(path)
+    except OSError:
+        pass
