@@ -2,7 +2,8 @@
 second process skips both for a function it compiled before.
 
 Entries are keyed by everything that decides them: the module text (with its source locations),
-the optimize level, the device, and the versions of jaxlib and enzyme-ad. They live in
+the optimize level, the device, the host's CPU features and XLA_FLAGS, and the versions of jaxlib
+and enzyme-ad. They live in
 `SOLVENT_CACHE_DIR` (default `$XDG_CACHE_HOME/solvent`, else `~/.cache/solvent`; empty turns the
 cache off). Writes are atomic (a temporary file renamed into place); an entry whose checksum does
 not hold (truncated, corrupt) is removed and recomputed, never used; the least recently used
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import platform
 import tempfile
 from collections.abc import Callable
 from importlib import metadata
@@ -30,7 +32,19 @@ def _version(package: str) -> str:
         return "?"
 
 
-_VERSIONS = (_version("jaxlib"), _version("enzyme-ad"))
+def _host() -> tuple:
+    """What decides the machine code XLA emits here: the architecture, the CPU's features (an
+    executable using AVX-512 must not load on a CPU without it), and XLA_FLAGS (`--xla_cpu_max_isa`)."""
+    flags = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line for line in f if line.startswith("flags")), "")
+    except OSError:
+        pass
+    return platform.machine(), platform.processor(), hashlib.sha256(flags.encode()).hexdigest()
+
+
+_VERSIONS = (_version("jaxlib"), _version("enzyme-ad"), _host())
 
 
 def directory() -> str | None:
@@ -51,7 +65,7 @@ def cached(kind: str, parts: tuple, compute: Callable[[], bytes]) -> bytes:
     where = directory()
     if where is None:
         return compute()
-    digest = hashlib.sha256(repr((kind, _VERSIONS, parts)).encode()).hexdigest()
+    digest = hashlib.sha256(repr((kind, _VERSIONS, os.environ.get("XLA_FLAGS", ""), parts)).encode()).hexdigest()
     path = os.path.join(where, f"{kind}-{digest}{_SUFFIX}")
     found = _load(path)
     if found is not None:

@@ -91,3 +91,14 @@ def test_the_size_bound_evicts_the_least_recently_used(tmp_path, monkeypatch):
         solvent.compile(lambda x, k=k: x * (k + 2.5), np.arange(3.0 + k))
     assert sum(e.stat().st_size for e in tmp_path.glob("*.entry")) <= 20000
     assert not list(tmp_path.glob(".writing-*"))  # no temporary file left behind
+
+
+def test_xla_flags_are_part_of_the_key(tmp_path, monkeypatch):
+    # `make fuzz` compiles with --xla_cpu_max_isa=AVX: its executables must not serve other runs
+    monkeypatch.setenv("SOLVENT_CACHE_DIR", str(tmp_path))
+    f = lambda x: x * 7 - 2  # noqa: E731
+    solvent.compile(f, np.arange(5.0))
+    stores = disk.STATS["stores"]
+    monkeypatch.setenv("XLA_FLAGS", os.environ.get("XLA_FLAGS", "") + " --xla_cpu_max_isa=AVX")
+    solvent.compile(f, np.arange(5.0))
+    assert disk.STATS["stores"] == stores + 2
