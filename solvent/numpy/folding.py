@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from solvent.core import trace
 from solvent.core.traced import TracedArray
 from solvent.errors import TracerConversionError, UnsupportedError
-from solvent.numpy.values import wrap
+from solvent.numpy.values import value, wrap
 from solvent.ops.constant import constant
 
 #: NumPy functions whose results are new arrays (never views) and that write nothing.
@@ -108,6 +109,14 @@ def as_known(result):
         traced.known = host
         return traced
     return result  # Python numbers and objects NumPy returns as such
+
+
+def traced_constant(host: np.ndarray) -> TracedArray:
+    """A NumPy array from outside (a constant of the program) as a traced array, for operations whose
+    other operands are traced but whose dispatch looks at it alone (`TABLE[i]`, `np.take(table, i)`);
+    its values stay known when it is small."""
+    with trace.current().emitting():
+        return as_known(host) if host.size <= LIMIT else wrap(value(host), scalar=False)
 
 
 def element(array, key):

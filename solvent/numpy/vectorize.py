@@ -19,17 +19,13 @@ import numpy as np
 from solvent.core import dispatch
 from solvent.errors import UnsupportedError
 from solvent.numpy.registry import implements
-from solvent.numpy.values import is_traced, value, wrap
+from solvent.numpy.values import holds_traced, is_traced, value, wrap
 
 _numpy_call = np.vectorize.__call__
 
 
-def _holds_traced(x) -> bool:
-    return is_traced(x) or (isinstance(x, (list, tuple)) and any(_holds_traced(v) for v in x))
-
-
 def _call(self, *args, **kwargs):
-    if not any(_holds_traced(a) for a in (*args, *kwargs.values())):
+    if not any(holds_traced(a) for a in (*args, *kwargs.values())):
         return _numpy_call(self, *args, **kwargs)
     return vectorized(self, args, kwargs)
 
@@ -37,7 +33,7 @@ def _call(self, *args, **kwargs):
 def _array(x):
     if is_traced(x):
         return x
-    return wrap(value(x), scalar=False) if _holds_traced(x) else np.asarray(x)
+    return wrap(value(x), scalar=False) if holds_traced(x) else np.asarray(x)
 
 
 def _core_dimensions(signature: str | None, count: int):

@@ -12,7 +12,7 @@ from jaxlib.mlir import ir
 
 from solvent.errors import UnsupportedError
 from solvent.numpy.indexing.basic import VALID, Index, parse, read, write
-from solvent.numpy.values import broadcast_value, full, is_traced, value, wrap
+from solvent.numpy.values import as_array, broadcast_value, full, is_traced, value
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import constant, iota
@@ -37,21 +37,14 @@ def _entry(k):
     """One key entry as None, `...`, a slice, a host integer or boolean array, or a traced array."""
     if k is None or k is Ellipsis or isinstance(k, slice):
         return k
-    if is_traced(k) or _holds_traced(k):
-        k = k if is_traced(k) else wrap(value(k), scalar=False)  # a list of traced integers
-    else:
-        k = np.asarray(k)
-        if k.dtype.kind not in "iub" and k.size == 0:
-            k = k.astype(np.int64)  # an empty list selects nothing
+    k = as_array(k)  # a list of traced integers stacked
+    if not is_traced(k) and k.dtype.kind not in "iub" and k.size == 0:
+        k = k.astype(np.int64)  # an empty list selects nothing
     if k.dtype.kind not in "iub":
         raise IndexError(VALID)
     if k.dtype == np.bool_ and k.ndim == 0:
         raise UnsupportedError("a boolean scalar as an index (a[True]); use a[None] or np.where(condition, a, b)")
     return k
-
-
-def _holds_traced(x) -> bool:
-    return is_traced(x) or (isinstance(x, (list, tuple)) and any(_holds_traced(v) for v in x))
 
 
 def expand(key, shape) -> list[tuple]:

@@ -8,10 +8,10 @@ import operator
 
 import numpy as np
 
-from solvent.core import trace
 from solvent.errors import UnsupportedError
 from solvent.numpy.random import streams
-from solvent.numpy.values import is_traced, value, wrap
+from solvent.numpy.folding import traced_constant
+from solvent.numpy.values import is_traced
 
 SUPPORTED = ("random", "uniform", "integers", "choice")
 _DOUBLE = 1.0 / 9007199254740992.0  # 2^-53: a double from the top 53 bits of a word
@@ -107,7 +107,7 @@ class TracedGenerator:
             index = _result(index, (), True, python=True)  # NumPy's idx.item(0): a Python int
         if not (is_traced(a) or np.ndim(a)):
             return index
-        a = a if is_traced(a) else _constant(a)  # (np.take looks at `a` alone for its dispatch)
+        a = a if is_traced(a) else traced_constant(a)  # (np.take looks at `a` alone for its dispatch)
         if size is not None and index.ndim == 0 and a.ndim == 1:
             return np.take(a, index.reshape(1), axis=0).reshape(())
         return np.take(a, index, axis=axis)
@@ -141,12 +141,6 @@ def _product(span, top):
     shift = ((exponent.astype(np.int64) - 53) << 52).astype(np.uint64)  # two's complement: adds e - 53
     scaled = (product.view(np.uint64) + shift).view(np.float64)
     return np.where(product == 0, 0.0, scaled)
-
-
-def _constant(a: np.ndarray):
-    """A host array as a traced constant."""
-    with trace.current().emitting():
-        return wrap(value(a), scalar=False)
 
 
 def _cumulative(p, population: int) -> np.ndarray:

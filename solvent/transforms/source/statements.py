@@ -32,8 +32,7 @@ def subscript(x, key):
     """`x[key]`; a NumPy array (a constant of the program) indexed with traced values is made a
     traced constant first, since NumPy's own indexing cannot take them (`TABLE[i]` in a rolled loop)."""
     if type(x) is _NDARRAY and _holds_traced(key):
-        with trace.current().emitting():
-            x = folding.as_known(x) if x.size <= folding.LIMIT else wrap(value(x), scalar=False)
+        x = folding.traced_constant(x)
     return x[key]
 
 
