@@ -9,23 +9,18 @@ copying the result to the host (NumPy's is there already), JAX's leave it on the
 
 Usage::
 
-    python benchmarks/random.py            # n = 10^6
-    python benchmarks/random.py --quick    # n = 10^4
+    python benchmarks/random_draws.py          # n = 10^6
+    python benchmarks/random_draws.py --quick  # n = 10^4
 """
 
-import os
+import argparse
 import sys
+import timeit
 
-if sys.path and sys.path[0] == os.path.dirname(os.path.abspath(__file__)):
-    sys.path.pop(0)  # this file is named random.py: the standard library's `random` must win imports
+import jax
+import numpy as np
 
-import argparse  # noqa: E402
-import timeit  # noqa: E402
-
-import jax  # noqa: E402
-import numpy as np  # noqa: E402
-
-import solvent  # noqa: E402
+import solvent
 
 
 def cases(n):
