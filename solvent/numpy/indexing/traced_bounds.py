@@ -62,7 +62,8 @@ def _clamp(v, n) -> ir.Value:
 
 
 def parse(key, shape):
-    """Per base axis: ("index", start) or ("slice", start, length); step must be 1."""
+    """Per base axis: ("index", start) or ("slice", start, length); step 1. The start is None where it
+    is 0, and the length None where the slice is the whole axis."""
     keys = key if isinstance(key, tuple) else (key,)
     if any(k is None for k in keys):
         raise UnsupportedError("None (np.newaxis) in an index whose slice bounds are traced")
@@ -75,9 +76,13 @@ def parse(key, shape):
         if isinstance(k, slice):
             if k.step not in (None, 1):
                 raise UnsupportedError("a slice with traced bounds and a step other than 1")
-            start = _clamp(0 if k.start is None else k.start, n)
+            zero = k.start is None or (not is_traced(k.start) and (int(k.start) == 0 or int(k.start) <= -n))
+            start = None if zero else _clamp(k.start, n)
+            if zero and not is_traced(k.stop) and (k.stop is None or int(k.stop) >= n):
+                axes.append(("slice", None, None))  # the whole axis: its length is static
+                continue
             stop = _clamp(n if k.stop is None else k.stop, n)
-            length = ew.binary("maximum", ew.binary("subtract", stop, start), full(0, (), _I64))
+            length = stop if zero else ew.binary("maximum", ew.binary("subtract", stop, start), full(0, (), _I64))
             axes.append(("slice", start, length))
         else:
             if not is_traced(k) and not -n <= int(k) < n:
@@ -96,31 +101,57 @@ def mask(shape, lengths) -> ir.Value:
     return result
 
 
-def _window(v, axes):
-    """(padded value, starts, sizes): slice axes padded by their size so a shifted read stays in bounds."""
-    shape = shape_of(v)
-    high = [n if a[0] == "slice" else 0 for a, n in zip(axes, shape)]
-    padded = ops.pad(v, full(0, (), dtype_of(v)), [0] * len(shape), high, [0] * len(shape))
-    sizes = [n if a[0] == "slice" else 1 for a, n in zip(axes, shape)]
-    return padded, [a[1] for a in axes], sizes
+def _block(v, axes):
+    """The block an index picks, straight from `v`: one element along index axes, whole slice axes."""
+    if all(a[0] == "slice" for a in axes):
+        return v, None
+    zero = full(0, (), _I64)
+    starts = [a[1] if a[0] == "index" else zero for a in axes]
+    return ops.dynamic_slice(v, starts, [1 if a[0] == "index" else n for a, n in zip(axes, shape_of(v))]), starts
+
+
+def _shifted(v, axis, start, forward):
+    """`v` moved along `axis` by a traced `start`: forward, element j lands at j + start; backward,
+    element start + j lands at j. Zero where nothing lands. Only this block is padded, never the
+    array it came from."""
+    n, rank = shape_of(v)[axis], len(shape_of(v))
+    widths = [n if i == axis else 0 for i in range(rank)]
+    none = [0] * rank
+    padded = ops.pad(v, full(0, (), dtype_of(v)), widths if forward else none, none if forward else widths, none)
+    at = ew.binary("subtract", full(n, (), _I64), start) if forward else start
+    zero = full(0, (), _I64)
+    return ops.dynamic_slice(padded, [at if i == axis else zero for i in range(rank)], shape_of(v))
 
 
 def read(v, axes):
-    padded, starts, sizes = _window(v, axes)
-    region = ops.dynamic_slice(padded, starts, sizes)
+    block, _ = _block(v, axes)
+    for axis, a in enumerate(axes):
+        if a[0] == "slice" and a[1] is not None:
+            block = _shifted(block, axis, a[1], forward=False)
     lengths = [a[2] for a in axes if a[0] == "slice"]
-    region = ops.reshape(region, [n for a, n in zip(axes, sizes) if a[0] == "slice"])
-    return fill(region, lengths, 0)
+    block = ops.reshape(block, [n for a, n in zip(axes, shape_of(v)) if a[0] == "slice"])
+    return fill(block, lengths, 0)
 
 
 def write(v, axes, update):
-    padded, starts, sizes = _window(v, axes)
-    region = ops.dynamic_slice(padded, starts, sizes)
-    lengths = [a[2] if a[0] == "slice" else None for a in axes]
-    update = ops.reshape(ew.convert(update, dtype_of(v)), sizes)
-    region = ew.select(mask(sizes, lengths), update, region)
-    padded = ops.dynamic_update_slice(padded, region, starts)
-    return ops.slice(padded, [0] * len(sizes), list(shape_of(v)), [1] * len(sizes))
+    """`v` with `update` (the slice's full extent) stored on the slice's valid part; the rest of `v`
+    is kept, and rows outside the index are not touched, so a loop updates its carry in place."""
+    block, starts = _block(v, axes)
+    shape = shape_of(block)
+    update = ops.reshape(ew.convert(update, dtype_of(v)), shape)
+    inside = full(True, shape, np.bool_)
+    for axis, a in enumerate(axes):
+        if a[0] != "slice":
+            continue
+        position, end = iota(shape, _I64, axis), a[2]
+        if a[1] is not None:  # (scalar bounds against an iota: a form the optimizer keeps in the loop)
+            update = _shifted(update, axis, a[1], forward=True)
+            end = ew.binary("add", a[1], a[2])
+            inside = ew.binary("and", inside, ew.compare("GE", position, ops.broadcast_in_dim(a[1], shape, [])))
+        if end is not None:
+            inside = ew.binary("and", inside, ew.compare("LT", position, ops.broadcast_in_dim(end, shape, [])))
+    block = ew.select(inside, update, block)
+    return block if starts is None else ops.dynamic_update_slice(v, block, starts)
 
 
 def fill(v, lengths, filler) -> ir.Value:
