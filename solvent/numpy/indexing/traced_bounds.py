@@ -62,7 +62,8 @@ def _clamp(v, n) -> ir.Value:
 
 
 def parse(key, shape):
-    """Per base axis: ("index", start) or ("slice", start, length); step 1. The start is None where it
+    """Per base axis: ("index", start), ("slice", start, length) or ("reversed", start, length), the
+    last a step -1 slice as the step 1 slice it is of the reversed axis. The start is None where it
     is 0, and the length None where the slice is the whole axis."""
     keys = key if isinstance(key, tuple) else (key,)
     if any(k is None for k in keys):
@@ -74,21 +75,41 @@ def parse(key, shape):
     axes = []
     for k, n in zip(keys, shape):
         if isinstance(k, slice):
-            if k.step not in (None, 1):
-                raise UnsupportedError("a slice with traced bounds and a step other than 1")
-            zero = k.start is None or (not is_traced(k.start) and (int(k.start) == 0 or int(k.start) <= -n))
-            start = None if zero else _clamp(k.start, n)
-            if zero and not is_traced(k.stop) and (k.stop is None or int(k.stop) >= n):
-                axes.append(("slice", None, None))  # the whole axis: its length is static
-                continue
-            stop = _clamp(n if k.stop is None else k.stop, n)
-            length = stop if zero else ew.binary("maximum", ew.binary("subtract", stop, start), full(0, (), _I64))
-            axes.append(("slice", start, length))
+            axes.append(_forward(k, n) if k.step in (None, 1) else _backward(k, n))
         else:
             if not is_traced(k) and not -n <= int(k) < n:
                 raise IndexError(f"index {int(k)} is out of bounds for axis with size {n}")
             axes.append(("index", _clamp(k, n)))
     return axes
+
+
+def _forward(k, n):
+    zero = k.start is None or (not is_traced(k.start) and (int(k.start) == 0 or int(k.start) <= -n))
+    if zero and not is_traced(k.stop) and (k.stop is None or int(k.stop) >= n):
+        return "slice", None, None  # the whole axis: its length is static
+    start = None if zero else _clamp(k.start, n)
+    stop = _clamp(n if k.stop is None else k.stop, n)
+    return "slice", start, stop if zero else ew.binary("maximum", ew.binary("subtract", stop, start), full(0, (), _I64))
+
+
+def _backward(k, n):
+    """`x[k - 1::-1]`: NumPy's bounds for step -1 (in [-1, n - 1]) taken into the reversed axis."""
+    if is_traced(k.step) or int(k.step) != -1:
+        raise UnsupportedError("a slice with traced bounds and a step other than 1 or -1")
+
+    def bound(v, default):
+        if v is None:
+            return full(default, (), _I64)
+        v = _scalar(v)
+        v = ew.select(ew.compare("LT", v, full(0, (), _I64)), ew.binary("add", v, full(n, (), _I64)), v)
+        return ew.clamp(full(-1, (), _I64), v, full(n - 1, (), _I64))
+    start, stop = bound(k.start, n - 1), bound(k.stop, -1)
+    length = ew.binary("maximum", ew.binary("subtract", start, stop), full(0, (), _I64))
+    return "reversed", ew.binary("subtract", full(n - 1, (), _I64), start), length
+
+
+def _sliced(a) -> bool:
+    return a[0] != "index"
 
 
 def mask(shape, lengths) -> ir.Value:
@@ -103,11 +124,17 @@ def mask(shape, lengths) -> ir.Value:
 
 def _block(v, axes):
     """The block an index picks, straight from `v`: one element along index axes, whole slice axes."""
-    if all(a[0] == "slice" for a in axes):
+    if all(_sliced(a) for a in axes):
         return v, None
     zero = full(0, (), _I64)
-    starts = [a[1] if a[0] == "index" else zero for a in axes]
-    return ops.dynamic_slice(v, starts, [1 if a[0] == "index" else n for a, n in zip(axes, shape_of(v))]), starts
+    starts = [zero if _sliced(a) else a[1] for a in axes]
+    return ops.dynamic_slice(v, starts, [n if _sliced(a) else 1 for a, n in zip(axes, shape_of(v))]), starts
+
+
+def _reversed(v, axes):
+    """`v` with the axes of step -1 slices reversed (its own inverse)."""
+    dims = [axis for axis, a in enumerate(axes) if a[0] == "reversed"]
+    return ops.reverse(v, dims) if dims else v
 
 
 def _shifted(v, axis, start, forward):
@@ -125,11 +152,12 @@ def _shifted(v, axis, start, forward):
 
 def read(v, axes):
     block, _ = _block(v, axes)
+    block = _reversed(block, axes)
     for axis, a in enumerate(axes):
-        if a[0] == "slice" and a[1] is not None:
+        if _sliced(a) and a[1] is not None:
             block = _shifted(block, axis, a[1], forward=False)
-    lengths = [a[2] for a in axes if a[0] == "slice"]
-    block = ops.reshape(block, [n for a, n in zip(axes, shape_of(v)) if a[0] == "slice"])
+    lengths = [a[2] for a in axes if _sliced(a)]
+    block = ops.reshape(block, [n for a, n in zip(axes, shape_of(v)) if _sliced(a)])
     return fill(block, lengths, 0)
 
 
@@ -137,11 +165,12 @@ def write(v, axes, update):
     """`v` with `update` (the slice's full extent) stored on the slice's valid part; the rest of `v`
     is kept, and rows outside the index are not touched, so a loop updates its carry in place."""
     block, starts = _block(v, axes)
+    block = _reversed(block, axes)
     shape = shape_of(block)
     update = ops.reshape(ew.convert(update, dtype_of(v)), shape)
     inside = full(True, shape, np.bool_)
     for axis, a in enumerate(axes):
-        if a[0] != "slice":
+        if not _sliced(a):
             continue
         position, end = iota(shape, _I64, axis), a[2]
         if a[1] is not None:  # (scalar bounds against an iota: a form the optimizer keeps in the loop)
@@ -150,7 +179,7 @@ def write(v, axes, update):
             inside = ew.binary("and", inside, ew.compare("GE", position, ops.broadcast_in_dim(a[1], shape, [])))
         if end is not None:
             inside = ew.binary("and", inside, ew.compare("LT", position, ops.broadcast_in_dim(end, shape, [])))
-    block = ew.select(inside, update, block)
+    block = _reversed(ew.select(inside, update, block), axes)
     return block if starts is None else ops.dynamic_update_slice(v, block, starts)
 
 
@@ -201,8 +230,8 @@ def make(v: ir.Value, lengths) -> MaskedArray:
 
 def getitem(array, key):
     axes = parse(key, array.shape)
-    lengths = tuple(a[2] for a in axes if a[0] == "slice")
-    shape = tuple(n for a, n in zip(axes, array.shape) if a[0] == "slice")
+    lengths = tuple(a[2] for a in axes if _sliced(a))
+    shape = tuple(n for a, n in zip(axes, array.shape) if _sliced(a))
     if not is_traced(array):
         return make(read(value(array), axes), lengths)
     view = MaskedArray.view_of(array, Aval(shape, array.dtype), lambda v: read(v, axes),
@@ -213,7 +242,7 @@ def getitem(array, key):
 
 def setitem(array, key, new):
     axes = parse(key, array.shape)
-    shape = [n for a, n in zip(axes, array.shape) if a[0] == "slice"]
+    shape = [n for a, n in zip(axes, array.shape) if _sliced(a)]
     update = new.value if isinstance(new, TracedArray) else value(new, array.dtype)
     array.assign(write(array.value, axes, assigned_value(ew.convert(update, array.dtype), shape)))
 

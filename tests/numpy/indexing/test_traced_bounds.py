@@ -2,7 +2,8 @@
 
 Each bound is one of the forms scientists write (`:i`, `i+1:`, `-i-1:`, `n-i`, static ones),
 so starts that are static zero (no shift), traced (a shifted block) and negative are all met,
-on row and column positions, in 1-D and 2-D, reads and in-place writes alike.
+forwards and backwards (`r[k - 1::-1]`), on row and column positions, in 1-D and 2-D, reads and
+in-place writes alike.
 """
 
 import numpy as np
@@ -17,11 +18,11 @@ BOUNDS = {
 }
 
 
-def program(lo, hi):
+def program(lo, hi, step):
     def kernel(A, B, x, y):
         n = A.shape[0]
         for i in range(n):
-            s = slice(lo(i, n), hi(i, n))
+            s = slice(lo(i, n), hi(i, n)) if step == 1 else slice(hi(i, n), lo(i, n), -1)
             A[i, s] += 2.0 * B[s, i]
             B[s, i] = A[i, s] - B[s, i]
             x[s] *= 0.5
@@ -31,13 +32,14 @@ def program(lo, hi):
     return kernel
 
 
-@settings(max_examples=30, deadline=None)
-@given(lo=st.sampled_from(sorted(BOUNDS)), hi=st.sampled_from(sorted(BOUNDS)), n=st.integers(2, 6))
-def test_loop_dependent_slices_read_and_write_like_numpy(lo, hi, n):
+@settings(max_examples=40, deadline=None)
+@given(lo=st.sampled_from(sorted(BOUNDS)), hi=st.sampled_from(sorted(BOUNDS)), step=st.sampled_from([1, -1]),
+       n=st.integers(2, 6))
+def test_loop_dependent_slices_read_and_write_like_numpy(lo, hi, step, n):
     rng = np.random.default_rng(n)
     args = [rng.random((n, n)), rng.random((n, n)), rng.random(n), np.zeros(n)]
     expected = [a.copy() for a in args]
-    kernel = program(BOUNDS[lo], BOUNDS[hi])
+    kernel = program(BOUNDS[lo], BOUNDS[hi], step)
     kernel(*expected)
     solvent.jit(kernel, unroll=1)(*args)
     for got, want in zip(args, expected):
