@@ -20,7 +20,8 @@ fuzz: $(STAMP)
 	$(VENV)/bin/python tests/fuzz/run.py --minutes $(or $(MINUTES),10)
 
 bench: $(STAMP)
-	$(VENV)/bin/python benchmarks/dispatch.py
+	$(VENV)/bin/python -m pip install --quiet -e '.[test,bench]'
+	$(VENV)/bin/python benchmarks/report.py
 
 docs: $(STAMP)
 	$(VENV)/bin/python -c 'from solvent.numpy.registry import coverage_markdown as c; print(c(), end="")' > docs/supported.md

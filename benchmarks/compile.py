@@ -1,10 +1,11 @@
 """First calls: solvent.jit against jax.jit on hand-written jax.numpy ports, and where the time goes.
 
-Each kernel of `kernels.py` (stencils in time loops, a convolution and a CNN layer written
-with loops, LU by rows, a pure-Python Game of Life, the examples' heat equation and n-body
-step) is called once on a fresh jitted function, timing trace + passes + XLA + the call,
-side by side with `jax.jit` on its port. Both results are checked against NumPy. A second
-table splits solvent's first call by stage (`Compiled.seconds`).
+Each kernel of `kernels.py` (the PolyBench set and the classic ones: stencils in time loops,
+a convolution and a CNN layer written with loops, LU by rows, a pure-Python Game of Life, the
+examples' heat equation, an n-body step) is called once on a fresh jitted function at its
+"small" size, timing trace + passes + XLA + the call, side by side with `jax.jit` on its
+port; both results are checked against NumPy. A second table splits solvent's first call by
+stage (`Compiled.seconds`).
 
 Usage::
 
@@ -13,7 +14,7 @@ Usage::
 """
 
 import argparse
-import copy
+import os
 import statistics
 import sys
 import time
@@ -23,59 +24,41 @@ import numpy as np
 
 import kernels
 import solvent
+from polybench.engines import ENGINES, fresh
+
+os.environ["SOLVENT_CACHE_DIR"] = ""  # real compiles, as jax.jit's (its disk cache is off by default)
 
 
-def _split(fn, args, statics):
-    names = fn.__code__.co_varnames[:len(args)]
-    kwargs = {n: a for n, a in zip(names, args) if n in statics}
-    return [a for n, a in zip(names, args) if n not in statics], kwargs
-
-
-def _ready(result):
-    for x in result if isinstance(result, tuple) else (result,):
-        if hasattr(x, "block_until_ready"):
-            x.block_until_ready()
-    return result
-
-
-def first_call(make_callable, make_args, repeat):
-    """Best wall time of a fresh function's first call (compile included), and its result."""
-    best, result = float("inf"), None
+def first_call(kernel, engine, size, repeat):
+    """Best wall time of a fresh function's first call (compile included), and its outputs."""
+    best, out = float("inf"), None
     for _ in range(repeat):
-        f, (args, kwargs) = make_callable(), make_args()
+        run, args = ENGINES[engine](kernel), fresh(kernel, size)
         start = time.perf_counter()
-        result = _ready(f(*args, **kwargs))
+        out = run(args)
         best = min(best, time.perf_counter() - start)
-    return best, result
+    return best, out
 
 
-def measure(name, fn, make, statics, repeat):
-    expected_args = copy.deepcopy(make())
-    expected = fn(*expected_args)
-    solvent_s, got = first_call(lambda: solvent.jit(fn, static_argnames=statics),
-                                lambda: _split(fn, copy.deepcopy(make()), statics), repeat)
-    with jax.enable_x64(True):  # a fresh port each time, so that jax.jit's caches miss as solvent's do
-        jax_s, jax_got = first_call(lambda: jax.jit(kernels.jax_ports()[name], static_argnames=statics),
-                                    lambda: _split(fn, [jax.numpy.asarray(a) if isinstance(a, np.ndarray) else a
-                                                        for a in copy.deepcopy(make())], statics), repeat)
-    for label, value in (("solvent", got), ("jax", jax_got)):
-        first = value[0] if isinstance(value, tuple) else value
-        reference = expected[0] if isinstance(expected, tuple) else expected
-        if reference is None:  # mutates its first argument only
-            continue
-        np.testing.assert_allclose(np.asarray(first), reference, rtol=1e-9, atol=1e-9, err_msg=f"{name} {label}")
-    args, kwargs = _split(fn, copy.deepcopy(make()), statics)
-    stages = solvent.compile(fn, *args, static_argnames=statics, **kwargs).seconds
-    return solvent_s, jax_s, stages
+def measure(kernel, size, repeat):
+    expected = ENGINES["numpy"](kernel)(fresh(kernel, size))
+    times = {}
+    for engine in ("solvent", "jax"):
+        times[engine], got = first_call(kernel, engine, size, repeat)
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(g, e, rtol=1e-9, atol=1e-9, err_msg=f"{kernel.name} {engine}")
+    stages = solvent.compile(kernel.numpy, *fresh(kernel, size)).seconds
+    return times["solvent"], times["jax"], stages
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="kernels to run (default: all)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--size", default="small")
     options = parser.parse_args(argv)
-    cases = [c for c in kernels.CASES if not options.names or c[0] in options.names]
-    rows = [(name, *measure(name, fn, make, statics, options.repeat)) for name, fn, make, statics in cases]
+    chosen = [k for k in kernels.ALL if not options.names or k.name in options.names]
+    rows = [(k.name, *measure(k, options.size, options.repeat)) for k in chosen]
 
     print(f"first call, compile included (best of {options.repeat} fresh functions), {jax.devices()[0].platform}")
     print(f"  {'kernel':<16}{'solvent':>10}{'jax.jit':>10}{'ratio':>8}")

@@ -1,200 +1,149 @@
-"""Classic kernels written as people write them in NumPy (loops over rows, slices, in-place
-updates), each with a hand-written `jax.numpy` port of the same algorithm for `jax.jit`.
+"""The kernel suite side by side: NumPy, `solvent.jit` and `numba.njit` on the same NumPy
+source, and `jax.jit` on a hand-written `jax.numpy` port, in one process.
 
-`CASES` lists (name, NumPy function, JAX port, make arguments, static argument names).
+The kernels are the 30 of PolyBench/C 4.2.1 (`polybench/`, written in NumPy from the C
+reference) and six classic ones (`classic.py`), each at two dataset sizes. Every engine's
+outputs are checked against NumPy's (rtol 1e-10 unless a kernel says why not). Times are the best of several calls on
+fresh copies of the arguments (ndarrays for every engine: what a NumPy user hands over), the
+first call's time is reported apart, and the table ends with geomean speedups over NumPy
+(numba's over the kernels it compiles, beside solvent's over the same ones).
+
+Usage::
+
+    python benchmarks/kernels.py                      # everything, sizes small and medium
+    python benchmarks/kernels.py --sizes mini gemm lu # some kernels, one size
+    python benchmarks/kernels.py --json out.json      # also write the measurements
 """
 
-import numpy as np
+import argparse
+import os
+import copy
+import json
+import math
+import sys
+import time
 
 
-def jacobi_2d(A, B, steps):
-    """PolyBench's Jacobi 2-D: two half-steps per time step, in place."""
-    for _ in range(steps):
-        B[1:-1, 1:-1] = 0.2 * (A[1:-1, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:] + A[2:, 1:-1] + A[:-2, 1:-1])
-        A[1:-1, 1:-1] = 0.2 * (B[1:-1, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:] + B[2:, 1:-1] + B[:-2, 1:-1])
+import classic
+import polybench
+from polybench.engines import ENGINES, fresh, matches
+
+os.environ["SOLVENT_CACHE_DIR"] = ""  # first calls compile, as jax.jit's do (its disk cache is off)
+ALL = polybench.KERNELS + classic.KERNELS
+PEERS = ("solvent", "jax", "numba")
 
 
-def gray_scott(U, V, steps, Du=0.16, Dv=0.08, F=0.035, k=0.065):
-    """Gray-Scott reaction-diffusion, the five-point Laplacian by slices."""
-    for _ in range(steps):
-        u, v = U[1:-1, 1:-1], V[1:-1, 1:-1]
-        Lu = U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4 * u
-        Lv = V[:-2, 1:-1] + V[2:, 1:-1] + V[1:-1, :-2] + V[1:-1, 2:] - 4 * v
-        uvv = u * v * v
-        u += Du * Lu - uvv + F * (1 - u)
-        v += Dv * Lv + uvv - (F + k) * v
+def _available(engines):
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        print("numba is not installed (pip install -e '.[bench]'): no numba column")
+        return [e for e in engines if e != "numba"]
+    return engines
 
 
-def convolve_loops(image, kernel):
-    """A direct 2-D convolution ("valid") with two loops over output pixels."""
-    k = kernel.shape[0]
-    out = np.zeros((image.shape[0] - k + 1, image.shape[1] - k + 1))
-    for i in range(out.shape[0]):
-        for j in range(out.shape[1]):
-            out[i, j] = np.sum(image[i:i + k, j:j + k] * kernel)
-    return out
+def measure(kernel, size, engine, expected=None, budget=0.5):
+    """First-call and best steady seconds of one engine, and its outputs; or the error."""
+    template = fresh(kernel, size)
+    try:
+        run = ENGINES[engine](kernel)
+        args = copy.deepcopy(template)
+        start = time.perf_counter()
+        out = run(args)
+        first = time.perf_counter() - start
+        times = []
+        while len(times) < 3 or (sum(times) < budget and len(times) < 50):
+            args = copy.deepcopy(template)
+            start = time.perf_counter()
+            run(args)
+            times.append(time.perf_counter() - start)
+    except Exception as e:  # a benchmark row, not a test: say what failed and go on
+        return {"error": f"{type(e).__name__}: {str(e).strip().splitlines()[0][:160]}"}
+    row = {"first": first, "best": min(times)}
+    if expected is not None and not matches(kernel, out, expected):
+        row["error"] = "MISMATCH against NumPy"
+    return row, out
 
 
-def conv_layer(x, w, b):
-    """A small CNN layer by loops: channels in and out, 3x3 windows, bias and ReLU."""
-    c_out, c_in, k, _ = w.shape
-    h, width = x.shape[1] - k + 1, x.shape[2] - k + 1
-    out = np.zeros((c_out, h, width))
-    for o in range(c_out):
-        for c in range(c_in):
-            for di in range(k):
-                for dj in range(k):
-                    out[o] += w[o, c, di, dj] * x[c, di:di + h, dj:dj + width]
-        out[o] += b[o]
-    return np.maximum(out, 0)
+def run_suite(kernels, sizes, engines):
+    """Every kernel at every size on every engine: {size: {kernel: {engine: row}}}."""
+    results = {}
+    for size in sizes:
+        results[size] = {}
+        for kernel in kernels:
+            if size not in kernel.sizes:
+                continue
+            reference, expected = measure(kernel, size, "numpy")
+            rows = {"numpy": reference}
+            for engine in engines:
+                got = measure(kernel, size, engine, expected)
+                rows[engine] = got[0] if isinstance(got, tuple) else got
+            results[size][kernel.name] = rows
+            print(_line(kernel.name, rows, engines), flush=True)
+    return results
 
 
-def lu(A):
-    """Doolittle LU in place, the row-by-row form with growing slices."""
-    n = A.shape[0]
-    for i in range(n):
-        for j in range(i):
-            A[i, j] = (A[i, j] - A[i, :j] @ A[:j, j]) / A[j, j]
-        for j in range(i, n):
-            A[i, j] -= A[i, :i] @ A[:i, j]
-    return A
+def _cell(rows, engine):
+    row = rows.get(engine, {})
+    if "error" in row:
+        return f"{'failed':>18}"
+    return f"{row['best'] * 1e3:10.3f} {rows['numpy']['best'] / row['best']:6.2f}x"
 
 
-def life(board, generations):
-    """Conway's Game of Life in pure Python loops over an 8x8 board (with a wrap-around edge)."""
-    n = board.shape[0]
-    for _ in range(generations):
-        new = board.copy()
-        for i in range(n):
-            for j in range(n):
-                alive = 0
-                for di in (-1, 0, 1):
-                    for dj in (-1, 0, 1):
-                        if di or dj:
-                            alive += board[(i + di) % n, (j + dj) % n]
-                if board[i, j] == 1 and (alive < 2 or alive > 3):
-                    new[i, j] = 0
-                elif board[i, j] == 0 and alive == 3:
-                    new[i, j] = 1
-        board[:] = new
-    return board
+def _line(name, rows, engines):
+    firsts = "".join(f"{rows[e]['first'] if 'error' not in rows[e] else float('nan'):7.2f}" for e in engines)
+    return f"  {name:<16}{rows['numpy']['best'] * 1e3:10.3f}" + "".join(_cell(rows, e) for e in engines) + firsts
 
 
-def heat_steps(u, steps):
-    """The examples' heat equation: the whole time loop in one call."""
-    for _ in range(steps):
-        u[1:-1, 1:-1] += 0.2 * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4 * u[1:-1, 1:-1])
-    return u
+def geomean(values):
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else float("nan")
 
 
-def nbody_step(pos, vel, mass, dt):
-    """One leapfrog step of an all-pairs gravity simulation."""
-    diff = pos[None, :, :] - pos[:, None, :]
-    dist3 = (np.sum(diff * diff, axis=-1) + 0.01) ** 1.5
-    acc = np.sum(diff * (mass[None, :, None] / dist3[:, :, None]), axis=1)
-    vel += dt * acc
-    pos += dt * vel
-    return pos, vel
+def speedups(table, engine, among=None):
+    """Speedups over NumPy of one engine, over the kernels that ran (or those of `among`)."""
+    names = [n for n, rows in table.items() if "error" not in rows.get(engine, {"error": 1})]
+    names = [n for n in names if among is None or n in among]
+    return {n: table[n]["numpy"]["best"] / table[n][engine]["best"] for n in names}
 
 
-# -- hand-written jax.numpy ports (lax loops, functional updates) -------------------------------
-
-def jax_ports():
-    import jax
-    import jax.numpy as jnp
-    from jax import lax
-
-    def jacobi(A, B, steps):
-        def body(_, c):
-            A, B = c
-            B = B.at[1:-1, 1:-1].set(0.2 * (A[1:-1, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:] + A[2:, 1:-1] + A[:-2, 1:-1]))
-            A = A.at[1:-1, 1:-1].set(0.2 * (B[1:-1, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:] + B[2:, 1:-1] + B[:-2, 1:-1]))
-            return A, B
-        return lax.fori_loop(0, steps, body, (A, B))
-
-    def gray(U, V, steps, Du=0.16, Dv=0.08, F=0.035, k=0.065):
-        def body(_, c):
-            U, V = c
-            u, v = U[1:-1, 1:-1], V[1:-1, 1:-1]
-            Lu = U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4 * u
-            Lv = V[:-2, 1:-1] + V[2:, 1:-1] + V[1:-1, :-2] + V[1:-1, 2:] - 4 * v
-            uvv = u * v * v
-            U = U.at[1:-1, 1:-1].add(Du * Lu - uvv + F * (1 - u))
-            V = V.at[1:-1, 1:-1].add(Dv * Lv + uvv - (F + k) * v)
-            return U, V
-        return lax.fori_loop(0, steps, body, (U, V))
-
-    def convolve(image, kernel):
-        k = kernel.shape[0]
-        h, w = image.shape[0] - k + 1, image.shape[1] - k + 1
-
-        def pixel(i, j):
-            return jnp.sum(lax.dynamic_slice(image, (i, j), (k, k)) * kernel)
-        return jax.vmap(lambda i: jax.vmap(lambda j: pixel(i, j))(jnp.arange(w)))(jnp.arange(h))
-
-    def layer(x, w, b):
-        c_out, c_in, k, _ = w.shape
-        h, width = x.shape[1] - k + 1, x.shape[2] - k + 1
-        out = jnp.zeros((c_out, h, width))
-        for di in range(k):
-            for dj in range(k):
-                out = out + jnp.einsum("oc,chw->ohw", w[:, :, di, dj], x[:, di:di + h, dj:dj + width])
-        return jnp.maximum(out + b[:, None, None], 0)
-
-    def lu_port(A):
-        n = A.shape[0]
-        cols = jnp.arange(n)
-
-        def row(i, A):
-            def lower(j, A):
-                dot = jnp.sum(jnp.where(cols < j, A[i] * A[:, j], 0.0))
-                return A.at[i, j].set(jnp.where(j < i, (A[i, j] - dot) / A[j, j], A[i, j]))
-
-            def upper(j, A):
-                dot = jnp.sum(jnp.where(cols < i, A[i] * A[:, j], 0.0))
-                return A.at[i, j].set(jnp.where(j >= i, A[i, j] - dot, A[i, j]))
-            A = lax.fori_loop(0, n, lower, A)
-            return lax.fori_loop(0, n, upper, A)
-        return lax.fori_loop(0, n, row, A)
-
-    def life_port(board, generations):
-        def body(_, board):
-            alive = sum(jnp.roll(jnp.roll(board, di, 0), dj, 1) for di in (-1, 0, 1) for dj in (-1, 0, 1)
-                        if di or dj)
-            return jnp.where((board == 1) & ((alive < 2) | (alive > 3)), 0,
-                             jnp.where((board == 0) & (alive == 3), 1, board))
-        return lax.fori_loop(0, generations, body, board)
-
-    def heat(u, steps):
-        def body(_, u):
-            return u.at[1:-1, 1:-1].add(0.2 * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2]
-                                               - 4 * u[1:-1, 1:-1]))
-        return lax.fori_loop(0, steps, body, u)
-
-    def nbody(pos, vel, mass, dt):
-        diff = pos[None, :, :] - pos[:, None, :]
-        dist3 = (jnp.sum(diff * diff, axis=-1) + 0.01) ** 1.5
-        acc = jnp.sum(diff * (mass[None, :, None] / dist3[:, :, None]), axis=1)
-        vel = vel + dt * acc
-        return pos + dt * vel, vel
-
-    return {"jacobi_2d": jacobi, "gray_scott": gray, "convolve_loops": convolve, "conv_layer": layer, "lu": lu_port,
-            "life": life_port, "heat_steps": heat, "nbody_step": nbody}
+def report(results, engines):
+    for size, table in results.items():
+        print(f"\n{size}: geomean speedup over NumPy")
+        for engine in engines:
+            s = speedups(table, engine)
+            print(f"  {engine:<8} {geomean(list(s.values())):6.2f}x over {len(s)} kernels; "
+                  f"slower than NumPy: {', '.join(n for n, v in s.items() if v < 1) or 'none'}")
+            failed = [n for n, rows in table.items() if "error" in rows.get(engine, {})]
+            for name in failed:
+                print(f"           {name}: {table[name][engine]['error']}")
+        if "numba" in engines:
+            compiled = speedups(table, "numba")
+            same = speedups(table, "solvent", among=compiled)
+            print(f"  over the {len(same)} kernels numba compiles: solvent {geomean(list(same.values())):.2f}x, "
+                  f"numba {geomean([compiled[n] for n in same]):.2f}x")
+        firsts = [rows["solvent"]["first"] for rows in table.values() if "error" not in rows.get("solvent", {1: 1})]
+        if firsts:
+            print(f"  solvent first calls: median {sorted(firsts)[len(firsts) // 2]:.2f} s, max {max(firsts):.2f} s")
 
 
-def _rng(seed=0):
-    return np.random.default_rng(seed)
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", help="kernels to run (default: all)")
+    parser.add_argument("--sizes", default="small,medium")
+    parser.add_argument("--engines", default=",".join(PEERS))
+    parser.add_argument("--json", help="write the measurements to this file")
+    options = parser.parse_args(argv)
+    engines = _available(options.engines.split(","))
+    kernels = [k for k in ALL if not options.names or k.name in options.names]
+    print(f"{'':18}{'numpy ms':>10}" + "".join(f"{e + ' ms  speedup':>18}" for e in engines)
+          + "   first call s: " + " ".join(engines))
+    results = run_suite(kernels, options.sizes.split(","), engines)
+    report(results, engines)
+    if options.json:
+        with open(options.json, "w") as out:
+            json.dump(results, out, indent=1)
+    return 0
 
 
-CASES = [
-    ("jacobi_2d", jacobi_2d, lambda: (_rng().random((150, 150)), _rng(1).random((150, 150)), 50), ("steps",)),
-    ("gray_scott", gray_scott, lambda: (np.ones((128, 128)), _rng().random((128, 128)) * 0.25, 20), ("steps",)),
-    ("convolve_loops", convolve_loops, lambda: (_rng().random((32, 32)), _rng(1).random((5, 5))), ()),
-    ("conv_layer", conv_layer, lambda: (_rng().random((4, 16, 16)), _rng(1).random((8, 4, 3, 3)),
-                                        _rng(2).random(8)), ()),
-    ("lu", lu, lambda: (_rng().random((40, 40)) + 40 * np.eye(40),), ()),
-    ("life", life, lambda: ((_rng().random((8, 8)) < 0.4).astype(np.int64), 4), ("generations",)),
-    ("heat_steps", heat_steps, lambda: (_rng().random((256, 256)), 100), ("steps",)),
-    ("nbody_step", nbody_step, lambda: (_rng().random((256, 3)), np.zeros((256, 3)), _rng(1).random(256), 0.01),
-     ("dt",)),
-]
+if __name__ == "__main__":
+    sys.exit(main())
