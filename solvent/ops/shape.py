@@ -7,7 +7,9 @@ from collections.abc import Sequence
 import numpy as np
 from jaxlib.mlir import ir
 
+from solvent.ops import elementwise as ew
 from solvent.ops.base import check, dtype_of, i64_array, one, shape_of
+from solvent.ops.constant import constant
 
 
 def broadcast_in_dim(x: ir.Value, shape: Sequence[int], dims: Sequence[int]) -> ir.Value:
@@ -63,9 +65,44 @@ def concatenate(values: Sequence[ir.Value], dimension: int) -> ir.Value:
                dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dimension))
 
 
-def dynamic_slice(x: ir.Value, starts: Sequence[ir.Value], sizes: Sequence[int]) -> ir.Value:
-    """Slice of static `sizes` at traced scalar `starts` (clamped into bounds, as in the spec)."""
+def dynamic_slice(x: ir.Value, starts: Sequence[ir.Value], sizes: Sequence[int], through: int = 4) -> ir.Value:
+    """Slice of static `sizes` at traced scalar `starts` (clamped into bounds, as in the spec).
+
+    A read of an element (or row) just written elsewhere in the same array (`A[i, j] -= ...;
+    A[i, j] /= A[j, j]`) is taken through the write, from the update where it hit that element and
+    from the array before the write where not (up to `through` writes back). XLA then reads the
+    array before updating it in place; a read of the written array would make it copy the
+    array on every iteration of a loop."""
+    write = _owner(x)
+    if through and write is not None and write.name == "stablehlo.dynamic_update_slice":
+        before, update, *written = write.operands
+        hit = _same_block(shape_of(x), sizes, shape_of(update), written, starts)
+        if hit is not None:
+            older = dynamic_slice(before, starts, sizes, through - 1)
+            return update if hit is True else ew.select(broadcast_in_dim(hit, sizes, []), update, older)
     return one("stablehlo.dynamic_slice", [x, *starts], sizes, dtype_of(x), slice_sizes=i64_array(sizes))
+
+
+def _owner(value: ir.Value):
+    owner = value.owner
+    return owner.operation if hasattr(owner, "operation") else owner if isinstance(owner, ir.Operation) else None
+
+
+def _same_block(shape, sizes, written_sizes, written, starts):
+    """Whether a read of `sizes` at `starts` is exactly the block written at `written`: True, or a
+    traced boolean, where every axis is whole or one element wide; None where blocks may overlap."""
+    if list(sizes) != list(written_sizes) or any(s not in (1, n) for s, n in zip(sizes, shape)):
+        return None
+    if any(a.type != b.type for a, b in zip(written, starts)):
+        return None
+    same = True
+    for n, size, a, b in zip(shape, sizes, written, starts):
+        if size == n or a == b:
+            continue
+        low, high = constant(np.zeros((), dtype_of(a))), constant(np.full((), n - 1, dtype_of(a)))
+        equal = ew.compare("EQ", ew.clamp(low, a, high), ew.clamp(low, b, high))
+        same = equal if same is True else ew.binary("and", same, equal)
+    return same
 
 
 def dynamic_update_slice(x: ir.Value, update: ir.Value, starts: Sequence[ir.Value]) -> ir.Value:
