@@ -150,7 +150,9 @@ def _shifted(v, axis, start, forward):
     return ops.dynamic_slice(padded, [at if i == axis else zero for i in range(rank)], shape_of(v))
 
 
-def read(v, axes):
+def read(v, axes, filled=True):
+    """The slice at full extent; zero past its valid part unless not `filled` (for an op whose
+    result is masked again, so that XLA need not select over its operands)."""
     block, _ = _block(v, axes)
     block = _reversed(block, axes)
     for axis, a in enumerate(axes):
@@ -158,7 +160,7 @@ def read(v, axes):
             block = _shifted(block, axis, a[1], forward=False)
     lengths = [a[2] for a in axes if _sliced(a)]
     block = ops.reshape(block, [n for a, n in zip(axes, shape_of(v)) if _sliced(a)])
-    return fill(block, lengths, 0)
+    return fill(block, lengths, 0) if filled else block
 
 
 def write(v, axes, update):
@@ -195,6 +197,15 @@ class MaskedArray(TracedArray):
 
     lengths: tuple = ()
     padded = True
+    _raw = None  # (value, the same data not zeroed past the valid prefix)
+    _axes = None  # a view's index into its parent, as `parse` gives it
+
+    def unfilled(self) -> ir.Value:
+        """The data with whatever lies past the valid prefix: for ops whose result is zeroed there again."""
+        if self._axes is not None:
+            return read(self._parent.value, self._axes, filled=False)
+        value = self.value
+        return self._raw[1] if self._raw is not None and self._raw[0] is value else value
 
     def __repr__(self) -> str:
         return f"MaskedArray({self.aval}, valid prefix traced)"
@@ -221,10 +232,13 @@ class MaskedArray(TracedArray):
         raise padded(self, ", given to len() where solvent does not read the source,")
 
 
-def make(v: ir.Value, lengths) -> MaskedArray:
-    """A fresh masked array holding `v` (already zero past the valid prefix)."""
+def make(v: ir.Value, lengths, raw: ir.Value | None = None) -> MaskedArray:
+    """A fresh masked array holding `v` (already zero past the valid prefix; `raw` is the same
+    data before that zeroing, where the caller has it)."""
     array = MaskedArray(v, Aval(shape_of(v), dtype_of(v)))
     array.lengths, array.made_at = tuple(lengths), user_location()
+    if raw is not None:
+        array._raw = (array.value, raw)
     return array
 
 
@@ -233,10 +247,11 @@ def getitem(array, key):
     lengths = tuple(a[2] for a in axes if _sliced(a))
     shape = tuple(n for a, n in zip(axes, array.shape) if _sliced(a))
     if not is_traced(array):
-        return make(read(value(array), axes), lengths)
+        raw = read(value(array), axes, filled=False)
+        return make(fill(raw, lengths, 0), lengths, raw)
     view = MaskedArray.view_of(array, Aval(shape, array.dtype), lambda v: read(v, axes),
                                lambda parent, new: write(parent, axes, new))
-    view.lengths, view.made_at = lengths, user_location()
+    view.lengths, view.made_at, view._axes = lengths, user_location(), axes
     return view
 
 
@@ -259,6 +274,16 @@ def _plain(x):
     return wrap(x.value, scalar=False) if isinstance(x, MaskedArray) else x
 
 
+def _unfilled(x, contracted=None):
+    """`x` as a plain array, not zeroed past its valid prefix where that cannot reach the valid part
+    of the result (elementwise ops, and products whose summed axis `contracted` has no mask)."""
+    if not isinstance(x, MaskedArray):
+        return x
+    if contracted is not None and x.lengths[contracted] is not None:
+        return wrap(x.value, scalar=False)
+    return wrap(x.unfilled(), scalar=False)
+
+
 def _ndim(x) -> int:
     return len(x.shape) if hasattr(x, "shape") else np.ndim(x)
 
@@ -276,7 +301,7 @@ def _merge(*length_lists):
 def _result(v, lengths):
     if all(length is None for length in lengths):
         return wrap(v)
-    return make(fill(v, lengths, 0), lengths)
+    return make(fill(v, lengths, 0), lengths, v)
 
 
 def _emitting():
@@ -294,7 +319,7 @@ def ufunc_on_masked(uf, method, inputs, kwargs):
             ndim = max(_ndim(x) for x in inputs)
             lengths = _merge(*[_lengths(x, ndim) for x in inputs])
             _check_extents(inputs, lengths, ndim)
-            plain = uf(*[_plain(x) for x in inputs], **kwargs)
+            plain = uf(*[_unfilled(x) for x in inputs], **kwargs)
             result = _result(plain.value, lengths)
         if out is None:
             return result
@@ -321,7 +346,7 @@ def _check_extents(inputs, lengths, ndim) -> None:
 
 def _matmul(a, b):
     la, lb = _lengths(a, len(a.shape)), _lengths(b, len(b.shape))
-    v = np.matmul(_plain(a), _plain(b)).value
+    v = np.matmul(_unfilled(a, -1), _unfilled(b, -2 if len(lb) > 1 else -1)).value
     lengths = (la[:-1] if len(la) > 1 else []) + (lb[-1:] if len(lb) > 1 else [])
     return _result(v, lengths)
 
@@ -406,7 +431,7 @@ def _dot(a, b):
     if not _ndim(a) or not _ndim(b):
         return np.multiply(a, b)
     la, lb = _lengths(a, len(a.shape)), _lengths(b, len(b.shape))
-    v = np.dot(_plain(a), _plain(b)).value
+    v = np.dot(_unfilled(a, -1), _unfilled(b, -2 if len(lb) > 1 else -1)).value
     lengths = la[:-1] + (lb[:-2] + lb[-1:] if len(lb) > 1 else [])
     return _result(v, lengths)
 

@@ -6,6 +6,8 @@ forwards and backwards (`r[k - 1::-1]`), on row and column positions, in 1-D and
 in-place writes alike.
 """
 
+import re
+
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
@@ -63,4 +65,23 @@ def test_a_triangular_loop_updates_its_carry_in_place():
     expected = C.copy()
     row_update(expected, A)
     solvent.jit(row_update, unroll=1)(C, A)
+    assert_same(C, expected)
+
+
+def lower_products(C, A):
+    for i in range(C.shape[0]):
+        C[i, :i + 1] += 1.5 * (A[:i + 1, :] @ A[i, :])
+
+
+def test_products_masked_on_their_result_only_batch_into_one_matrix_product():
+    """`A[:i + 1, :] @ A[i, :]` has its mask on an axis the product keeps, so the operand is not
+    zeroed (the result is): the optimizer then turns the whole loop into A @ A.T and one select,
+    where zeroing each operand made it a 3-D masked tensor (PolyBench syrk at n=240: 22 ms -> 0.5 ms)."""
+    C, A = np.ones((40, 40)), np.random.default_rng(0).random((40, 30))
+    text = solvent.code_hlo(lower_products, C, A)
+    assert "stablehlo.while" not in text
+    assert not re.search(r"tensor<\d+x\d+x\d+x", text)  # no batch of masked copies
+    expected = C.copy()
+    lower_products(expected, A)
+    solvent.jit(lower_products)(C, A)
     assert_same(C, expected)
