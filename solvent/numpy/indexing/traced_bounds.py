@@ -62,9 +62,10 @@ def _clamp(v, n) -> ir.Value:
 
 
 def parse(key, shape):
-    """Per base axis: ("index", start), ("slice", start, length) or ("reversed", start, length), the
-    last a step -1 slice as the step 1 slice it is of the reversed axis. The start is None where it
-    is 0, and the length None where the slice is the whole axis."""
+    """Per base axis: ("index", start), ("slice", start, length, key) or ("reversed", start, length,
+    None), the last a step -1 slice as the step 1 slice it is of the reversed axis. The start is
+    None where it is 0, the length None where the slice is the whole axis, and the key (`_key`)
+    tells a traced start that is the same as another's."""
     keys = key if isinstance(key, tuple) else (key,)
     if any(k is None for k in keys):
         raise UnsupportedError("None (np.newaxis) in an index whose slice bounds are traced")
@@ -86,10 +87,26 @@ def parse(key, shape):
 def _forward(k, n):
     zero = k.start is None or (not is_traced(k.start) and (int(k.start) == 0 or int(k.start) <= -n))
     if zero and not is_traced(k.stop) and (k.stop is None or int(k.stop) >= n):
-        return "slice", None, None  # the whole axis: its length is static
+        return "slice", None, None, None  # the whole axis: its length is static
     start = None if zero else _clamp(k.start, n)
     stop = _clamp(n if k.stop is None else k.stop, n)
-    return "slice", start, stop if zero else ew.binary("maximum", ew.binary("subtract", stop, start), full(0, (), _I64))
+    if zero:
+        return "slice", None, stop, None
+    length = ew.binary("maximum", ew.binary("subtract", stop, start), full(0, (), _I64))
+    return "slice", start, length, _key(k.start, n)
+
+
+def _key(start, n):
+    """What makes two starts the same while tracing: one loop-index form (`i + 1` written twice),
+    the same traced value, or the same Python integer, on an axis of the same length."""
+    form = getattr(start, "affine", None)
+    if form is not None and form.index is not None:
+        return form.index, form.scale, form.offset, n
+    return (start, 1, 0, n) if is_traced(start) else (None, 0, int(start), n)
+
+
+def _same(a, b) -> bool:
+    return a is not None and b is not None and a[0] is b[0] and a[1:] == b[1:]
 
 
 def _backward(k, n):
@@ -105,20 +122,25 @@ def _backward(k, n):
         return ew.clamp(full(-1, (), _I64), v, full(n - 1, (), _I64))
     start, stop = bound(k.start, n - 1), bound(k.stop, -1)
     length = ew.binary("maximum", ew.binary("subtract", start, stop), full(0, (), _I64))
-    return "reversed", ew.binary("subtract", full(n - 1, (), _I64), start), length
+    return "reversed", ew.binary("subtract", full(n - 1, (), _I64), start), length, None
 
 
 def _sliced(a) -> bool:
     return a[0] != "index"
 
 
-def mask(shape, lengths) -> ir.Value:
-    """True on the valid prefix: iota < length on every axis that has one."""
+def mask(shape, lengths, starts=None) -> ir.Value:
+    """True on the valid part: start <= iota < start + length on every axis that has a length (the
+    start 0 where `starts` has None)."""
     result = full(True, shape, np.bool_)
     for axis, length in enumerate(lengths):
-        if length is not None:
-            inside = ew.compare("LT", iota(shape, _I64, axis), ops.broadcast_in_dim(length, shape, []))
-            result = ew.binary("and", result, inside)
+        if length is None:
+            continue
+        position, start = iota(shape, _I64, axis), (starts or [None] * len(lengths))[axis]
+        if start is not None:
+            length = ew.binary("add", start, length)
+            result = ew.binary("and", result, ew.compare("GE", position, ops.broadcast_in_dim(start, shape, [])))
+        result = ew.binary("and", result, ew.compare("LT", position, ops.broadcast_in_dim(length, shape, [])))
     return result
 
 
@@ -150,22 +172,30 @@ def _shifted(v, axis, start, forward):
     return ops.dynamic_slice(padded, [at if i == axis else zero for i in range(rank)], shape_of(v))
 
 
-def read(v, axes, filled=True):
-    """The slice at full extent; zero past its valid part unless not `filled` (for an op whose
-    result is masked again, so that XLA need not select over its operands)."""
+def read(v, axes, filled=True, aligned=False):
+    """The slice at full extent; zero outside its valid part unless not `filled` (for an op whose
+    result is masked again, so that XLA need not select over its operands). Its element j is at j,
+    or, `aligned`, where it is in `v` along axes whose start has a key (see `MaskedArray.aligned`)."""
     block, _ = _block(v, axes)
     block = _reversed(block, axes)
     for axis, a in enumerate(axes):
-        if _sliced(a) and a[1] is not None:
+        if _sliced(a) and a[1] is not None and not (aligned and a[3] is not None):
             block = _shifted(block, axis, a[1], forward=False)
     lengths = [a[2] for a in axes if _sliced(a)]
     block = ops.reshape(block, [n for a, n in zip(axes, shape_of(v)) if _sliced(a)])
-    return fill(block, lengths, 0) if filled else block
+    starts = _starts(axes) if aligned else None
+    return fill(block, lengths, 0, starts) if filled else block
 
 
-def write(v, axes, update):
+def _starts(axes):
+    """Where an aligned read of `axes` puts element 0 of each slice axis (None: at 0)."""
+    return [a[1] if a[3] is not None else None for a in axes if _sliced(a)]
+
+
+def write(v, axes, update, aligned=()):
     """`v` with `update` (the slice's full extent) stored on the slice's valid part; the rest of `v`
-    is kept, and rows outside the index are not touched, so a loop updates its carry in place."""
+    is kept, and rows outside the index are not touched, so a loop updates its carry in place.
+    Along the base axes in `aligned`, `update` already holds each element where it goes."""
     block, starts = _block(v, axes)
     block = _reversed(block, axes)
     shape = shape_of(block)
@@ -176,7 +206,7 @@ def write(v, axes, update):
             continue
         position, end = iota(shape, _I64, axis), a[2]
         if a[1] is not None:  # (scalar bounds against an iota: a form the optimizer keeps in the loop)
-            update = _shifted(update, axis, a[1], forward=True)
+            update = update if axis in aligned else _shifted(update, axis, a[1], forward=True)
             end = ew.binary("add", a[1], a[2])
             inside = ew.binary("and", inside, ew.compare("GE", position, ops.broadcast_in_dim(a[1], shape, [])))
         if end is not None:
@@ -185,11 +215,11 @@ def write(v, axes, update):
     return block if starts is None else ops.dynamic_update_slice(v, block, starts)
 
 
-def fill(v, lengths, filler) -> ir.Value:
-    """`v` with every element outside the valid prefix replaced by `filler`."""
+def fill(v, lengths, filler, starts=None) -> ir.Value:
+    """`v` with every element outside the valid part (see `mask`) replaced by `filler`."""
     if all(length is None for length in lengths):
         return v
-    return ew.select(mask(shape_of(v), lengths), v, full(filler, shape_of(v), dtype_of(v)))
+    return ew.select(mask(shape_of(v), lengths, starts), v, full(filler, shape_of(v), dtype_of(v)))
 
 
 class MaskedArray(TracedArray):
@@ -197,15 +227,29 @@ class MaskedArray(TracedArray):
 
     lengths: tuple = ()
     padded = True
-    _raw = None  # (value, the same data not zeroed past the valid prefix)
+    _form = None  # (value, data, starts, keys): the same array as `aligned` gives it
     _axes = None  # a view's index into its parent, as `parse` gives it
 
-    def unfilled(self) -> ir.Value:
-        """The data with whatever lies past the valid prefix: for ops whose result is zeroed there again."""
+    def aligned(self, filled: bool):
+        """(data, starts, keys): the data with element j of an axis at starts[axis] + j (at j where
+        the start is None), so that slices of one base with the same traced start (`A[k + 1:, k]`,
+        `A[k, k + 1:]`, `A[k + 1:, k + 1:]`) combine and go back in place without moving; zero outside
+        the valid part if `filled`, anything there if not (for ops whose result is zeroed again)."""
         if self._axes is not None:
-            return read(self._parent.value, self._axes, filled=False)
-        value = self.value
-        return self._raw[1] if self._raw is not None and self._raw[0] is value else value
+            keys = [a[3] for a in self._axes if _sliced(a)]
+            return read(self._parent.value, self._axes, filled, aligned=True), _starts(self._axes), keys
+        value, none = self.value, [None] * len(self.lengths)
+        if self._form is None or self._form[0] is not value:
+            return value, none, none
+        _, data, starts, keys = self._form
+        return (fill(data, self.lengths, 0, starts) if filled else data), starts, keys
+
+    def store(self, result) -> None:
+        """`self[...] = result` for a view (`out=self`): in place in the base where they line up."""
+        if self._axes is None or not isinstance(result, MaskedArray):
+            self.assign(ew.convert(result.value, self.dtype))
+            return
+        self._parent.assign(_write_masked(self._parent.value, self._axes, result))
 
     def __repr__(self) -> str:
         return f"MaskedArray({self.aval}, valid prefix traced)"
@@ -232,13 +276,14 @@ class MaskedArray(TracedArray):
         raise padded(self, ", given to len() where solvent does not read the source,")
 
 
-def make(v: ir.Value, lengths, raw: ir.Value | None = None) -> MaskedArray:
-    """A fresh masked array holding `v` (already zero past the valid prefix; `raw` is the same
-    data before that zeroing, where the caller has it)."""
+def make(v: ir.Value, lengths, data: ir.Value | None = None, starts=None, keys=None) -> MaskedArray:
+    """A fresh masked array holding `v` (already zero past the valid prefix); `data` is the same
+    array not zeroed, aligned at `starts` (see `MaskedArray.aligned`), where the caller has it."""
     array = MaskedArray(v, Aval(shape_of(v), dtype_of(v)))
     array.lengths, array.made_at = tuple(lengths), user_location()
-    if raw is not None:
-        array._raw = (array.value, raw)
+    if data is not None:
+        none = [None] * len(lengths)
+        array._form = (array.value, data, list(starts or none), list(keys or none))
     return array
 
 
@@ -247,8 +292,8 @@ def getitem(array, key):
     lengths = tuple(a[2] for a in axes if _sliced(a))
     shape = tuple(n for a, n in zip(axes, array.shape) if _sliced(a))
     if not is_traced(array):
-        raw = read(value(array), axes, filled=False)
-        return make(fill(raw, lengths, 0), lengths, raw)
+        return _result(read(value(array), axes, filled=False, aligned=True), lengths, _starts(axes),
+                       [a[3] for a in axes if _sliced(a)])
     view = MaskedArray.view_of(array, Aval(shape, array.dtype), lambda v: read(v, axes),
                                lambda parent, new: write(parent, axes, new))
     view.lengths, view.made_at, view._axes = lengths, user_location(), axes
@@ -258,8 +303,24 @@ def getitem(array, key):
 def setitem(array, key, new):
     axes = parse(key, array.shape)
     shape = [n for a, n in zip(axes, array.shape) if _sliced(a)]
+    if isinstance(new, MaskedArray) and list(new.aval.shape) == shape:
+        array.assign(_write_masked(array.value, axes, new))
+        return
     update = new.value if isinstance(new, TracedArray) else value(new, array.dtype)
     array.assign(write(array.value, axes, assigned_value(ew.convert(update, array.dtype), shape)))
+
+
+def _write_masked(v, axes, new):
+    """`write` of a masked array: along axes where its start is the target's, without moving it."""
+    data, starts, keys = new.aligned(False)
+    sliced = [axis for axis, a in enumerate(axes) if _sliced(a)]
+    aligned = set()
+    for own, (axis, start, key) in enumerate(zip(sliced, starts, keys)):
+        if _same(key, axes[axis][3]):
+            aligned.add(axis)
+        elif start is not None:
+            data = _shifted(data, own, start, forward=False)
+    return write(v, axes, data, aligned)
 
 
 # NumPy on masked arrays: the valid prefix of each result.
@@ -274,14 +335,38 @@ def _plain(x):
     return wrap(x.value, scalar=False) if isinstance(x, MaskedArray) else x
 
 
-def _unfilled(x, contracted=None):
-    """`x` as a plain array, not zeroed past its valid prefix where that cannot reach the valid part
-    of the result (elementwise ops, and products whose summed axis `contracted` has no mask)."""
+def _form(x, ndim, filled):
+    """[data, starts, keys, lengths] of a masked operand, the lists aligned to the last `ndim` axes."""
     if not isinstance(x, MaskedArray):
-        return x
-    if contracted is not None and x.lengths[contracted] is not None:
-        return wrap(x.value, scalar=False)
-    return wrap(x.unfilled(), scalar=False)
+        return None
+    data, starts, keys = x.aligned(filled)
+    pad = [None] * (ndim - len(x.lengths))
+    return [data, pad + list(starts), pad + list(keys), pad + list(x.lengths)]
+
+
+def _to_zero(form, axis, ndim):
+    """`form` with its data along (result) `axis` moved to start at 0."""
+    if form is not None and form[1][axis] is not None:
+        form[0] = _shifted(form[0], axis - (ndim - len(shape_of(form[0]))), form[1][axis], forward=False)
+        form[1][axis] = form[2][axis] = None
+
+
+def _lined_up(inputs, ndim, filled=()):
+    """The inputs as plain arrays, lined up axis by axis: where every masked input has the same
+    start along an axis, its data stay where they are in the base; elsewhere they move to start at
+    0. Data outside the valid part are zero for the inputs in `filled`, anything for the others
+    (elementwise results are zeroed again). Returns them and the result's starts and keys."""
+    forms = [_form(x, ndim, i in filled) for i, x in enumerate(inputs)]
+    starts, keys = [], []
+    for axis in range(ndim):
+        here = [f for f in forms if f is not None and f[3][axis] is not None]
+        key = here[0][2][axis] if here and all(_same(f[2][axis], here[0][2][axis]) for f in here) else None
+        starts.append(here[0][1][axis] if key is not None else None)
+        keys.append(key)
+        for f in forms if key is None else ():
+            _to_zero(f, axis, ndim)
+    plain = [x if f is None else wrap(f[0], scalar=False) for x, f in zip(inputs, forms)]
+    return plain, starts, keys
 
 
 def _ndim(x) -> int:
@@ -298,10 +383,15 @@ def _merge(*length_lists):
     return [next((l for l in column if l is not None), None) for column in zip(*length_lists)]
 
 
-def _result(v, lengths):
+def _result(v, lengths, starts=None, keys=None):
+    """The masked array of an op's data `v` (aligned at `starts`, anything outside the valid part)."""
     if all(length is None for length in lengths):
         return wrap(v)
-    return make(fill(v, lengths, 0), lengths, v)
+    canonical = v
+    for axis, start in enumerate(starts or ()):
+        if start is not None:
+            canonical = _shifted(canonical, axis, start, forward=False)
+    return make(fill(canonical, lengths, 0), lengths, v, starts, keys)
 
 
 def _emitting():
@@ -319,14 +409,14 @@ def ufunc_on_masked(uf, method, inputs, kwargs):
             ndim = max(_ndim(x) for x in inputs)
             lengths = _merge(*[_lengths(x, ndim) for x in inputs])
             _check_extents(inputs, lengths, ndim)
-            plain = uf(*[_unfilled(x) for x in inputs], **kwargs)
-            result = _result(plain.value, lengths)
+            plain, starts, keys = _lined_up(inputs, ndim)
+            result = _result(uf(*plain, **kwargs).value, lengths, starts, keys)
         if out is None:
             return result
         target = out[0] if isinstance(out, tuple) else out
         if not isinstance(target, MaskedArray):
             raise UnsupportedError("out= that is not itself a slice with traced bounds")
-        target.assign(ew.convert(result.value, target.dtype))
+        target.store(result)
         return target
 
 
@@ -344,19 +434,36 @@ def _check_extents(inputs, lengths, ndim) -> None:
                 "program runs; select both the same way (x[m] * y[m], x[:k] * y[:k])")
 
 
+def _product(a, b, b_axis):
+    """The factors of a product summed over a's last axis and b's `b_axis`, lined up along it (and
+    zero outside the valid part there), with each one's (lengths, starts, keys) per axis."""
+    fa = _form(a, len(a.shape), isinstance(a, MaskedArray) and a.lengths[-1] is not None)
+    fb = _form(b, len(b.shape), isinstance(b, MaskedArray) and b.lengths[b_axis] is not None)
+    if fa is None or fb is None or not _same(fa[2][-1], fb[2][b_axis]):
+        _to_zero(fa, len(a.shape) - 1, len(a.shape))
+        _to_zero(fb, b_axis % len(b.shape), len(b.shape))
+    factors = [x if f is None else wrap(f[0], scalar=False) for x, f in ((a, fa), (b, fb))]
+    parts = [[list(f[k]) for k in (3, 1, 2)] if f is not None else [[None] * len(x.shape)] * 3
+             for x, f in ((a, fa), (b, fb))]
+    return factors, parts
+
+
 def _matmul(a, b):
-    la, lb = _lengths(a, len(a.shape)), _lengths(b, len(b.shape))
-    v = np.matmul(_unfilled(a, -1), _unfilled(b, -2 if len(lb) > 1 else -1)).value
-    lengths = (la[:-1] if len(la) > 1 else []) + (lb[-1:] if len(lb) > 1 else [])
-    return _result(v, lengths)
+    (pa, pb), (qa, qb) = _product(a, b, -2 if len(b.shape) > 1 else -1)
+    v = np.matmul(pa, pb).value
+    return _result(v, *[(x[:-1] if len(x) > 1 else []) + (y[-1:] if len(y) > 1 else []) for x, y in zip(qa, qb)])
 
 
 def _reduction(a, axis, keepdims, filler):
+    """The data with `filler` outside the valid part, the axes reduced, and (lengths, starts, keys)
+    of the result."""
     lengths = list(a.lengths)
     axes = normalize_axes(axis, len(a.shape))
-    data = wrap(fill(a.value, lengths, filler), scalar=False)
-    kept = [None if i in axes else l for i, l in enumerate(lengths)]
-    return data, axes, (kept if keepdims else [l for i, l in enumerate(lengths) if i not in axes])
+    data, starts, keys = a.aligned(False)
+    data = wrap(fill(data, lengths, filler, starts), scalar=False)
+    parts = [[None if i in axes else x for i, x in enumerate(column)] if keepdims
+             else [x for i, x in enumerate(column) if i not in axes] for column in (lengths, starts, keys)]
+    return data, axes, parts
 
 
 def _count(a, axes):
@@ -386,14 +493,14 @@ def function_on_masked(func, args, kwargs):
 
 
 def _sum(a, axis=None, dtype=None, keepdims=False, initial=np._NoValue):
-    data, _, lengths = _reduction(a, axis, keepdims, 0)
-    return _result(np.sum(data, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial).value, lengths)
+    data, _, parts = _reduction(a, axis, keepdims, 0)
+    return _result(np.sum(data, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial).value, *parts)
 
 
 def _extremum(numpy_function, sign):
     def apply(a, axis=None, keepdims=False, initial=np._NoValue):
-        data, _, lengths = _reduction(a, axis, keepdims, _extreme(a.dtype, sign))
-        return _result(numpy_function(data, axis=axis, keepdims=keepdims, initial=initial).value, lengths)
+        data, _, parts = _reduction(a, axis, keepdims, _extreme(a.dtype, sign))
+        return _result(numpy_function(data, axis=axis, keepdims=keepdims, initial=initial).value, *parts)
     return apply
 
 
@@ -408,8 +515,8 @@ def _mean(a, axis=None, dtype=None, keepdims=False):
 def _filled_reduction(numpy_function, filler):
     """A reduction of the valid part: the padding set to the reduction's identity first."""
     def apply(a, axis=None, *args, keepdims=False, **kwargs):
-        data, _, lengths = _reduction(a, axis, keepdims, filler)
-        return _result(numpy_function(data, axis, *args, keepdims=keepdims, **kwargs).value, lengths)
+        data, _, parts = _reduction(a, axis, keepdims, filler)
+        return _result(numpy_function(data, axis, *args, keepdims=keepdims, **kwargs).value, *parts)
     return apply
 
 
@@ -430,27 +537,30 @@ def _std(a, axis=None, dtype=None, ddof=0, keepdims=False):
 def _dot(a, b):
     if not _ndim(a) or not _ndim(b):
         return np.multiply(a, b)
-    la, lb = _lengths(a, len(a.shape)), _lengths(b, len(b.shape))
-    v = np.dot(_unfilled(a, -1), _unfilled(b, -2 if len(lb) > 1 else -1)).value
-    lengths = la[:-1] + (lb[:-2] + lb[-1:] if len(lb) > 1 else [])
-    return _result(v, lengths)
+    (pa, pb), (qa, qb) = _product(a, b, -2 if len(b.shape) > 1 else -1)
+    v = np.dot(pa, pb).value
+    return _result(v, *[x[:-1] + (y[:-2] + y[-1:] if len(y) > 1 else []) for x, y in zip(qa, qb)])
 
 
 def _outer(a, b):
     if len(a.shape) != 1 or len(b.shape) != 1:
         raise UnsupportedError("np.outer of slices with traced bounds that are not 1-d")
-    v = np.multiply(np.reshape(_plain(a), (-1, 1)), _plain(b)).value
-    return _result(v, _lengths(a, 1) + _lengths(b, 1))
+    (pa,), sa, ka = _lined_up([a], 1, filled=(0,))  # zeroed: an unzeroed row read of an argument
+    (pb,), sb, kb = _lined_up([b], 1, filled=(0,))  # lets the optimizer hoist a 3-D broadcast of it
+    v = np.multiply(np.reshape(pa, (-1, 1)), pb).value
+    return _result(v, _lengths(a, 1) + _lengths(b, 1), sa + sb, ka + kb)
 
 
 def _where(condition, x, y):
     ndim = max(_ndim(v) for v in (condition, x, y))
     lengths = _merge(*[_lengths(v, ndim) for v in (condition, x, y)])
-    return _result(np.where(_plain(condition), _plain(x), _plain(y)).value, lengths)
+    plain, starts, keys = _lined_up([condition, x, y], ndim)
+    return _result(np.where(*plain).value, lengths, starts, keys)
 
 
 def _copy(a, order="K", subok=False):
-    return make(a.value, a.lengths)
+    data, starts, keys = a.aligned(False)
+    return make(a.value, a.lengths, data, starts, keys)
 
 
 _FUNCTIONS = {

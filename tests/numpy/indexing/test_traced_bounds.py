@@ -85,3 +85,33 @@ def test_products_masked_on_their_result_only_batch_into_one_matrix_product():
     lower_products(expected, A)
     solvent.jit(lower_products)(C, A)
     assert_same(C, expected)
+
+
+def column_products(data, cov):
+    m = data.shape[1]
+    for i in range(m):
+        cov[i, i:] = data[:, i] @ data[:, i:]
+        cov[i:, i] = cov[i, i:]
+
+
+def trailing_update(A):
+    n = A.shape[0]
+    for k in range(n):
+        A[k + 1:, k] /= A[k, k]
+        A[k + 1:, k + 1:] -= np.outer(A[k + 1:, k], A[k, k + 1:])
+
+
+def test_slices_with_the_same_traced_start_combine_and_go_back_without_moving():
+    """`data[:, i:]`, `cov[i, i:]` and `cov[i:, i]` start at the same `i`, and `A[k + 1:, k]`,
+    `A[k, k + 1:]`, `A[k + 1:, k + 1:]` at the same `k + 1`: their products and updates stay where
+    they are in the base, so no array is padded to move a slice to 0 and back (PolyBench
+    covariance at m=240: 21 ms -> 1.0 ms)."""
+    data, cov = np.random.default_rng(0).random((12, 9)), np.zeros((9, 9))
+    A = np.random.default_rng(1).random((9, 9)) + 9 * np.eye(9)
+    for fn, args in ((column_products, (data, cov)), (trailing_update, (A,))):
+        assert "stablehlo.pad" not in solvent.code_hlo(fn, *args, unroll=1)
+        expected = [a.copy() for a in args]
+        fn(*expected)
+        solvent.jit(fn, unroll=1)(*args)
+        for got, want in zip(args, expected):
+            assert_same(got, want)
