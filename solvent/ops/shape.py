@@ -65,21 +65,26 @@ def concatenate(values: Sequence[ir.Value], dimension: int) -> ir.Value:
                dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dimension))
 
 
-def dynamic_slice(x: ir.Value, starts: Sequence[ir.Value], sizes: Sequence[int], through: int = 4) -> ir.Value:
+def dynamic_slice(x: ir.Value, starts: Sequence[ir.Value], sizes: Sequence[int]) -> ir.Value:
     """Slice of static `sizes` at traced scalar `starts` (clamped into bounds, as in the spec).
 
     A read of an element (or row) just written elsewhere in the same array (`A[i, j] -= ...;
-    A[i, j] /= A[j, j]`) is taken through the write, from the update where it hit that element and
-    from the array before the write where not (up to `through` writes back). XLA then reads the
-    array before updating it in place; a read of the written array would make it copy the
-    array on every iteration of a loop."""
+    A[i, j] /= A[j, j]`) is taken through that write: from the update where it hit that element,
+    from the array before the write where not. XLA then reads the array before updating it in
+    place; a read of the written array made it copy the array on every iteration of a loop.
+    (Only the last write: reading through a chain of them made Nussinov's loop slower.)"""
     write = _owner(x)
-    if through and write is not None and write.name == "stablehlo.dynamic_update_slice":
+    if write is not None and write.name == "stablehlo.dynamic_update_slice":
         before, update, *written = write.operands
         hit = _same_block(shape_of(x), sizes, shape_of(update), written, starts)
+        if hit is True:
+            return update
         if hit is not None:
-            older = dynamic_slice(before, starts, sizes, through - 1)
-            return update if hit is True else ew.select(broadcast_in_dim(hit, sizes, []), update, older)
+            return ew.select(broadcast_in_dim(hit, sizes, []), update, _slice_at(before, starts, sizes))
+    return _slice_at(x, starts, sizes)
+
+
+def _slice_at(x: ir.Value, starts: Sequence[ir.Value], sizes: Sequence[int]) -> ir.Value:
     return one("stablehlo.dynamic_slice", [x, *starts], sizes, dtype_of(x), slice_sizes=i64_array(sizes))
 
 
