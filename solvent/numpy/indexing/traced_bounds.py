@@ -1,12 +1,16 @@
-"""Slices whose bounds are traced (`A[i, :i]` in a rolled loop): full extent plus a valid prefix.
+"""Slices whose bounds are traced (`A[i, :i]` in a rolled loop): full extent plus a valid part.
 
 A rolled loop traces its body once with a traced index, so `A[k+1:, k]` has a
 length only known at run time. Such a slice is held at the full extent of its
-axes, shifted so that its element j is the base's element start + j, with a
-traced valid length per axis; elements past it are kept at zero. Elementwise
-ufuncs, sums, dot products, matmul and outer products then give NumPy's
-results on the valid part, and writes go back through a mask. Functions that
-would look at the padding (sorting, say) raise `UnsupportedError`.
+axes, cut from its base's row (index axes) without copying the rest, with a
+traced valid length per axis; its value (`.value`) has element j at j and
+zeros past the valid prefix. Ops among slices of one base with the same traced
+start keep them where they lie in the base instead (`MaskedArray.aligned`), so
+`A[k + 1:, k + 1:] -= np.outer(A[k + 1:, k], A[k, k + 1:])` moves nothing.
+Elementwise ufuncs, sums, dot products, matmul and outer products give NumPy's
+results on the valid part, and writes go back through a mask into the base's
+row (one dynamic_update_slice, which XLA does in place in a loop). Functions
+that would look at the padding (sorting, say) raise `UnsupportedError`.
 """
 
 from __future__ import annotations
@@ -323,12 +327,10 @@ def _write_masked(v, axes, new):
     return write(v, axes, data, aligned)
 
 
-# NumPy on masked arrays: the valid prefix of each result.
-# Data past the valid prefix is zero, so sums, dot products and outer products
-# need nothing special; extrema fill it with the reduction's identity first.
-# Every result is zeroed past its own prefix again.
-
-_I64 = np.int64
+# NumPy on masked arrays: the valid part of each result.
+# Operands are lined up (`_lined_up`, `_product`); those a product sums over are
+# zero outside their valid part, reductions fill it with their identity, and
+# every result is zeroed outside its own valid part again (`_result`).
 
 
 def _plain(x):
