@@ -135,16 +135,19 @@ def _sliced(a) -> bool:
 
 def mask(shape, lengths, starts=None) -> ir.Value:
     """True on the valid part: start <= iota < start + length on every axis that has a length (the
-    start 0 where `starts` has None)."""
+    start 0 where `starts` has None). Each axis's test is made in one dimension and broadcast: the
+    optimizer precomputes such tests for every iteration of a loop, which must not cost n^3."""
     result = full(True, shape, np.bool_)
     for axis, length in enumerate(lengths):
         if length is None:
             continue
-        position, start = iota(shape, _I64, axis), (starts or [None] * len(lengths))[axis]
+        n, start = (shape[axis],), (starts or [None] * len(lengths))[axis]
+        position, inside = iota(n, _I64, 0), full(True, n, np.bool_)
         if start is not None:
             length = ew.binary("add", start, length)
-            result = ew.binary("and", result, ew.compare("GE", position, ops.broadcast_in_dim(start, shape, [])))
-        result = ew.binary("and", result, ew.compare("LT", position, ops.broadcast_in_dim(length, shape, [])))
+            inside = ew.compare("GE", position, ops.broadcast_in_dim(start, n, []))
+        inside = ew.binary("and", inside, ew.compare("LT", position, ops.broadcast_in_dim(length, n, [])))
+        result = ew.binary("and", result, ops.broadcast_in_dim(inside, shape, [axis]))
     return result
 
 
@@ -204,17 +207,10 @@ def write(v, axes, update, aligned=()):
     block = _reversed(block, axes)
     shape = shape_of(block)
     update = ops.reshape(ew.convert(update, dtype_of(v)), shape)
-    inside = full(True, shape, np.bool_)
     for axis, a in enumerate(axes):
-        if not _sliced(a):
-            continue
-        position, end = iota(shape, _I64, axis), a[2]
-        if a[1] is not None:  # (scalar bounds against an iota: a form the optimizer keeps in the loop)
-            update = update if axis in aligned else _shifted(update, axis, a[1], forward=True)
-            end = ew.binary("add", a[1], a[2])
-            inside = ew.binary("and", inside, ew.compare("GE", position, ops.broadcast_in_dim(a[1], shape, [])))
-        if end is not None:
-            inside = ew.binary("and", inside, ew.compare("LT", position, ops.broadcast_in_dim(end, shape, [])))
+        if _sliced(a) and a[1] is not None and axis not in aligned:
+            update = _shifted(update, axis, a[1], forward=True)
+    inside = mask(shape, [a[2] if _sliced(a) else None for a in axes], [a[1] if _sliced(a) else None for a in axes])
     block = _reversed(ew.select(inside, update, block), axes)
     return block if starts is None else ops.dynamic_update_slice(v, block, starts)
 

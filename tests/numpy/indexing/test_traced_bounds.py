@@ -115,3 +115,13 @@ def test_slices_with_the_same_traced_start_combine_and_go_back_without_moving():
         solvent.jit(fn, unroll=1)(*args)
         for got, want in zip(args, expected):
             assert_same(got, want)
+
+
+def test_masks_of_a_rolled_loop_cost_no_n_cubed_memory():
+    """The optimizer precomputes a mask's tests for every iteration of the loop: made per axis and
+    broadcast, that is n x n; made at the block's shape, it was n x n x n (2 GB of temporaries for
+    the outer-product LU at n=1000)."""
+    n = 100
+    A = np.random.default_rng(0).random((n, n)) + n * np.eye(n)
+    temp = solvent.compile(trailing_update, A).memory_analysis().temp_size_in_bytes
+    assert temp < 64 * n * n
