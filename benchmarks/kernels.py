@@ -33,7 +33,7 @@ ALL = polybench.KERNELS + classic.KERNELS
 PEERS = ("solvent", "jax", "numba")
 
 
-def _available(engines):
+def available_engines(engines):
     try:
         import numba  # noqa: F401
     except ImportError:
@@ -86,8 +86,8 @@ def run_suite(kernels, sizes, engines):
 def _cell(rows, engine):
     row = rows.get(engine, {})
     if "error" in row:
-        return f"{'failed':>18}"
-    return f"{row['best'] * 1e3:10.3f} {rows['numpy']['best'] / row['best']:6.2f}x"
+        return f"{'failed':>20}"
+    return f"  {row['best'] * 1e3:10.3f} {rows['numpy']['best'] / row['best']:6.2f}x"
 
 
 def _line(name, rows, engines):
@@ -133,9 +133,9 @@ def main(argv=None):
     parser.add_argument("--engines", default=",".join(PEERS))
     parser.add_argument("--json", help="write the measurements to this file")
     options = parser.parse_args(argv)
-    engines = _available(options.engines.split(","))
+    engines = available_engines(options.engines.split(","))
     kernels = [k for k in ALL if not options.names or k.name in options.names]
-    print(f"{'':18}{'numpy ms':>10}" + "".join(f"{e + ' ms  speedup':>18}" for e in engines)
+    print(f"{'':18}{'numpy ms':>10}" + "".join(f"{e + ' ms  speedup':>20}" for e in engines)
           + "   first call s: " + " ".join(engines))
     results = run_suite(kernels, options.sizes.split(","), engines)
     report(results, engines)

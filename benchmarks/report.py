@@ -142,7 +142,7 @@ def main(argv=None):
     parser.add_argument("--sizes", default="small,medium")
     parser.add_argument("--out", default=str(DOCS / "benchmarks.md"))
     options = parser.parse_args(argv)
-    engines = kernels._available(list(kernels.PEERS))
+    engines = kernels.available_engines(list(kernels.PEERS))
     results = kernels.run_suite(kernels.ALL, options.sizes.split(","), engines)
     kernels.report(results, engines)
     times = dispatch.dispatch_times(20_000, 7)

@@ -204,6 +204,8 @@ def trmm_init(m, n):
     return 1.5, A, B
 
 
+_MN = {"mini": dict(m=20, n=30), "small": dict(m=60, n=80), "medium": dict(m=200, n=240)}
+
 KERNELS = [
     Kernel("gemm", gemm, gemm_jax, gemm_init, outputs=(2,),
            sizes={"mini": dict(ni=20, nj=25, nk=30), "small": dict(ni=60, nj=70, nk=80),
@@ -213,15 +215,11 @@ KERNELS = [
     Kernel("gesummv", gesummv, gesummv_jax, gesummv_init, outputs=(4, 6),
            sizes={"mini": dict(n=30), "small": dict(n=90), "medium": dict(n=250)}),
     Kernel("symm", symm, symm_jax, symm_init, outputs=(2,),
-           sizes={"mini": dict(m=20, n=30), "small": dict(m=60, n=80),
-                  "medium": dict(m=200, n=240)}),
+           sizes=_MN),
     Kernel("syr2k", syr2k, syr2k_jax, syr2k_init, outputs=(2,),
-           sizes={"mini": dict(m=20, n=30), "small": dict(m=60, n=80),
-                  "medium": dict(m=200, n=240)}),
+           sizes=_MN),
     Kernel("syrk", syrk, syrk_jax, syrk_init, outputs=(2,),
-           sizes={"mini": dict(m=20, n=30), "small": dict(m=60, n=80),
-                  "medium": dict(m=200, n=240)}),
+           sizes=_MN),
     Kernel("trmm", trmm, trmm_jax, trmm_init, outputs=(2,),
-           sizes={"mini": dict(m=20, n=30), "small": dict(m=60, n=80),
-                  "medium": dict(m=200, n=240)}),
+           sizes=_MN),
 ]

@@ -35,6 +35,13 @@ def parse(text: str) -> ir.Module:
         return ir.Module.parse(text)
 
 
+def defining_op(value: ir.Value) -> ir.Operation | None:
+    """The operation whose result `value` is; None for a block argument."""
+    owner = value.owner
+    owner = owner.operation if hasattr(owner, "operation") else owner
+    return owner if isinstance(owner, ir.Operation) else None
+
+
 def find_function(module: ir.Module, name: str) -> func.FuncOp:
     for op in module.body.operations:
         if isinstance(op, func.FuncOp) and op.sym_name.value == name:

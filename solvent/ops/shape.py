@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from jaxlib.mlir import ir
 
+from solvent.ir.module import defining_op
 from solvent.ops import elementwise as ew
 from solvent.ops.base import check, dtype_of, i64_array, one, shape_of
 from solvent.ops.constant import constant
@@ -73,7 +74,7 @@ def dynamic_slice(x: ir.Value, starts: Sequence[ir.Value], sizes: Sequence[int])
     from the array before the write where not. XLA then reads the array before updating it in
     place; a read of the written array made it copy the array on every iteration of a loop.
     (Only the last write: reading through a chain of them made Nussinov's loop slower.)"""
-    write = _owner(x)
+    write = defining_op(x)
     if write is not None and write.name == "stablehlo.dynamic_update_slice":
         before, update, *written = write.operands
         hit = _same_block(shape_of(x), sizes, shape_of(update), written, starts)
@@ -86,11 +87,6 @@ def dynamic_slice(x: ir.Value, starts: Sequence[ir.Value], sizes: Sequence[int])
 
 def _slice_at(x: ir.Value, starts: Sequence[ir.Value], sizes: Sequence[int]) -> ir.Value:
     return one("stablehlo.dynamic_slice", [x, *starts], sizes, dtype_of(x), slice_sizes=i64_array(sizes))
-
-
-def _owner(value: ir.Value):
-    owner = value.owner
-    return owner.operation if hasattr(owner, "operation") else owner if isinstance(owner, ir.Operation) else None
 
 
 def _same_block(shape, sizes, written_sizes, written, starts):

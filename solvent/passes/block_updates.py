@@ -21,7 +21,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.ir.context import context
-from solvent.ir.module import parse, to_text
+from solvent.ir.module import defining_op, parse, to_text
 from solvent.ops.base import create, dtype_of, i64_array, one, shape_of
 from solvent.ops.constant import constant, iota
 
@@ -121,10 +121,8 @@ def _concatenation(op) -> ir.Value | None:
 
 
 def _constant_index(value: ir.Value) -> int | None:
-    owner = value.owner
-    if not isinstance(owner, ir.Operation) and hasattr(owner, "operation"):
-        owner = owner.operation
-    if getattr(owner, "name", None) != "stablehlo.constant":
+    owner = defining_op(value)
+    if owner is None or owner.name != "stablehlo.constant":
         return None
     return int(np.asarray(ir.DenseIntElementsAttr(owner.attributes["value"]))[()])
 
