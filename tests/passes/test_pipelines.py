@@ -128,3 +128,33 @@ def test_optimize_true_and_false_are_all_and_none():
     assert passes.level_name(True) == "all" and passes.level_name(False) == "none"
     assert passes.pipeline("all").startswith("mark-func-memory-effects")
     assert passes.pipeline("none") == ""
+
+
+def jacobi(A, B, steps):
+    for _ in range(steps):
+        B[1:-1, 1:-1] = 0.2 * (A[1:-1, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:] + A[2:, 1:-1] + A[:-2, 1:-1])
+        A[1:-1, 1:-1] = 0.2 * (B[1:-1, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:] + B[2:, 1:-1] + B[:-2, 1:-1])
+
+
+def fdtd(ex, ey, hz, fict):
+    for t in range(fict.shape[0]):
+        ey[0, :] = fict[t]
+        ey[1:, :] -= 0.5 * (hz[1:, :] - hz[:-1, :])
+        ex[:, 1:] -= 0.5 * (hz[:, 1:] - hz[:, :-1])
+        hz[:-1, :-1] -= 0.7 * (ex[:-1, 1:] - ex[:-1, :-1] + ey[1:, :-1] - ey[:-1, :-1])
+
+
+@pytest.mark.parametrize("kernel, args", [
+    (jacobi, lambda rng: (rng.random((12, 12)), rng.random((12, 12)), 20)),
+    (fdtd, lambda rng: (rng.random((6, 7)), rng.random((6, 7)), rng.random((6, 7)), rng.random(20))),
+])
+def test_stencil_time_loops_update_their_arrays_in_place(kernel, args):
+    # IN_PLACE_BREAKING: with those patterns XLA copied every carried array each step (while_dus,
+    # the concatenations) or copied shifted reads out before an update (slice_of_dynamic_update).
+    values = args(np.random.default_rng(0))
+    check_like_numpy(kernel, *values)
+    text = solvent.code_xla(kernel, *values)
+    assert " while(" in text
+    shape = "f64[{},{}]".format(*values[0].shape)
+    assert not [line for line in text.split("\nENTRY")[0].splitlines()
+                if " copy(" in line and shape in line.split("copy(")[0]]
