@@ -42,6 +42,16 @@ def defining_op(value: ir.Value) -> ir.Operation | None:
     return owner if isinstance(owner, ir.Operation) else None
 
 
+def in_loop(op: ir.Operation) -> bool:
+    """Whether `op` lies inside a stablehlo.while."""
+    parent = op.parent
+    while parent is not None and parent.name != "builtin.module":
+        if parent.name == "stablehlo.while":
+            return True
+        parent = parent.parent
+    return False
+
+
 def find_function(module: ir.Module, name: str) -> func.FuncOp:
     for op in module.body.operations:
         if isinstance(op, func.FuncOp) and op.sym_name.value == name:

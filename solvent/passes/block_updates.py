@@ -25,7 +25,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.ir.context import context
-from solvent.ir.module import defining_op, parse, to_text
+from solvent.ir.module import defining_op, in_loop, parse, to_text
 from solvent.ops.base import create, dtype_of, i64_array, one, shape_of
 from solvent.ops.constant import constant, iota
 
@@ -53,7 +53,7 @@ def rewrite(module_text: str, min_fraction: float = 0.0) -> str:
     def collect(op):
         if op.name == _REWRITES[0] or (op.name == _REWRITES[1] and len(op.operands) <= MOST_PIECES):
             large = _largest_block(op) >= min_fraction * _size(op.results[0])
-            in_place = min_fraction and _in_loop(op) and not _reads_around(op)
+            in_place = min_fraction and in_loop(op) and not _reads_around(op)
             if large and not in_place:
                 found.append(op)
         return ir.WalkResult.ADVANCE
@@ -69,15 +69,6 @@ def rewrite(module_text: str, min_fraction: float = 0.0) -> str:
                 op.results[0].replace_all_uses_with(new)
                 op.erase()
     return to_text(module)
-
-
-def _in_loop(op) -> bool:
-    parent = op.parent
-    while parent is not None and parent.name != "builtin.module":
-        if parent.name == "stablehlo.while":
-            return True
-        parent = parent.parent
-    return False
 
 
 #: Ops whose results XLA writes to memory of their own rather than fusing them into a consumer:

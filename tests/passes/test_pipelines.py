@@ -144,13 +144,24 @@ def fdtd(ex, ey, hz, fict):
         hz[:-1, :-1] -= 0.7 * (ex[:-1, 1:] - ex[:-1, :-1] + ey[1:, :-1] - ey[:-1, :-1])
 
 
+def seidel(A, steps):
+    n = A.shape[0]
+    for _ in range(steps):
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                A[i, j] = (A[i - 1, j - 1] + A[i - 1, j] + A[i - 1, j + 1] + A[i, j - 1] + A[i, j]
+                           + A[i, j + 1] + A[i + 1, j - 1] + A[i + 1, j] + A[i + 1, j + 1]) / 9.0
+
+
 @pytest.mark.parametrize("kernel, args", [
+    (seidel, lambda rng: (rng.random((20, 20)), 2)),
     (jacobi, lambda rng: (rng.random((12, 12)), rng.random((12, 12)), 20)),
     (fdtd, lambda rng: (rng.random((6, 7)), rng.random((6, 7)), rng.random((6, 7)), rng.random(20))),
 ])
 def test_stencil_time_loops_update_their_arrays_in_place(kernel, args):
     # IN_PLACE_BREAKING: with those patterns XLA copied every carried array each step (while_dus,
-    # the concatenations) or copied shifted reads out before an update (slice_of_dynamic_update).
+    # the concatenations), copied shifted reads out before an update (slice_of_dynamic_update),
+    # or copied the array for each row (remove_loop_carried_dependencies_from_while_load_operations).
     values = args(np.random.default_rng(0))
     check_like_numpy(kernel, *values)
     text = solvent.code_xla(kernel, *values)
