@@ -124,15 +124,13 @@ def _executable(xla_text: str, device):
 
     def compile_now() -> bytes:
         made.append(executables.compile(xla_text, device))
-        return executables.serialize(made[0])
+        return executables.serialize(made[-1])
 
-    blob = disk.cached("xla", (xla_text, device.platform, device.device_kind, device.id), compile_now)
-    if made:
-        return made[0]
-    try:
-        return executables.deserialize(blob, device)
-    except Exception:  # an entry this jaxlib cannot load: compile again
-        return executables.compile(xla_text, device)
+    def load(blob: bytes) -> None:  # an entry this jaxlib cannot load is compiled and stored anew
+        made.append(executables.deserialize(blob, device))
+
+    disk.cached("xla", (xla_text, device.platform, device.device_kind, device.id), compile_now, check=load)
+    return made[-1]
 
 
 #: On one device, block updates covering at least this fraction of their array become pad + select.

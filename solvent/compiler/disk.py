@@ -60,14 +60,22 @@ def limit() -> int:
     return int(os.environ.get("SOLVENT_CACHE_BYTES", 1 << 30))
 
 
-def cached(kind: str, parts: tuple, compute: Callable[[], bytes]) -> bytes:
-    """The entry for (`kind`, `parts`), computed and stored when absent or unreadable."""
+def cached(kind: str, parts: tuple, compute: Callable[[], bytes],
+           check: Callable[[bytes], object] | None = None) -> bytes:
+    """The entry for (`kind`, `parts`), computed and stored when absent or unreadable, or when
+    `check` raises on it (an entry intact on disk that this process cannot use)."""
     where = directory()
     if where is None:
         return compute()
     digest = hashlib.sha256(repr((kind, _VERSIONS, os.environ.get("XLA_FLAGS", ""), parts)).encode()).hexdigest()
     path = os.path.join(where, f"{kind}-{digest}{_SUFFIX}")
     found = _load(path)
+    if found is not None and check is not None:
+        try:
+            check(found)
+        except Exception:  # whatever the loader raises: the entry is replaced
+            _remove(path)
+            found = None
     if found is not None:
         STATS["hits"] += 1
         return found

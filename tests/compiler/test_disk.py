@@ -102,3 +102,18 @@ def test_xla_flags_are_part_of_the_key(tmp_path, monkeypatch):
     monkeypatch.setenv("XLA_FLAGS", os.environ.get("XLA_FLAGS", "") + " --xla_cpu_max_isa=AVX")
     solvent.compile(f, np.arange(5.0))
     assert disk.STATS["stores"] == stores + 2
+
+
+def test_an_entry_this_process_cannot_load_is_compiled_and_replaced(tmp_path, monkeypatch):
+    # intact on disk (its checksum holds) but not an executable, as one from another jaxlib would be
+    monkeypatch.setenv("SOLVENT_CACHE_DIR", str(tmp_path))
+    f = lambda x: x * 5 - 1  # noqa: E731
+    solvent.compile(f, np.arange(3.0))
+    (xla_entry,) = [e for e in tmp_path.glob("xla-*.entry")]
+    disk._store(str(tmp_path), str(xla_entry), b"not an executable")
+    stores = disk.STATS["stores"]
+    np.testing.assert_array_equal(solvent.compile(f, np.arange(3.0))(np.arange(3.0)), np.arange(3.0) * 5 - 1)
+    assert disk.STATS["stores"] == stores + 1  # written anew...
+    hits = disk.STATS["hits"]
+    solvent.compile(f, np.arange(3.0))
+    assert disk.STATS["hits"] == hits + 2  # ...and used from then on
