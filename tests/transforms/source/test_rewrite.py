@@ -1,5 +1,7 @@
 """Unmodified functions with data-dependent if/while/for, against plain NumPy execution."""
 
+import pathlib
+import sys
 import time
 import warnings
 
@@ -257,24 +259,6 @@ def test_nested_static_loops_unroll_only_within_the_budget():
     assert text.count("stablehlo.add") < 8 * 8 * 8  # not 8 x 8 cells of 8 additions
 
 
-def generations(board, steps):
-    n = board.shape[0]
-    for _ in range(steps):  # short: unrolled, unless a step is big
-        new = board.copy()
-        for i in range(n):
-            for j in range(n):
-                alive = 0
-                for di in (-1, 0, 1):
-                    for dj in (-1, 0, 1):
-                        if di or dj:
-                            alive += board[(i + di) % n, (j + dj) % n]
-                if alive == 3:
-                    new[i, j] = 1
-                elif alive < 2:
-                    new[i, j] = 0
-        board[:] = new
-
-
 def sweeps(x, steps):
     for _ in range(steps):
         for k in range(3):  # three steps of a few ops: unrolled
@@ -285,9 +269,12 @@ def sweeps(x, steps):
 def test_a_short_loop_whose_first_step_is_big_rolls_the_rest():
     """Copies of a big body only lengthen the module, and XLA's compile: the first step stays,
     the rest roll."""
+    sys.path.insert(0, str(pathlib.Path(__file__).parents[3] / "benchmarks"))
+    from classic import life  # Game of Life by cells, as people write it
+
     board = (np.random.default_rng(1).random((16, 16)) < 0.4).astype(np.int64)
-    check_like_numpy(generations, board, 4)
-    text = solvent.code_hlo(generations, board, 4, optimize="none")
+    check_like_numpy(life, board, 4)
+    text = solvent.code_hlo(life, board, 4, optimize="none")
     # two copies of a generation's 16 x 2 branches (its first step, and the loop of the rest), not four
     assert text.count("stablehlo.case") == 2 * 16 * 2
     assert "while" not in solvent.code_hlo(sweeps, np.zeros(4), 3, optimize="none")
