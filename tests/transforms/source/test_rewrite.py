@@ -11,6 +11,9 @@ import pytest
 import solvent
 from differential import assert_same, check_like_numpy
 
+sys.path.insert(0, str(pathlib.Path(__file__).parents[3] / "benchmarks"))
+from classic import life  # noqa: E402  Game of Life by cells, as people write it
+
 
 def converge(a, tol, maxit):
     x = np.ones_like(a)
@@ -269,9 +272,6 @@ def sweeps(x, steps):
 def test_a_short_loop_whose_first_step_is_big_rolls_the_rest():
     """Copies of a big body only lengthen the module, and XLA's compile: the first step stays,
     the rest roll."""
-    sys.path.insert(0, str(pathlib.Path(__file__).parents[3] / "benchmarks"))
-    from classic import life  # Game of Life by cells, as people write it
-
     board = (np.random.default_rng(1).random((16, 16)) < 0.4).astype(np.int64)
     check_like_numpy(life, board, 4)
     text = solvent.code_hlo(life, board, 4, optimize="none")
