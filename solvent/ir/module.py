@@ -42,6 +42,21 @@ def defining_op(value: ir.Value) -> ir.Operation | None:
     return owner if isinstance(owner, ir.Operation) else None
 
 
+def same_value(a: ir.Value, b: ir.Value, depth: int = 8) -> bool:
+    """Whether `a` and `b` are one value or the same pure op of the same operands, to `depth` ops
+    deep: what CSE would merge. The tracer computes `A[i, j]`'s index anew at every use."""
+    if a == b:
+        return True
+    x, y = defining_op(a), defining_op(b)
+    if x is None or y is None or depth == 0 or x.name != y.name or len(x.regions) or len(y.regions):
+        return False
+    if a.type != b.type or len(x.results) != 1 or len(y.results) != 1 or len(x.operands) != len(y.operands):
+        return False
+    if {k: x.attributes[k] for k in x.attributes} != {k: y.attributes[k] for k in y.attributes}:
+        return False
+    return all(same_value(p, q, depth - 1) for p, q in zip(x.operands, y.operands))
+
+
 def in_loop(op: ir.Operation) -> bool:
     """Whether `op` lies inside a stablehlo.while."""
     parent = op.parent

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 import numpy as np
 from jaxlib.mlir import ir
 
-from solvent.ir.module import defining_op
+from solvent.ir.module import defining_op, same_value
 from solvent.ops import elementwise as ew
 from solvent.ops.base import check, dtype_of, i64_array, one, shape_of
-from solvent.ops.constant import constant
+from solvent.ops.constant import constant, iota
 
 
 def broadcast_in_dim(x: ir.Value, shape: Sequence[int], dims: Sequence[int]) -> ir.Value:
@@ -69,19 +69,21 @@ def concatenate(values: Sequence[ir.Value], dimension: int) -> ir.Value:
 def dynamic_slice(x: ir.Value, starts: Sequence[ir.Value], sizes: Sequence[int]) -> ir.Value:
     """Slice of static `sizes` at traced scalar `starts` (clamped into bounds, as in the spec).
 
-    A read of an element (or row) just written elsewhere in the same array (`A[i, j] -= ...;
-    A[i, j] /= A[j, j]`) is taken through that write: from the update where it hit that element,
-    from the array before the write where not. XLA then reads the array before updating it in
-    place; a read of the written array made it copy the array on every iteration of a loop.
-    (Only the last write: reading through a chain of them made Nussinov's loop slower.)"""
+    A read of an array just written at one element (or row) elsewhere (`A[i, j] -= ...;
+    A[i, j] /= A[j, j]`, or `A[i, :j]` after `A[i, j] = ...`) is taken through that write: from the
+    update where it hit the read, from the array before the write elsewhere. XLA then reads the
+    array before updating it in place; a read of the written array made it copy the array on
+    every iteration of a loop. (Only the last write, and the writes of the same block it hides:
+    reading through a chain of them made Nussinov's loop slower.)"""
     write = defining_op(x)
     if write is not None and write.name == "stablehlo.dynamic_update_slice":
         before, update, *written = write.operands
-        hit = _same_block(shape_of(x), sizes, shape_of(update), written, starts)
+        hit = _hit(shape_of(x), sizes, shape_of(update), written, starts)
         if hit is True:
             return update
         if hit is not None:
-            return ew.select(broadcast_in_dim(hit, sizes, []), update, _slice_at(before, starts, sizes))
+            before = under_same_block(before, update, written)
+            return ew.select(hit, broadcast_in_dim(update, sizes, range(len(sizes))), _slice_at(before, starts, sizes))
     return _slice_at(x, starts, sizes)
 
 
@@ -89,21 +91,46 @@ def _slice_at(x: ir.Value, starts: Sequence[ir.Value], sizes: Sequence[int]) -> 
     return one("stablehlo.dynamic_slice", [x, *starts], sizes, dtype_of(x), slice_sizes=i64_array(sizes))
 
 
-def _same_block(shape, sizes, written_sizes, written, starts):
-    """Whether a read of `sizes` at `starts` is exactly the block written at `written`: True, or a
-    traced boolean, where every axis is whole or one element wide; None where blocks may overlap."""
-    if list(sizes) != list(written_sizes) or any(s not in (1, n) for s, n in zip(sizes, shape)):
+def _hit(shape, sizes, written_sizes, written, starts):
+    """Where a read of `sizes` at `starts` sees the block written at `written`: True where it is
+    exactly that block, else a boolean of the read's shape; None unless the block is, on every
+    axis, one element wide or whole (and read whole there)."""
+    if any(w not in (1, n) or (w == n and s != n) for w, s, n in zip(written_sizes, sizes, shape)):
         return None
     if any(a.type != b.type for a, b in zip(written, starts)):
         return None
-    same = True
-    for n, size, a, b in zip(shape, sizes, written, starts):
-        if size == n or a == b:
+    masks = []
+    for axis, (n, size, w, a, b) in enumerate(zip(shape, sizes, written_sizes, written, starts)):
+        if w == n or (size == 1 and a == b):
             continue
-        low, high = constant(np.zeros((), dtype_of(a))), constant(np.full((), n - 1, dtype_of(a)))
-        equal = ew.compare("EQ", ew.clamp(low, a, high), ew.clamp(low, b, high))
-        same = equal if same is True else ew.binary("and", same, equal)
-    return same
+        dtype = dtype_of(a)
+        low, last = constant(np.zeros((), dtype)), constant(np.full((), n - 1, dtype))
+        at = ew.clamp(low, a, last)
+        if size == 1:
+            masks.append(broadcast_in_dim(ew.compare("EQ", at, ew.clamp(low, b, last)), sizes, []))
+        else:
+            read = ew.binary("add", iota(sizes, dtype, axis), broadcast_in_dim(
+                ew.clamp(low, b, constant(np.full((), n - size, dtype))), sizes, []))
+            masks.append(ew.compare("EQ", read, broadcast_in_dim(at, sizes, [])))
+    if not masks:
+        return True if list(sizes) == list(written_sizes) else None
+    hit = masks[0]
+    for mask in masks[1:]:
+        hit = ew.binary("and", hit, mask)
+    return hit
+
+
+def under_same_block(x: ir.Value, update: ir.Value, written: Sequence[ir.Value], stop: ir.Value | None = None) -> ir.Value:
+    """`x` before its earlier writes of exactly the block at `written` (`A[i, j] = max(A[i, j], a)`
+    twice), which the later write hides, down to `stop`: a read past them leaves one array live,
+    not two."""
+    write = defining_op(x)
+    while ((stop is None or x != stop) and write is not None and write.name == "stablehlo.dynamic_update_slice"
+           and shape_of(write.operands[1]) == shape_of(update)
+           and all(same_value(a, b) for a, b in zip(write.operands[2:], written))):
+        x = write.operands[0]
+        write = defining_op(x)
+    return x
 
 
 def dynamic_update_slice(x: ir.Value, update: ir.Value, starts: Sequence[ir.Value]) -> ir.Value:

@@ -13,6 +13,7 @@ from solvent.core.traced import REGIONS, TracedArray
 from solvent.errors import ControlFlowError
 from solvent.numpy.values import carried_value, wrap
 from solvent.ops.base import create
+from solvent.transforms.branch_writes import hoist
 from solvent.transforms.identity import FRESH, Either, as_value, bind, made_before
 from solvent.transforms.regions import (Eraser, aval_of, convert, is_scalar, is_weak, leaves_of, new_writes,
                                         padded_as, padding, raised_in, rebuild, traced_region)
@@ -93,6 +94,7 @@ class Case:
                 self.kinds.append(("same", choices[0]))
             else:
                 self.kinds.append(("either", choices) if choices else ("fresh", None))
+        self.hoisted = [hoist(a.value, [end.written.get(id(a)) for end in ends], scratch) for a in self.implicit]
         for k, end in enumerate(ends):
             with ir.InsertionPoint(end.block):
                 values, which = [], []
@@ -101,7 +103,8 @@ class Case:
                         values.append(convert(b.current, aval, f"branch {k}"))
                     if kind == "either":
                         which.append(as_value(b.which_in(choices)))
-                passed = [end.written.get(id(a), a.value) for a in self.implicit]  # others: the value before
+                passed = [h.given_by(end.written.get(id(a))) if h else end.written.get(id(a), a.value)
+                          for a, h in zip(self.implicit, self.hoisted)]  # others: the value before
                 stablehlo.ReturnOp(values + which + passed)
         types = [v.type for v in ends[0].block.operations[len(ends[0].block.operations) - 1].operands]
         op = create("stablehlo.case", [index], types, regions=len(ends))
@@ -117,8 +120,8 @@ class Case:
 
     def finish(self):
         results = list(self.op.results)
-        for array, new in zip(self.implicit, results[len(results) - len(self.implicit):]):
-            array.assign(new)
+        for array, hoisted, new in zip(self.implicit, self.hoisted, results[len(results) - len(self.implicit):]):
+            array.assign(hoisted.write(new) if hoisted else new)
         values = iter(results)
         moving = sum(kind != "same" for kind, _ in self.kinds)
         which = iter(results[moving:])

@@ -11,7 +11,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 
 from solvent.ir.context import context
-from solvent.ir.module import new_module, verify
+from solvent.ir.module import defining_op, new_module, same_value, verify
 from solvent.ir.types import tensor_type
 from solvent.ops import elementwise as ew, linalg, reduction, scatter, shape as ops
 from solvent.ops.base import dtype_of, shape_of
@@ -117,6 +117,32 @@ def test_concatenate_pad_reverse_and_dynamic_slices():
         assert shape_of(ops.dynamic_update_slice(b, a, [i, i])) == (4, 3)
         with pytest.raises(ValueError):
             ops.dynamic_update_slice(b, ew.convert(a, F64), [i, i])
+
+
+def _made_by(v):
+    return defining_op(v).name
+
+
+def test_reads_of_a_written_array_go_through_the_write():
+    """A read of one element or a row after a one-element write selects between the update and
+    the array before the write; one that may overlap a wider block reads the written array."""
+    with building(((4, 3), F64), ((1, 1), F64), ((1, 3), F64), ((), I64), ((), I64)) as (b, e, row, i, j):
+        written = ops.dynamic_update_slice(b, e, [i, j])
+        assert ops.dynamic_slice(written, [i, j], (1, 1)) == e            # the very element
+        for sizes in [(1, 1), (1, 3), (4, 1), (4, 3)]:
+            read = ops.dynamic_slice(written, [j, i], sizes)
+            assert _made_by(read) == "stablehlo.select" and shape_of(read) == sizes
+        wide = ops.dynamic_update_slice(b, ops.slice(row, (0, 0), (1, 2), (1, 1)), [i, j])
+        assert _made_by(ops.dynamic_slice(wide, [i, j], (1, 1))) == "stablehlo.dynamic_slice"
+
+
+def test_same_value_is_what_cse_would_merge():
+    with building(((), I64), ((), I64)) as (i, j):
+        one = constant(np.int64(1))
+        assert same_value(ew.binary("add", i, one), ew.binary("add", i, constant(np.int64(1))))
+        assert not same_value(ew.binary("add", i, one), ew.binary("add", j, one))
+        assert not same_value(ew.binary("add", i, one), ew.binary("subtract", i, one))
+        assert not same_value(constant(np.int64(1)), constant(np.int64(2)))
 
 
 def test_dot_general_dimension_order():

@@ -53,3 +53,37 @@ def test_a_loop_reading_what_it_wrote_updates_its_carry_in_place():
     text = solvent.code_xla(lu_rows, A)
     assert " while(" in text
     assert not [line for line in text.splitlines() if " copy(" in line and "f64[30,30]" in line.split("copy(")[0]]
+
+
+def windows(A, width):
+    """Reads of windows around an element just written: inside, at the edge, clamped at the end."""
+    n, m = A.shape
+    total = 0.0
+    for i in range(n):
+        for j in range(m):
+            A[i, j] = A[i, j] * 0.5 + 1.0
+            total += A[i, :].sum() + A[:, j].sum()        # a whole row and column through it
+            total += A[i, j:j + width].sum() * (j + 1)    # a window that starts at it, clamped near the end
+            total += A[i, :j].sum() * 3.0                 # a masked window that stops just before it
+    return total
+
+
+@pytest.mark.parametrize("shape, width", [((1, 1), 1), ((3, 4), 2), ((5, 3), 3)])
+def test_window_reads_around_an_element_just_written_match_numpy(shape, width):
+    A = np.random.default_rng(shape[0]).random(shape)
+    check_like_numpy(windows, A, width)
+
+
+def twice(A, b):
+    n = A.shape[0]
+    for i in range(1, n):
+        for j in range(1, n):
+            A[i, j] = max(A[i, j], b[i])
+            A[i, j] = max(A[i, j], A[i - 1, j] - 1.0)   # hides the write above...
+            A[i, j] += A[i - 1, j - 1] + A[i, j]         # ...and reads around both, and at both
+    return A
+
+
+def test_reads_past_writes_of_one_block_match_numpy():
+    rng = np.random.default_rng(3)
+    check_like_numpy(twice, rng.random((6, 6)), rng.random(6))
