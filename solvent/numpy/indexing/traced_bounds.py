@@ -25,6 +25,7 @@ from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray, padded
 from solvent.errors import UnsupportedError, is_library_file, user_location
 from solvent.numpy.indexing import affine
+from solvent.numpy.indexing.finite_products import exact_unless_finite
 from solvent.numpy.values import assigned_value, full, is_traced, normalize_axes, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
@@ -432,11 +433,12 @@ def _check_extents(inputs, lengths, ndim) -> None:
                 "program runs; select both the same way (x[m] * y[m], x[:k] * y[:k])")
 
 
-def _product(a, b, b_axis):
+def _product(a, b, b_axis, zeroed=(True, True)):
     """The factors of a product summed over a's last axis and b's `b_axis`, lined up along it (and
-    zero outside the valid part there), with each one's (lengths, starts, keys) per axis."""
-    fa = _form(a, len(a.shape), isinstance(a, MaskedArray) and a.lengths[-1] is not None)
-    fb = _form(b, len(b.shape), isinstance(b, MaskedArray) and b.lengths[b_axis] is not None)
+    zero outside the valid part there, each where `zeroed` says), with each one's (lengths, starts,
+    keys) per axis."""
+    fa = _form(a, len(a.shape), zeroed[0] and _summed_masked(a, -1))
+    fb = _form(b, len(b.shape), zeroed[1] and _summed_masked(b, b_axis))
     if fa is None or fb is None or not _same(fa[2][-1], fb[2][b_axis]):
         _to_zero(fa, len(a.shape) - 1, len(a.shape))
         _to_zero(fb, b_axis % len(b.shape), len(b.shape))
@@ -446,10 +448,33 @@ def _product(a, b, b_axis):
     return factors, parts
 
 
+def _summed_masked(x, axis) -> bool:
+    return isinstance(x, MaskedArray) and x.lengths[axis] is not None
+
+
+def _contracted(numpy_function, a, b, b_axis, result_parts):
+    """`numpy_function(a, b)` (np.matmul or np.dot) summed over a's last axis and b's `b_axis`:
+    a vector and a matrix that both have a traced length there with only the vector zeroed (see
+    `finite_products`). Elsewhere zeroing costs little beside the product itself."""
+    zeroed = (True, True)
+    if (_summed_masked(a, -1) and _summed_masked(b, b_axis) and np.result_type(a.dtype, b.dtype).kind in "fc"
+            and sorted((len(a.shape), len(b.shape)))[0] == 1 and max(len(a.shape), len(b.shape)) > 1):
+        zeroed = (len(a.shape) == 1, len(b.shape) == 1)
+    (pa, pb), parts = _product(a, b, b_axis, zeroed)
+    parts = [result_parts(x, y) for x, y in zip(*parts)]
+    v = numpy_function(pa, pb).value
+    if all(zeroed):
+        return _result(v, *parts)
+
+    def exact():
+        (pa, pb), _ = _product(a, b, b_axis)
+        return numpy_function(pa, pb).value
+    return _result(exact_unless_finite(v, mask(shape_of(v), parts[0], parts[1]), exact), *parts)
+
+
 def _matmul(a, b):
-    (pa, pb), (qa, qb) = _product(a, b, -2 if len(b.shape) > 1 else -1)
-    v = np.matmul(pa, pb).value
-    return _result(v, *[(x[:-1] if len(x) > 1 else []) + (y[-1:] if len(y) > 1 else []) for x, y in zip(qa, qb)])
+    return _contracted(np.matmul, a, b, -2 if len(b.shape) > 1 else -1,
+                       lambda x, y: (x[:-1] if len(x) > 1 else []) + (y[-1:] if len(y) > 1 else []))
 
 
 def _reduction(a, axis, keepdims, filler):
@@ -535,9 +560,8 @@ def _std(a, axis=None, dtype=None, ddof=0, keepdims=False):
 def _dot(a, b):
     if not _ndim(a) or not _ndim(b):
         return np.multiply(a, b)
-    (pa, pb), (qa, qb) = _product(a, b, -2 if len(b.shape) > 1 else -1)
-    v = np.dot(pa, pb).value
-    return _result(v, *[x[:-1] + (y[:-2] + y[-1:] if len(y) > 1 else []) for x, y in zip(qa, qb)])
+    return _contracted(np.dot, a, b, -2 if len(b.shape) > 1 else -1,
+                       lambda x, y: x[:-1] + (y[:-2] + y[-1:] if len(y) > 1 else []))
 
 
 def _outer(a, b):
