@@ -19,12 +19,12 @@ from jaxlib.mlir import ir
 from solvent.passes import block_updates, pipelines as passes
 from solvent.sharding import gspmd, placement as placements
 from solvent.compiler import thunk as thunks
-from solvent.compiler import disk
+from solvent.compiler import disk, export as exported
 from solvent.compiler.cache import ThunkCache, call_key, full_key
 from solvent.compiler.explain import Recompiles, report_stages
 from solvent.compiler.thunk import MISS
 from solvent.core import structure, trace as trace_state
-from solvent.errors import EscapedValueError, SignatureError
+from solvent.errors import EscapedValueError, SignatureError, UnsupportedError
 from solvent.ir.module import find_function, parse, to_text
 from solvent.runtime import devices, executable as executables
 from solvent.tracing import Signature, trace
@@ -185,7 +185,7 @@ class Compiled:
     """One function compiled for exactly one signature; call it like the function."""
 
     def __init__(self, fn, args, kwargs, lowered: Lowered, options: Options):
-        self.fn, self.lowered, self.options = fn, lowered, options
+        self.fn, self.lowered, self.options, self.name = fn, lowered, options, _name(fn)
         self.key = call_key(args, kwargs, options.static_argnames)
         self.full_key = full_key(args, kwargs, options.static_argnames)
         stages = _Stages(lowered.seconds)
@@ -216,7 +216,7 @@ class Compiled:
         received = key if key == self.key else full_key(args, kwargs, self.options.static_argnames)
         if received != self.key and received != self.full_key:  # (views stood in for `ShapeDtype`s)
             raise SignatureError(
-                f"{_name(self.fn)} was compiled for arguments {describe(self.full_key)} but was called "
+                f"{self.name} was compiled for arguments {describe(self.full_key)} but was called "
                 f"with {describe(received)}; call solvent.compile again for the new signature, or use solvent.jit")
         return self.thunk(args, kwargs)
 
@@ -234,7 +234,45 @@ class Compiled:
         return self.lowered.optimized_text
 
     def __repr__(self) -> str:
-        return f"Compiled({_name(self.fn)}, {describe(self.full_key)})"
+        return f"{type(self).__name__}({self.name}, {describe(self.full_key)})"
+
+
+class Loaded(Compiled):
+    """A `Compiled` read back by `solvent.load`: the same calls, in a process without its source."""
+
+    def __init__(self, path, device=None):
+        device = devices.resolve(device)
+        meta, text, payload = exported.read(path, device.platform)
+        self.fn, self.name, self.lowered, self.placement = None, meta["name"], None, None
+        self.options = Options(static_argnames=tuple(meta["static_argnames"]), device=device)
+        self.key, self.full_key, self.text = payload["key"], payload["full_key"], text
+        self.executable = _executable(text, device)
+        self.thunk = thunks.generate(payload["signature"], self.executable, device, name=self.name)
+
+    def as_text(self) -> str:
+        return self.text
+
+
+def export(compiled: Compiled, path) -> None:
+    """Write `compiled` (from `solvent.compile`) to `path` for `solvent.load`, in this process or
+    another that has not its source: the program as a StableHLO portable artifact, and how calls
+    map to it (see `compiler/export.py`)."""
+    if not isinstance(compiled, Compiled) or isinstance(compiled, Loaded):
+        raise TypeError(f"solvent.export takes what solvent.compile returns, not {type(compiled).__name__}")
+    if compiled.placement is not None:
+        raise UnsupportedError(f"cannot export {compiled.name}: it runs sharded over several devices, "
+                               "and export writes one-device programs only")
+    device = devices.resolve(compiled.options.device)
+    exported.write(path, compiled.lowered.xla_text,
+                   {"signature": compiled.lowered.signature, "key": compiled.key, "full_key": compiled.full_key},
+                   {"name": compiled.name, "static_argnames": list(compiled.options.static_argnames),
+                    "platform": device.platform})
+
+
+def load(path, device=None) -> Loaded:
+    """The function `solvent.export` wrote to `path`, compiled for `device` (default: the first),
+    callable with arguments of the signature it was compiled for."""
+    return Loaded(path, device)
 
 
 def _compile(lowered: Lowered, options: Options):

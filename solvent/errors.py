@@ -97,6 +97,11 @@ class CompileError(SolventError):
     """The program could not be optimized or compiled by XLA."""
 
 
+class LoadError(SolventError, ValueError):
+    """A file `solvent.load` cannot run here: not an export, or of another format, solvent
+    version or platform, or a program this jaxlib cannot read."""
+
+
 class ExecutionError(SolventError, RuntimeError):
     """XLA failed while running a compiled program (out of memory, say); the arguments are intact."""
 

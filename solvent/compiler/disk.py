@@ -25,7 +25,7 @@ _SUFFIX = ".entry"
 STATS = {"hits": 0, "stores": 0}
 
 
-def _version(package: str) -> str:
+def package_version(package: str) -> str:
     try:
         return metadata.version(package)
     except metadata.PackageNotFoundError:
@@ -44,7 +44,7 @@ def _host() -> tuple:
     return platform.machine(), platform.processor(), hashlib.sha256(flags.encode()).hexdigest()
 
 
-_VERSIONS = (_version("jaxlib"), _version("enzyme-ad"), _host())
+_VERSIONS = (package_version("jaxlib"), package_version("enzyme-ad"), _host())
 
 
 def directory() -> str | None:
