@@ -117,19 +117,24 @@ def _optimized(traced_text: str, level: str, no_nan: bool) -> str:
                        lambda: passes.run(traced_text, level, no_nan).encode()).decode()
 
 
-def _executable(xla_text: str, device):
-    """XLA's executable for one device, from the persistent cache when it compiled this module before."""
-    device = devices.resolve(device)
+def _executable(xla_text: str, device, **where):
+    """XLA's executable for one device, or for the mesh and partitioning in `where` (see
+    `executables.compile`), from the persistent cache when it compiled this module before."""
+    mesh = where.get("mesh")
+    targets = [devices.resolve(device)] if mesh is None else list(mesh.devices.flat)
     made = []
 
     def compile_now() -> bytes:
-        made.append(executables.compile(xla_text, device))
+        made.append(executables.compile(xla_text, device, **where))
         return executables.serialize(made[-1])
 
     def load(blob: bytes) -> None:  # an entry this jaxlib cannot load is compiled and stored anew
-        made.append(executables.deserialize(blob, device))
+        made.append(executables.deserialize(blob, device, **where))
 
-    disk.cached("xla", (xla_text, device.platform, device.device_kind, device.id), compile_now, check=load)
+    placed = [(d.platform, d.device_kind, d.id) for d in targets]
+    partitioning = {k: v for k, v in where.items() if k != "mesh"}
+    mesh_shape = None if mesh is None else (mesh.devices.shape, tuple(mesh.axis_names))
+    disk.cached("xla", (xla_text, placed, mesh_shape, sorted(partitioning.items())), compile_now, check=load)
     return made[-1]
 
 
@@ -284,8 +289,8 @@ def _compile(lowered: Lowered, options: Options):
         raise ValueError("device= names one device, but this program is sharded over a mesh; "
                          "drop device= (the shardings say where the program runs)")
     free_inputs, free_outputs = placement.free()
-    executable = executables.compile(lowered.xla_text, mesh=placement.mesh, free_inputs=free_inputs,
-                                     free_outputs=free_outputs, shardy=options.shardy_passes == "none")
+    executable = _executable(lowered.xla_text, None, mesh=placement.mesh, free_inputs=tuple(free_inputs),
+                             free_outputs=tuple(free_outputs), shardy=options.shardy_passes == "none")
     return executable, placements.settle(placement, executable)
 
 

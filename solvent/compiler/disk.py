@@ -2,8 +2,8 @@
 second process skips both for a function it compiled before.
 
 Entries are keyed by everything that decides them: the module text (with its source locations),
-the optimize level, the device, the host's CPU features and XLA_FLAGS, and the versions of jaxlib
-and enzyme-ad. They live in
+the optimize level, the devices (and for a sharded program its mesh and partitioning), the host's
+CPU features and XLA_FLAGS, and the versions of solvent, jaxlib and enzyme-ad. They live in
 `SOLVENT_CACHE_DIR` (default `$XDG_CACHE_HOME/solvent`, else `~/.cache/solvent`; empty turns the
 cache off). Writes are atomic (a temporary file renamed into place); an entry whose checksum does
 not hold (truncated, corrupt) is removed and recomputed, never used; the least recently used
@@ -44,7 +44,7 @@ def _host() -> tuple:
     return platform.machine(), platform.processor(), hashlib.sha256(flags.encode()).hexdigest()
 
 
-_VERSIONS = (package_version("jaxlib"), package_version("enzyme-ad"), _host())
+_VERSIONS = (package_version("solvent"), package_version("jaxlib"), package_version("enzyme-ad"), _host())
 
 
 def directory() -> str | None:

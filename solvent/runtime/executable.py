@@ -23,13 +23,7 @@ def compile(module_text: str, device=None, *, mesh=None, shardy: bool = True,
     `free_inputs`/`free_outputs` flag the parameters and results whose sharding
     XLA may choose.
     """
-    options = xla_client.CompileOptions()
-    if mesh is None:
-        device = devices.resolve(device)
-        targets = xla_client.DeviceList((device,))
-    else:
-        device, targets = mesh.devices.flat[0], mesh_devices(mesh)
-        _partition(options, mesh, shardy, free_inputs, free_outputs)
+    device, targets, options = _targets(device, mesh, shardy, free_inputs, free_outputs)
     try:
         return device.client.compile_and_load(module_text, targets, options)
     except Exception as error:  # XLA reports every failure as JaxRuntimeError
@@ -37,14 +31,25 @@ def compile(module_text: str, device=None, *, mesh=None, shardy: bool = True,
 
 
 def serialize(executable) -> bytes:
-    """A one-device executable as bytes (PJRT's serialization), for the persistent cache."""
+    """An executable as bytes (PJRT's serialization), for the persistent cache."""
     return executable.client.serialize_executable(executable)
 
 
-def deserialize(blob: bytes, device=None):
-    """The executable `serialize` gave, loaded for `device`."""
-    device = devices.resolve(device)
-    return device.client.deserialize_executable(blob, xla_client.DeviceList((device,)), xla_client.CompileOptions())
+def deserialize(blob: bytes, device=None, **where):
+    """The executable `serialize` gave, loaded for the `device`, or the mesh and partitioning
+    in `where`, that `compile` was given."""
+    device, targets, options = _targets(device, **where)
+    return device.client.deserialize_executable(blob, targets, options)
+
+
+def _targets(device, mesh=None, shardy: bool = True, free_inputs=(), free_outputs=()):
+    """(first device, the devices, compile options) for one device or an SPMD program on `mesh`."""
+    options = xla_client.CompileOptions()
+    if mesh is None:
+        device = devices.resolve(device)
+        return device, xla_client.DeviceList((device,)), options
+    _partition(options, mesh, shardy, free_inputs, free_outputs)
+    return mesh.devices.flat[0], mesh_devices(mesh), options
 
 
 def _partition(options, mesh, shardy: bool, free_inputs, free_outputs) -> None:

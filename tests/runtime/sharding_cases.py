@@ -203,6 +203,25 @@ def case_results_feed_back_without_recompiling():
     return {"compiled": len(f.cache)}
 
 
+def damped(a, b):
+    return np.tanh(a) * b - 0.25 * a
+
+
+def case_disk_cache():
+    """A sharded program compiled again by a new jit comes from the persistent cache: the pass
+    pipeline's output and XLA's partitioned executable, with the layouts XLA chose for it."""
+    from solvent.compiler import disk
+    a_host, b_host = RNG.standard_normal((16, 8)), RNG.standard_normal((16, 8))
+    a, b = put(a_host, "x", "y"), put(b_host, None, "y")
+    first = solvent.jit(damped)(a, b)
+    before = dict(disk.STATS)
+    again = solvent.jit(damped)(a, b)
+    for out in (first, again):
+        np.testing.assert_allclose(np.asarray(out), damped(a_host, b_host), rtol=1e-13)
+    return {"hits": disk.STATS["hits"] - before["hits"], "stores": disk.STATS["stores"] - before["stores"],
+            "specs": [spec(first), spec(again)]}
+
+
 def case_eager_numpy_on_sharded_arrays():
     host = RNG.standard_normal(64)
     a = put(host, "x", mesh=LINE)

@@ -89,6 +89,12 @@ def test_mutation_through_structures_donates_sharded_buffers(cases):
     assert result["donated"] and result["u"] == result["scale"] == "P('x',)"
 
 
+def test_sharded_programs_come_from_the_disk_cache(cases):
+    result = case(cases, "disk_cache")
+    assert result["hits"] == 2 and result["stores"] == 0  # the pass pipeline's output and XLA's executable
+    assert result["specs"][0] == result["specs"][1]
+
+
 def test_sharded_results_feed_back_without_recompiling(cases):
     assert case(cases, "results_feed_back_without_recompiling")["compiled"] == 2  # P('x') and P()
 
