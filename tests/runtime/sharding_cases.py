@@ -222,6 +222,21 @@ def case_disk_cache():
             "specs": [spec(first), spec(again)]}
 
 
+def case_recompile_explained():
+    """A jitted function called again with another layout of an argument says so."""
+    import logging
+    records = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logging.getLogger("solvent").addHandler(handler)
+    host = RNG.standard_normal((16, 8))
+    f = solvent.jit(lambda a: a * 2.0, explain=True)
+    f(put(host, "x", None))
+    f(put(host, None, "y"))
+    logging.getLogger("solvent").removeHandler(handler)
+    return {"lines": [r.getMessage() for r in records]}
+
+
 def case_eager_numpy_on_sharded_arrays():
     host = RNG.standard_normal(64)
     a = put(host, "x", mesh=LINE)

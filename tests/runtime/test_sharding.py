@@ -95,6 +95,12 @@ def test_sharded_programs_come_from_the_disk_cache(cases):
     assert result["specs"][0] == result["specs"][1]
 
 
+def test_a_recompile_for_another_layout_is_explained(cases):
+    (line,) = case(cases, "recompile_explained")["lines"]
+    assert "compiles again: a: Array of float64[16, 8] laid out as" in line
+    assert "spec=P('x',)" in line.split("->")[0] and "spec=P(None, 'y')" in line.split("->")[1]
+
+
 def test_sharded_results_feed_back_without_recompiling(cases):
     assert case(cases, "results_feed_back_without_recompiling")["compiled"] == 2  # P('x') and P()
 
