@@ -16,7 +16,7 @@ from solvent.numpy.values import is_traced
 SUPPORTED = ("random", "uniform", "integers", "choice")
 _DOUBLE = 1.0 / 9007199254740992.0  # 2^-53: a double from the top 53 bits of a word
 _FLOAT = np.float32(1.0 / 16777216.0)  # 2^-24: a float from the top 24 bits of a 32-bit word
-_INTEGERS = {np.dtype(t) for t in (np.int64, np.uint64, np.int32, np.uint32)}  # (8- and 16-bit: other buffers)
+_INTEGERS = {np.dtype(t) for t in (np.int64, np.uint64, np.int32, np.uint32, np.int16, np.uint16, np.int8, np.uint8)}
 
 
 class TracedGenerator:
@@ -59,11 +59,13 @@ class TracedGenerator:
 
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
         """Integers in [low, high) (or [low, high] with `endpoint`) by NumPy's bounded draws: Lemire's
-        method on 32-bit words when the range fits in 32 bits, on 64-bit words otherwise."""
+        method on 32-bit words when the range fits in 32 bits, on 64-bit words otherwise, and on
+        parts of 32-bit words for 8- and 16-bit dtypes."""
         dtype = np.dtype(dtype)
         if dtype not in _INTEGERS:
             raise UnsupportedError(f"Generator.integers with dtype={dtype} inside solvent.jit: solvent draws "
-                                   "int64, uint64, int32 and uint32 as NumPy does; draw one of those and convert")
+                                   "signed and unsigned integers of 8 to 64 bits as NumPy does; draw one of those "
+                                   "and convert")
         low, high = (_static(b, "integers", name) for b, name in ((low, "low"), (high, "high")))
         low, high = (0, low) if high is None else (low, high)
         low, high = _integer(low, "low"), _integer(high, "high")
@@ -77,7 +79,8 @@ class TracedGenerator:
             raise ValueError("low > high" if endpoint else "low >= high")
         shape, span = _shape(size, None, dtype), last - low
         n = _count(shape)
-        drawn = self._draw(streams.bounded, n, span, 64 if span > 0xFFFFFFFF else 32) if span else np.zeros(n, np.uint64)
+        width = 8 * dtype.itemsize if dtype.itemsize < 4 else 64 if span > 0xFFFFFFFF else 32
+        drawn = self._draw(streams.bounded, n, span, width) if span else np.zeros(n, np.uint64)
         values = (drawn + np.uint64(low % 2 ** 64)).astype(dtype)
         return _result(values, shape, size is None)
 

@@ -1,5 +1,6 @@
 """NumPy's raw draws from a PCG64 state, as array code: 64-bit words, 32-bit words through the
-generator's one-word buffer, and Lemire's bounded integers with their rejections.
+generator's one-word buffer, 8- and 16-bit parts of those, and Lemire's bounded integers with
+their rejections.
 
 A state is the uint64 vector [state high, state low, inc high, inc low, has_uint32, uinteger]
 (NumPy's `bit_generator.state`, see `numpy.random.argument`). Each function returns its draws and
@@ -63,19 +64,25 @@ def _words32(state, n: int):
 
 
 def bounded(state, n: int, span: int, width: int):
-    """n integers in [0, span] by Lemire's method as NumPy draws them from `width`-bit words (32 or
-    64), and the new state. A draw whose low product falls under the threshold is rejected and the next
-    word taken: words are drawn in parallel, accepted ones packed in order, and (rarely) another round
-    drawn until n are accepted."""
+    """n integers in [0, span] by Lemire's method as NumPy draws them from `width`-bit words (8, 16,
+    32 or 64), and the new state. A draw whose low product falls under the threshold is rejected and
+    the next word taken: words are drawn in parallel, accepted ones packed in order, and (rarely)
+    another round drawn until n are accepted. 8- and 16-bit words are the parts of 32-bit ones,
+    low bits first; the parts of the last one left unused are dropped, as NumPy drops its buffer."""
     if n == 0:
         return np.zeros(0, np.uint64), state
-    if span == 2 ** width - 1:  # the whole range: the words themselves
-        return (words64 if width == 64 else words32)(state, n)
+    if width < 32:
+        values, state = _bounded(np.concatenate([state, np.zeros(1, np.uint64)]), n, span, width)
+        return values, _whole_words(state)
+    return _bounded(state, n, span, width)
+
+
+def _bounded(state, n: int, span: int, width: int):
     excl = span + 1
     threshold = (2 ** width - excl) % excl
-    if threshold == 0:  # a power of two: nothing is rejected
-        words, state = (words64 if width == 64 else words32)(state, n)
-        return _scaled(words, excl, width)[0], state
+    if span == 2 ** width - 1 or threshold == 0:  # the whole range, or a power of two: no rejection
+        words, after = _candidates(state, n, width)
+        return (words if span == 2 ** width - 1 else _scaled(words, excl, width)[0]), after(n)
     return _packed(state, n, excl, threshold, width)
 
 
@@ -85,7 +92,7 @@ def _scaled(words, excl: int, width: int):
         factor = np.uint64(excl)
         return pcg64.mulhi(words, factor), words * factor
     product = words * np.uint64(excl)
-    return product >> 32, product & _LOW32
+    return product >> np.uint64(width), product & np.uint64(2 ** width - 1)
 
 
 #: Candidate words drawn per round after the first rejection (see `_packed`).
@@ -117,7 +124,10 @@ def _packed(state, n: int, excl: int, threshold: int, width: int):
 
 
 def _candidates(state, count: int, width: int):
-    """`count` words of `width` bits, and a function giving the state after the first k of them."""
+    """`count` words of `width` bits (8 and 16: parts of 32-bit words, see `_parts_of_words`),
+    and a function giving the state after the first k of them."""
+    if width < 32:
+        return _parts_of_words(state, count, width)
     if width == 32:
         return _words32(state, count)
     generator, inc, _, _ = _parts(state)
@@ -125,6 +135,27 @@ def _candidates(state, count: int, width: int):
     def after(k):
         return np.concatenate([np.stack(pcg64.jump(generator, inc, k, count)), state[2:]])
     return pcg64.output(pcg64.states(generator, inc, count)), after
+
+
+def _parts_of_words(state, count: int, bits: int):
+    """`count` `bits`-bit draws as NumPy's buffered_uint8/16 take them, the low part of each 32-bit
+    word first, from a state whose seventh entry counts the parts of its next word already used;
+    and a function giving the state after the first k draws (in the same form)."""
+    per = 32 // bits
+    used = state[6].astype(np.int64)
+    words, after_words = _words32(state[:6], count // per + 2)
+    shifts = np.arange(per, dtype=np.uint64) * np.uint64(bits)
+    parts = ((words[:, None] >> shifts) & np.uint64(2 ** bits - 1)).reshape(-1)
+
+    def after(k):
+        position = used + k
+        return np.concatenate([after_words(position // per), (position % per).astype(np.uint64).reshape(1)])
+    return parts[used + np.arange(count)], after
+
+
+def _whole_words(state):
+    """A state of `_parts_of_words`' form as NumPy leaves it: a word whose parts were begun is used up."""
+    return np.where(state[6] > 0, words32(state[:6], 1)[1], state[:6])
 
 
 def _scatter(out, index, values):

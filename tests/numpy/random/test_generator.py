@@ -66,9 +66,9 @@ BOUNDS = st.one_of(st.tuples(st.integers(-50, 50), st.integers(1, 300)),
                    st.tuples(st.integers(-2 ** 62, 2 ** 62), st.integers(2 ** 32 - 2, 2 ** 62)))
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.integers(0, 2 ** 32), st.booleans(), SIZES, BOUNDS, st.sampled_from([np.int64, np.uint64, np.int32, np.uint32]),
-       st.booleans())
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2 ** 32), st.booleans(), SIZES, BOUNDS,
+       st.sampled_from([np.int64, np.uint64, np.int32, np.uint32, np.int16, np.uint16, np.int8, np.uint8]), st.booleans())
 def test_integers(seed, buffered, size, bounds, dtype, endpoint):
     low, span = bounds
     info = np.iinfo(dtype)
@@ -78,6 +78,14 @@ def test_integers(seed, buffered, size, bounds, dtype, endpoint):
     if high <= low:
         return
     check_draws(lambda rng: rng.integers(low, high, size=size, dtype=dtype, endpoint=endpoint), seed, buffered=buffered)
+
+
+def test_small_integers_with_many_rejections_then_other_draws():
+    """int8 over 103 values rejects a fifth of its parts: rounds run, and the stream goes on after
+    the parts of the last word are dropped."""
+    check_draws(lambda rng: (rng.integers(-3, 100, size=5000, dtype=np.int8),
+                             rng.integers(0, 2 ** 16, size=7, dtype=np.uint16), rng.integers(9, dtype=np.uint8),
+                             rng.random()), 11, buffered=True)
 
 
 def test_integers_from_one_bound_and_of_one_value():
@@ -153,7 +161,7 @@ def test_a_function_that_does_not_draw_leaves_the_generator_alone():
 
 @pytest.mark.parametrize("draw, match", [
     (lambda g: g.standard_normal(3), "Generator.standard_normal"),
-    (lambda g: g.integers(0, 5, dtype=np.int8), "dtype=int8"),
+    (lambda g: g.integers(0, 5, dtype=np.bool_), "dtype=bool"),
     (lambda g: g.uniform(0.0, 1e-300), "narrower than"),
     (lambda g: g.choice(5, 2, replace=False), "without replacement"),
 ])

@@ -70,3 +70,24 @@ def test_a_range_rejecting_half_its_draws_takes_more_rounds():
     want = a.integers(0, span, size=5000, dtype=np.uint32, endpoint=True)
     got, state = streams.bounded(STATE.read(b), 5000, span, 32)
     assert np.array_equal(got, want.astype(np.uint64)) and np.array_equal(state, STATE.read(a))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2 ** 32), st.booleans(), st.integers(0, 200), st.sampled_from([8, 16]), st.data())
+def test_8_and_16_bit_integers_as_numpy_takes_them_from_32_bit_words(seed, buffered, n, bits, data):
+    """Parts of 32-bit words, low bits first; the unused parts of the last word dropped."""
+    span = data.draw(st.one_of(st.integers(1, 5), st.integers(1, 2 ** bits - 1),
+                               st.integers(2 ** (bits - 1) - 2, 2 ** (bits - 1) + 2)))
+    a, b = _pair(seed, buffered)
+    want = a.integers(0, span, size=n, dtype=np.uint8 if bits == 8 else np.uint16, endpoint=True)
+    got, state = streams.bounded(STATE.read(b), n, span, bits)
+    assert np.array_equal(got, want.astype(np.uint64))
+    assert np.array_equal(state, STATE.read(a))
+
+
+def test_a_16_bit_range_rejecting_half_its_draws_takes_more_rounds():
+    a, b = _pair(5, True)
+    span = 2 ** 15  # 2^16 mod (2^15 + 1) = 2^15 - 1
+    want = a.integers(0, span, size=9000, dtype=np.uint16, endpoint=True)
+    got, state = streams.bounded(STATE.read(b), 9000, span, 16)
+    assert np.array_equal(got, want.astype(np.uint64)) and np.array_equal(state, STATE.read(a))
