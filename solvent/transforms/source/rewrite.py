@@ -27,7 +27,7 @@ import weakref
 from solvent.core import dispatch
 from solvent.errors import PACKAGE_DIR
 from solvent.transforms import outline
-from solvent.transforms.source import builtins, liveness, statements  # noqa: F401 (builtins registers itself)
+from solvent.transforms.source import builtins, liveness, numpy_calls, statements  # noqa: F401 (builtins registers itself)
 
 HELPER = "__solvent_statements__"
 _LIBRARY_DIRS = tuple({os.path.realpath(p) + os.sep for p in (
@@ -574,9 +574,12 @@ _CONVERTED = weakref.WeakKeyDictionary()
 
 def converted(fn):
     """Called functions that are the user's own are rewritten too, and outlined (see `outline`);
-    builtins (`max`, `int`, ...) become what they mean on traced values (see `builtins`)."""
+    builtins (`max`, `int`, ...) become what they mean on traced values (see `builtins`), and
+    NumPy's functions take lists of traced values (see `numpy_calls`)."""
     if isinstance(fn, (types.BuiltinFunctionType, type)) and fn in dispatch.BUILTINS:
         return dispatch.BUILTINS[fn]
+    if numpy_calls.registered(fn):
+        return numpy_calls.with_lists(fn)
     if isinstance(fn, types.MethodType):
         inner = converted(fn.__func__)
         return fn if inner is fn.__func__ else types.MethodType(inner, fn.__self__)
