@@ -1,4 +1,6 @@
-"""Set membership on traced arrays (np.isin): a static-shaped comparison against every test element."""
+"""Sets of traced arrays: membership (np.isin), a static-shaped comparison against every test
+element, and the set operations as NumPy computes them, whose results have as many elements as
+the data gives (selections, see `indexing.packed`)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,8 @@ import warnings
 
 import numpy as np
 
+from solvent.errors import UnsupportedError
+from solvent.numpy.indexing.functions import sorted_distinct
 from solvent.numpy.registry import implements
 
 
@@ -20,3 +24,32 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
 def in1d(ar1, ar2, assume_unique=False, invert=False, *, kind=None):
     warnings.warn("`in1d` is deprecated. Use `np.isin` instead.", DeprecationWarning, stacklevel=2)
     return isin(np.ravel(ar1), ar2, invert=invert)
+
+
+@implements(np.union1d)
+def union1d(ar1, ar2):
+    return np.unique(np.concatenate((np.ravel(ar1), np.ravel(ar2))))
+
+
+@implements(np.intersect1d)
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    """The sorted values in both; with `assume_unique` NumPy's pairs of equal neighbours in both
+    inputs sorted together, as NumPy takes them."""
+    if return_indices:
+        raise UnsupportedError("np.intersect1d with return_indices=True inside solvent.jit: the indices have a "
+                               "data-dependent number; compute them outside, or from np.isin masks")
+    if not assume_unique:
+        s, first = sorted_distinct(ar1)
+        return s[first & isin(s, ar2)]
+    aux = np.sort(np.concatenate((np.ravel(ar1), np.ravel(ar2))))
+    return aux[:-1][aux[1:] == aux[:-1]]
+
+
+@implements(np.setdiff1d)
+def setdiff1d(ar1, ar2, assume_unique=False):
+    """The sorted distinct values of `ar1` not in `ar2` (with `assume_unique`, `ar1` as it is)."""
+    if assume_unique:
+        ar1 = np.ravel(ar1)
+        return ar1[isin(ar1, ar2, invert=True)]
+    s, first = sorted_distinct(ar1)
+    return s[first & isin(s, ar2, invert=True)]

@@ -27,3 +27,22 @@ def test_in1d_flattens_and_warns_like_numpy():
     x = sample(np.int32, (2, 3))
     with pytest.warns(DeprecationWarning, match="in1d"):
         check(lambda x: (np.in1d(x, [1, 2, -3]), np.in1d(x, x[0], invert=True)), x)
+
+
+VALUES = st.one_of(st.integers(-4, 4).map(float), st.just(np.nan))
+
+
+@settings(max_examples=25, deadline=None)
+@given(a=hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=2, max_side=5), elements=VALUES),
+       b=hnp.arrays(np.float64, hnp.array_shapes(min_dims=0, max_dims=1, max_side=5), elements=VALUES),
+       assume_unique=st.booleans())
+def test_set_operations(a, b, assume_unique):
+    """Results of as many elements as the data gives, NaNs included as NumPy counts them."""
+    check(lambda a, b: (np.union1d(a, b), np.intersect1d(a, b, assume_unique=assume_unique),
+                        np.setdiff1d(a, b, assume_unique=assume_unique)), a, b)
+
+
+def test_set_operations_on_integers_and_their_sizes():
+    a, b = np.array([[5, 1, 3], [3, 9, 1]]), np.array([1, 2, 9])
+    check(lambda a, b: (np.union1d(a, b), np.intersect1d(a, b), np.setdiff1d(a, b).sum(), len(np.setdiff1d(b, a))),
+          a, b)

@@ -302,13 +302,20 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if return_index or return_inverse or return_counts or axis is not None:
         _data_dependent("unique", "only its values (no return_index, return_inverse, return_counts or axis) "
                         "are compiled; np.sort keeps the shape (equal values become adjacent)")
+    s, first = sorted_distinct(ar, equal_nan)
+    return s if s.size == 0 else s[first]
+
+
+def sorted_distinct(ar, equal_nan=True):
+    """(the sorted elements of `ar`, flattened; True at the first of each run of equal ones, NaNs
+    one run where `equal_nan`): `np.unique` is the elements marked."""
     s = np.sort(np.ravel(ar))
     if s.size == 0:
-        return s
+        return s, np.zeros(0, np.bool_)
     first = np.concatenate([np.ones(1, np.bool_), s[1:] != s[:-1]])
     if equal_nan and s.dtype.kind in "fc":
         first = np.concatenate([np.ones(1, np.bool_), ~(np.isnan(s[1:]) & np.isnan(s[:-1])) & first[1:]])
-    return s[first]
+    return s, first
 
 
 @implements(np.extract)
