@@ -94,7 +94,7 @@ def _allowed() -> set[str]:
     from solvent.runtime.array import Array, Scalar
     from solvent.tracing import Signature
     kinds = [Aval, Shared, Array, Scalar, Signature, *structure.STATEFUL, np.ndarray, np.dtype]
-    kinds += [t for t in np.sctypeDict.values()] + [type(np.dtype(t)) for t in np.sctypeDict.values()]
+    kinds += list(np.sctypeDict.values()) + [type(np.dtype(t)) for t in np.sctypeDict.values()]
     names = {f"{k.__module__}.{k.__qualname__}" for k in kinds}
     names |= {f"builtins.{k.__name__}" for k in (tuple, list, dict, set, frozenset, slice, int, float, complex,
                                                  str, bool, bytes, type)}

@@ -112,8 +112,8 @@ def _hit(shape, sizes, written_sizes, written, starts):
             read = ew.binary("add", iota(sizes, dtype, axis), broadcast_in_dim(
                 ew.clamp(low, b, constant(np.full((), n - size, dtype))), sizes, []))
             masks.append(ew.compare("EQ", read, broadcast_in_dim(at, sizes, [])))
-    if not masks:
-        return True if list(sizes) == list(written_sizes) else None
+    if not masks:  # every axis whole, or the one element written
+        return True
     hit = masks[0]
     for mask in masks[1:]:
         hit = ew.binary("and", hit, mask)

@@ -19,7 +19,7 @@ from jaxlib.mlir.dialects import stablehlo
 
 from solvent.core import trace
 from solvent.ops import elementwise as ew, reduction
-from solvent.ops.base import create, dtype_of, shape_of
+from solvent.ops.base import check, create, dtype_of, shape_of
 from solvent.ops.constant import constant
 
 
@@ -35,6 +35,6 @@ def exact_unless_finite(fast: ir.Value, valid: ir.Value, exact: Callable[[], ir.
         stablehlo.ReturnOp([fast])
     with trace.current().inside(op.regions[1].blocks.append()):
         again = exact()
-        assert dtype_of(again) == dtype_of(fast) and shape_of(again) == shape_of(fast)
+        check(dtype_of(again) == dtype_of(fast) and shape_of(again) == shape_of(fast), "exact product differs")
         stablehlo.ReturnOp([again])
     return op.results[0]
