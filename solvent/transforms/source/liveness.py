@@ -59,9 +59,21 @@ def _set_first(loop, name: str) -> bool:
     if isinstance(loop, ast.For) and name in _bound([loop.target]):
         return not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store)
                        for n in ast.walk(loop.target))
-    for statement in loop.body:
+    return _set_first_in(loop.body, name)
+
+
+def _set_first_in(body, name: str) -> bool:
+    """Whether `body` binds `name` before any read of it: by a plain assignment at its top level,
+    or in each branch of an `if` that mentions it (`else: k = j - 1; A[i, k] = ...`) when nothing
+    after the `if` mentions it or both branches bind it."""
+    for at, statement in enumerate(body):
         if not _mentions(statement, name):
             continue
+        if isinstance(statement, ast.If) and not _mentions(statement.test, name):
+            branches = [b for b in (statement.body, statement.orelse) if any(_mentions(s, name) for s in b)]
+            if not all(_set_first_in(b, name) for b in branches):
+                return False
+            return len(branches) == 2 or not any(_mentions(s, name) for s in body[at + 1:])
         return (isinstance(statement, ast.Assign) and not _mentions(statement.value, name)
                 and name in _bound(statement.targets)
                 and not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store)

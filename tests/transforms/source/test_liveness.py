@@ -3,6 +3,7 @@
 import ast
 import inspect
 import textwrap
+import warnings
 
 import numpy as np
 
@@ -54,11 +55,48 @@ def closure(x):
     return fs[0]()
 
 
+def in_branches(x, out):
+    for i in range(1, x.shape[0]):
+        if x[i] > 0.5:
+            out[i] = x[i]
+        else:
+            k = i - 1          # set in one branch before its use there, mentioned nowhere after: private
+            out[k + 1] = -x[k]
+        if x[i] > 0.2:
+            m = x[i]
+        else:
+            m = 0.0            # set in both branches: private even though read after the `if`
+        out[i] += m
+        if x[i] > 0.9:
+            late = x[i]        # set in one branch and read after the `if`: carried
+        out[i] += late if i > 5 else 0.0
+    return out
+
+
 def test_which_names_a_loop_keeps_to_itself():
     assert private(temporaries) == [{"i", "d", "e"}]
+    assert private(in_branches) == [{"i", "k", "m"}]
     assert private(read_after) == [set()]
     assert private(nested) == [{"i"}, {"j", "d"}]
     assert private(closure) == [{"i"}]
+
+
+def test_a_temporary_set_in_one_branch_rolls_its_loop():
+    """Before, the rolled loop carried `k`, which one path leaves unbound, and unrolled instead."""
+    x = np.random.default_rng(0).random(40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "loop ... unrolled" warning
+        check_like_numpy(lambda x, out: in_branches_rolled(x, out), x, np.zeros(40))
+
+
+def in_branches_rolled(x, out):
+    for i in range(1, x.shape[0]):
+        if x[i] > 0.5:
+            out[i] = x[i]
+        else:
+            k = i - 1
+            out[k + 1] = -x[k]
+    return out
 
 
 def test_programs_with_temporaries_stay_numpys():
