@@ -121,7 +121,6 @@ def _executable(xla_text: str, device, **where):
     """XLA's executable for one device, or for the mesh and partitioning in `where` (see
     `executables.compile`), from the persistent cache when it compiled this module before."""
     mesh = where.get("mesh")
-    targets = [devices.resolve(device)] if mesh is None else list(mesh.devices.flat)
     made = []
 
     def compile_now() -> bytes:
@@ -131,7 +130,7 @@ def _executable(xla_text: str, device, **where):
     def load(blob: bytes) -> None:  # an entry this jaxlib cannot load is compiled and stored anew
         made.append(executables.deserialize(blob, device, **where))
 
-    placed = [(d.platform, d.device_kind, d.id) for d in targets]
+    placed = [(d.platform, d.device_kind, d.id) for d in executables.devices_and_options(device, **where)[1]]
     partitioning = {k: v for k, v in where.items() if k != "mesh"}
     mesh_shape = None if mesh is None else (mesh.devices.shape, tuple(mesh.axis_names))
     disk.cached("xla", (xla_text, placed, mesh_shape, sorted(partitioning.items())), compile_now, check=load)

@@ -44,7 +44,9 @@ def _host() -> tuple:
     return platform.machine(), platform.processor(), hashlib.sha256(flags.encode()).hexdigest()
 
 
-_VERSIONS = (package_version("solvent"), package_version("jaxlib"), package_version("enzyme-ad"), _host())
+#: The versions of the packages that decide what solvent compiles (an export records them too).
+VERSIONS = {name: package_version(name) for name in ("solvent", "jaxlib", "enzyme-ad")}
+_VERSIONS = (*VERSIONS.values(), _host())
 
 
 def directory() -> str | None:

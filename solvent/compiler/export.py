@@ -26,16 +26,12 @@ import zipfile
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo
 
-from solvent.compiler.disk import package_version
+from solvent.compiler.disk import VERSIONS
 from solvent.core import structure
 from solvent.errors import LoadError, UnsupportedError
 
 FORMAT = 1
 _META, _MODULE, _SIGNATURE = "meta.json", "module.mlirbc", "signature.pickle"
-
-
-def versions() -> dict:
-    return {name: package_version(name) for name in ("solvent", "jaxlib", "enzyme-ad")}
 
 
 def write(path, module_text: str, payload: dict, meta: dict) -> None:
@@ -48,7 +44,7 @@ def write(path, module_text: str, payload: dict, meta: dict) -> None:
             f"cannot export {meta['name']}: {error}; a process without its source could not rebuild it. "
             "Give and return arrays, numbers, strings and tuples, lists or dicts of them") from None
     module = stablehlo.serialize_portable_artifact_str(module_text, stablehlo.get_current_version())
-    meta = {"format": FORMAT, **versions(), **meta}
+    meta = {"format": FORMAT, **VERSIONS, **meta}
     folder = os.path.dirname(os.path.abspath(path))
     handle, temporary = tempfile.mkstemp(dir=folder, suffix=".partial")
     try:
@@ -70,7 +66,7 @@ def read(path, platform: str) -> tuple[dict, str, dict]:
             module, data = archive.read(_MODULE), archive.read(_SIGNATURE)
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as error:
         raise LoadError(f"{path} is not a file solvent.export wrote ({error})") from None
-    here = versions()
+    here = VERSIONS
     if meta.get("format") != FORMAT or meta.get("solvent") != here["solvent"]:
         raise LoadError(f"{path} was exported by solvent {meta.get('solvent')} (format {meta.get('format')}); "
                         f"this is solvent {here['solvent']} (format {FORMAT}): export it again with this version")

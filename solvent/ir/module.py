@@ -57,14 +57,17 @@ def same_value(a: ir.Value, b: ir.Value, depth: int = 8) -> bool:
     return all(same_value(p, q, depth - 1) for p, q in zip(x.operands, y.operands))
 
 
-def in_loop(op: ir.Operation) -> bool:
-    """Whether `op` lies inside a stablehlo.while."""
+def ancestors(op: ir.Operation):
+    """The ops whose regions hold `op`, innermost first, up to the module."""
     parent = op.parent
     while parent is not None and parent.name != "builtin.module":
-        if parent.name == "stablehlo.while":
-            return True
+        yield parent
         parent = parent.parent
-    return False
+
+
+def in_loop(op: ir.Operation) -> bool:
+    """Whether `op` lies inside a stablehlo.while."""
+    return any(parent.name == "stablehlo.while" for parent in ancestors(op))
 
 
 def find_function(module: ir.Module, name: str) -> func.FuncOp:

@@ -23,7 +23,7 @@ def compile(module_text: str, device=None, *, mesh=None, shardy: bool = True,
     `free_inputs`/`free_outputs` flag the parameters and results whose sharding
     XLA may choose.
     """
-    device, targets, options = _targets(device, mesh, shardy, free_inputs, free_outputs)
+    device, targets, options = devices_and_options(device, mesh, shardy, free_inputs, free_outputs)
     try:
         return device.client.compile_and_load(module_text, targets, options)
     except Exception as error:  # XLA reports every failure as JaxRuntimeError
@@ -38,11 +38,11 @@ def serialize(executable) -> bytes:
 def deserialize(blob: bytes, device=None, **where):
     """The executable `serialize` gave, loaded for the `device`, or the mesh and partitioning
     in `where`, that `compile` was given."""
-    device, targets, options = _targets(device, **where)
+    device, targets, options = devices_and_options(device, **where)
     return device.client.deserialize_executable(blob, targets, options)
 
 
-def _targets(device, mesh=None, shardy: bool = True, free_inputs=(), free_outputs=()):
+def devices_and_options(device, mesh=None, shardy: bool = True, free_inputs=(), free_outputs=()):
     """(first device, the devices, compile options) for one device or an SPMD program on `mesh`."""
     options = xla_client.CompileOptions()
     if mesh is None:

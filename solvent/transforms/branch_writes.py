@@ -11,7 +11,7 @@ import math
 
 from jaxlib.mlir import ir
 
-from solvent.ir.module import defining_op, same_value
+from solvent.ir.module import ancestors, defining_op, same_value
 from solvent.ops import shape as shapes
 from solvent.ops.base import shape_of
 
@@ -86,8 +86,4 @@ def _outside(value: ir.Value, branches: ir.Operation, copies: list) -> ir.Value 
 
 
 def _within(op, branches: ir.Operation) -> bool:
-    while op is not None:
-        if op.operation == branches.operation:
-            return True
-        op = op.parent
-    return False
+    return any(o.operation == branches.operation for o in (op, *ancestors(op)))

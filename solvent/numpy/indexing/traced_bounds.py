@@ -458,7 +458,7 @@ def _contracted(numpy_function, a, b, b_axis, result_parts):
     `finite_products`). Elsewhere zeroing costs little beside the product itself."""
     zeroed = (True, True)
     if (_summed_masked(a, -1) and _summed_masked(b, b_axis) and np.result_type(a.dtype, b.dtype).kind in "fc"
-            and sorted((len(a.shape), len(b.shape)))[0] == 1 and max(len(a.shape), len(b.shape)) > 1):
+            and min(len(a.shape), len(b.shape)) == 1 and max(len(a.shape), len(b.shape)) > 1):
         zeroed = (len(a.shape) == 1, len(b.shape) == 1)
     (pa, pb), parts = _product(a, b, b_axis, zeroed)
     parts = [result_parts(x, y) for x, y in zip(*parts)]
