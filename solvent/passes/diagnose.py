@@ -34,7 +34,14 @@ def explained(message: str, module_text: str, level: str) -> CompileError:
                 "its trip count depends on traced values, and the reverse pass must know how many steps to "
                 "store. Use forward mode (solvent.jvp, solvent.jacfwd), or a loop with a static trip count "
                 f"(Enzyme said: {message.strip().splitlines()[-1]})", where)
-    return CompileError(f"the {level!r} pass pipeline failed: {message}")
+    said = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    return Undiagnosed(f"the {level!r} pass pipeline (Enzyme-JAX) failed on this program, which is a bug in "
+                       f"solvent or Enzyme-JAX rather than in the program ({said[-1] if said else 'no message'}); "
+                       "compile with solvent.jit(f, optimize=False) to run it unoptimized, and report it")
+
+
+class Undiagnosed(CompileError):
+    """A pipeline failure that names no op of the program: the passes themselves went wrong."""
 
 
 def _generic(op) -> str:

@@ -169,3 +169,37 @@ def test_stencil_time_loops_update_their_arrays_in_place(kernel, args):
     shape = "f64[{},{}]".format(*values[0].shape)
     assert not [line for line in text.split("\nENTRY")[0].splitlines()
                 if " copy(" in line and shape in line.split("copy(")[0]]
+
+
+
+def csr_product(data, indices, indptr, v):
+    """A CSR matrix times a vector, row by row, each row's bounds read from `indptr`."""
+    out = np.zeros(len(indptr) - 1)
+    for i in range(len(indptr) - 1):
+        out[i] = data[indptr[i]:indptr[i + 1]] @ v[indices[indptr[i]:indptr[i + 1]]]
+    return out
+
+
+def csr_arguments():
+    """A 20x20 CSR matrix with empty rows and a full one, and a vector."""
+    rng = np.random.default_rng(3)
+    dense = np.where(rng.random((20, 20)) < 0.2, rng.standard_normal((20, 20)), 0.0)
+    dense[[2, 7, 8]], dense[5] = 0.0, rng.standard_normal(20)
+    rows, columns = np.nonzero(dense)
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=20))])
+    return dense[rows, columns], columns, indptr, rng.standard_normal(20)
+
+
+def test_a_pipeline_that_emits_invalid_ir_runs_again_without_the_fragile_patterns(capfd):
+    # With greedy_while_loop_batch_fission and select_op_canon, enzyme-ad 0.0.16 made an invalid
+    # reshape of this CSR product ("INTERNAL: Failed to parse pipeline"), and MLIR printed it.
+    check_like_numpy(csr_product, *csr_arguments())
+    assert "error" not in capfd.readouterr().err
+
+
+def test_a_pipeline_failure_with_no_diagnosis_says_it_is_not_the_programs(monkeypatch):
+    monkeypatch.setattr(passes, "FRAGILE", ())
+    monkeypatch.setenv("SOLVENT_CACHE_DIR", "")  # (the test above stored the optimized module)
+    with pytest.raises(solvent.CompileError, match="rather than in the program") as caught:
+        solvent.jit(csr_product)(*csr_arguments())
+    assert "optimize=False" in str(caught.value) and "INTERNAL" not in str(caught.value)

@@ -12,7 +12,7 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 import solvent
-from differential import assert_same
+from differential import assert_same, check_like_numpy
 
 BOUNDS = {
     "none": lambda i, n: None, "zero": lambda i, n: 0, "two": lambda i, n: 2, "i": lambda i, n: i,
@@ -125,3 +125,23 @@ def test_masks_of_a_rolled_loop_cost_no_n_cubed_memory():
     A = np.random.default_rng(0).random((n, n)) + n * np.eye(n)
     temp = solvent.compile(trailing_update, A).memory_analysis().temp_size_in_bytes
     assert temp < 64 * n * n
+
+
+
+def segments(x, starts, ends, out):
+    """Sums and in-place updates over segments whose bounds are read from arrays."""
+    total = np.zeros(len(starts))
+    for i in range(len(starts)):
+        total[i] = x[starts[i]:ends[i]].sum()
+        out[starts[i]:ends[i]] += total[i]
+    return total
+
+
+def test_slices_bounded_by_array_data_read_and_write_like_numpy():
+    # Bounds from data (not from the loop index) are traced bounds too: empty, reversed (empty
+    # too), whole and one-element segments, over a loop long enough to roll.
+    rng = np.random.default_rng(3)
+    starts = rng.integers(0, 30, 20)
+    ends = starts + rng.integers(-2, 8, 20)
+    starts[:3], ends[:3] = [0, 5, 29], [30, 5, 30]
+    check_like_numpy(segments, rng.standard_normal(30), starts, ends, np.zeros(30))
