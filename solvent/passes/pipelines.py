@@ -13,6 +13,7 @@ import types
 from enzyme_ad.jax import enzyme_call, optimization_passes
 from jaxlib.mlir import ir
 
+from solvent.passes import loop_broadcasts
 from solvent.passes.diagnose import Undiagnosed, explained
 from solvent.ir.module import find_function, in_loop, parse, to_text
 
@@ -245,7 +246,9 @@ def passes_for(module_text: str, level: str, no_nan: bool = False, without: tupl
 def run(module_text: str, level: str, no_nan: bool = False) -> str:
     """Run an optimize level over a module whose entry point is `main`; returns the new text.
     Where the result reads a nested loop's input inside it, the level runs again without
-    LOOP_INPUT_READS; where the pipeline fails with no diagnosis, again without the FRAGILE patterns."""
+    LOOP_INPUT_READS; where the pipeline fails with no diagnosis, again without the FRAGILE patterns;
+    where a loop takes a table of per-iteration broadcasts, again with those kept in the loop
+    (`loop_broadcasts`)."""
     enzyme_ops = bool(_ENZYME_OPS.search(module_text))
     passes = passes_for(module_text, level, no_nan)
     if not passes:
@@ -263,6 +266,8 @@ def run(module_text: str, level: str, no_nan: bool = False) -> str:
     if LOOP_INPUT_READS in passes and _reads_nested_loop_inputs(module):
         passes = passes_for(module_text, level, no_nan, (*without, LOOP_INPUT_READS))
         name, module = _run(names, module_text, passes, level)
+    if loop_broadcasts.precomputed(module):
+        name, module = _run(names, loop_broadcasts.kept_in_loops(module_text), passes, level)
     main = find_function(module, name)  # the pipeline renames main and makes it private
     with module.context:
         main.attributes["sym_name"] = ir.StringAttr.get("main")
