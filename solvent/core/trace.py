@@ -24,6 +24,7 @@ class Trace:
         self.unroll = unroll   # static loops longer than this become stablehlo.while
         self.rolled: list = []  # (file, line) of each static loop rolled so
         self.copies = 1         # copies of the code being traced now, from the static loops unrolled around it
+        self.shared = [[]]      # per block in `blocks`: (kind, value, what was made of it) for later ops to reuse
 
     @property
     def insertion(self) -> ir.InsertionPoint:
@@ -43,6 +44,7 @@ class Trace:
         arrays created inside.
         """
         self.blocks.append(block)
+        self.shared.append([])
         REGIONS.epoch += 1
         region = Region()
         REGIONS.stack.append(region)
@@ -53,6 +55,7 @@ class Trace:
             REGIONS.stack.pop()
             REGIONS.epoch += 1
             self.blocks.pop()
+            self.shared.pop()
 
 
 def current() -> Trace | None:

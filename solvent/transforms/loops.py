@@ -20,6 +20,7 @@ from solvent.errors import ControlFlowError
 from solvent.numpy.values import carried_value, value, wrap
 from solvent.ops import elementwise as ew
 from solvent.ops.base import create, dtype_of, shape_of
+from solvent.transforms.lengths import Carried, traced_lengths
 from solvent.transforms.identity import (FRESH, Binding, Either, as_value, bind, flatten, has_identity, made_before,
                                          roots)
 from solvent.transforms.regions import (Eraser, aval_of, convert, ids_of, is_scalar, leaves_of, new_writes,
@@ -54,7 +55,13 @@ class _Slot:
         """From now on carry `dtype`, the type NumPy's name has after the first iteration; the
         name is then a new array (so it cannot be an array from before the loop)."""
         self.aval, self.retyped = Aval(self.aval.shape, np.dtype(dtype)), True
+        self.fresh()
+
+    def fresh(self) -> bool:
+        """From now on carry the name's value only, as a new array; True if that is a change."""
+        before = (self.mode, self.carries_which, self.start)
         self.mode, self.carries_which, self.choices, self.was_fixed, self.start = WRAPPED, False, [], True, FRESH
+        return before != (WRAPPED, False, FRESH)
 
 
 @dataclass
@@ -69,6 +76,7 @@ class _Pass:
     retyped: dict = field(default_factory=dict)  # slot index -> the dtype the body gave it instead
     scalars: list = field(default_factory=list)  # per slot: the body returned a NumPy scalar
     padding: list = field(default_factory=list)  # per slot: where it was made, if a slice of traced length
+    leaves: list = field(default_factory=list)   # per slot: what the body gave it
 
 
 class _Loop:
@@ -88,6 +96,10 @@ class _Loop:
             self.slots.append(slot)
             if mode == FIXED:
                 self._carry_roots(leaf)
+        self.lengths = Carried([s.leaf for s in self.slots], [s.aval.shape for s in self.slots])
+        for k, slot in enumerate(self.slots):
+            if self.lengths.carries(k):
+                slot.fresh()
 
     def _carry_roots(self, array):
         for root in roots(array):
@@ -99,11 +111,13 @@ class _Loop:
         return [s for s in self.slots if s.mode != FIXED]
 
     def operands(self) -> list[ir.Value]:
-        moving = self.moving
-        initial = [ew.convert(carried_value(s.leaf), s.aval.dtype) if s.retyped else carried_value(s.leaf)
-                   for s in moving]
+        moving = [(k, s) for k, s in enumerate(self.slots) if s.mode != FIXED]
+        initial = [self.lengths.value_of(k, s.leaf) if self.lengths.carries(k) else carried_value(s.leaf)
+                   for k, s in moving]
+        initial = [ew.convert(v, s.aval.dtype) if s.retyped else v for v, (_, s) in zip(initial, moving)]
+        moving = [s for _, s in moving]
         which = [as_value(s.start) for s in moving if s.carries_which]
-        return initial + which + [t.value for t in self.implicit]
+        return initial + which + self.lengths.operands() + [t.value for t in self.implicit]
 
     def trace(self, session, region, eraser, fn, types, condition=False) -> _Pass:
         with traced_region(session, region, types, self.implicit, eraser) as (block, record):
@@ -123,8 +137,9 @@ class _Loop:
         moving = self.moving
         values = iter(arguments[:len(moving)])
         which = iter(arguments[len(moving):])
+        lengths = self._lengths_in(arguments)
         stand_ins, carried = [], {}
-        for slot in self.slots:
+        for k, slot in enumerate(self.slots):
             if slot.mode == FIXED:
                 stand_ins.append(slot.leaf)
                 continue
@@ -132,6 +147,9 @@ class _Loop:
             w = next(which) if slot.carries_which else FRESH
             if slot.mode == EITHER:
                 stand_in = Either(w, slot.choices, wrap(v, scalar=slot.scalar))
+            elif self.lengths.carries(k):
+                stand_in = self.lengths.array(k, v, lengths, slot.padding)
+                carried[id(stand_in)] = ((), FRESH)
             else:
                 stand_in = padded_as(wrap(v, scalar=slot.scalar), slot.padding)
                 carried[id(stand_in)] = (tuple(slot.choices), w)
@@ -139,6 +157,11 @@ class _Loop:
         for array, argument in zip(self.implicit, arguments[len(arguments) - len(self.implicit):]):
             array.restore(argument)
         return stand_ins, carried
+
+    def _lengths_in(self, values) -> list:
+        """The carried lengths among a block's arguments or the op's results (after `which`)."""
+        start = len(self.moving) + sum(s.carries_which for s in self.moving)
+        return list(values[start:start + len(self.lengths.initial)])
 
     def _end(self, result, stand_ins, carried) -> _Pass:
         """Return the carried values from the body: each name's value and which array it is."""
@@ -150,22 +173,24 @@ class _Loop:
         bindings = [bind(leaf, before, slot.aval, carried) for leaf, slot in zip(leaves, self.slots)]
         moving = [(slot, b) for slot, b in zip(self.slots, bindings) if slot.mode != FIXED]
         outcome = _Pass(Region(), [], stand_ins, bindings, [a is b for a, b in zip(leaves, stand_ins)],
-                        scalars=[is_scalar(x) for x in leaves], padding=padding(leaves))
+                        scalars=[is_scalar(x) for x in leaves], padding=padding(leaves), leaves=leaves)
         for leaf, stand_in, made_at in zip(leaves, stand_ins, outcome.padding):
-            if made_at is not None and stand_in is not leaf and stand_in._value is not None and \
+            masked = any(n is not None for n in traced_lengths(leaf))  # (its lengths are carried)
+            if made_at is not None and not masked and stand_in is not leaf and stand_in._value is not None and \
                     any(True for _ in stand_in._value.uses):
                 raise padded(leaf, ", read again in the next iteration of the loop,")
         values = []
         for k, (slot, b) in enumerate(zip(self.slots, bindings)):
             if slot.mode == FIXED:
                 continue
-            if dtype_of(b.current) != slot.aval.dtype and shape_of(b.current) == slot.aval.shape:
-                outcome.retyped[k] = dtype_of(b.current)  # decided in `settle`; trace again
+            current = self.lengths.value_of(k, leaves[k]) if self.lengths.carries(k) else b.current
+            if dtype_of(current) != slot.aval.dtype and shape_of(current) == slot.aval.shape:
+                outcome.retyped[k] = dtype_of(current)  # decided in `settle`; trace again
                 values.append(value(np.zeros(slot.aval.shape, slot.aval.dtype)))
             else:
-                values.append(convert(b.current, slot.aval, "the loop body"))
+                values.append(convert(current, slot.aval, "the loop body"))
         which = [as_value(b.which_in(slot.choices)) for slot, b in moving if slot.carries_which]
-        stablehlo.ReturnOp(values + which + [t.value for t in self.implicit])
+        stablehlo.ReturnOp(values + which + self.lengths.returned(leaves) + [t.value for t in self.implicit])
         return outcome
 
     def settle(self, condition: _Pass, body: _Pass) -> bool:
@@ -181,6 +206,9 @@ class _Loop:
             if slot.mode == WRAPPED and slot.carries_which and any(
                     id(r) in self.written for c in slot.choices for r in roots(c)):
                 slot.mode, changed = EITHER, True  # the array it may be changes: read it live
+        changed |= self.lengths.refine(body.leaves)
+        for k, slot in enumerate(self.slots):  # a name of traced length is a new array each iteration
+            changed |= self.lengths.carries(k) and slot.fresh()
         return not changed
 
     def _retype(self, slot: _Slot, dtype, stand_in) -> None:
@@ -230,12 +258,16 @@ class _Loop:
         moving = self.moving
         values = iter(results[:len(moving)])
         which = iter(results[len(moving):])
+        lengths = self._lengths_in(results)
         out = []
-        for slot, b, scalar, made_at in zip(self.slots, body.bindings, body.scalars, body.padding):
+        for k, (slot, b, scalar, made_at) in enumerate(zip(self.slots, body.bindings, body.scalars, body.padding)):
             if slot.mode == FIXED:
                 out.append(slot.leaf)
                 continue
             v = next(values)
+            if self.lengths.carries(k):
+                out.append(self.lengths.array(k, v, lengths, made_at))
+                continue
             if not slot.carries_which:
                 out.append(padded_as(wrap(v, scalar=scalar if self.runs_once else slot.scalar and scalar), made_at))
                 continue

@@ -18,6 +18,7 @@ from solvent.core import trace
 from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError, user_location
+from solvent.ir.module import same_value
 from solvent.numpy.indexing import traced_bounds
 from solvent.numpy.indexing.advanced import parse_fancy, read_fancy, store_last
 from solvent.numpy.indexing.masks import Masked, read_selected, write_selected
@@ -33,10 +34,15 @@ _I64 = np.int64
 
 def _packing(mask) -> tuple[ir.Value, ir.Value]:
     """(slot of each mask entry in the packed result, or one past the bound where it is False; the count),
-    made once per value of `mask`, so every selection with it shares one count."""
+    made once per value of `mask` (or of an equal mask made again in the same block, as `~m` written
+    twice), so every selection with it shares one count: `z[~m]` and `c[~m]` can be combined again."""
     cached = vars(mask).get("_packing")
     if cached is not None and cached[0] is mask.value:
         return cached[1:]
+    found = _shared("packing", mask.value)
+    if found is not None:
+        mask._packing = (mask.value, *found)
+        return found
     n = mask.size
     flat = ops.reshape(mask.value, [n])
     ones = wrap(ew.convert(flat, _I64), scalar=False)
@@ -45,7 +51,16 @@ def _packing(mask) -> tuple[ir.Value, ir.Value]:
     beyond = ew.binary("add", iota((n,), _I64, 0), full(n, (n,), _I64))  # distinct: the scatter's indices are unique
     target = ew.select(flat, slots, beyond)
     mask._packing = (mask.value, target, count)
+    trace.current().shared[-1].append(("packing", mask.value, (target, count)))
     return target, count
+
+
+def _shared(kind: str, v: ir.Value):
+    """What was made of a value equal to `v` in the current block (see `Trace.shared`), or None."""
+    for known_kind, known, made in trace.current().shared[-1]:
+        if known_kind == kind and same_value(known, v):
+            return made
+    return None
 
 
 def _pack(v: ir.Value, axis: int, target: ir.Value) -> ir.Value:
@@ -79,14 +94,26 @@ class Selection(traced_bounds.MaskedArray):
         super().assign(value)
         self.spread = None  # written as a packed array: it is one from now on
 
+    def filled(self, filler) -> ir.Value:
+        """A 1-d selection in place with `filler` in the slots its mask leaves out: reductions need
+        no packing (their order of elements does not matter)."""
+        if self.spread is None or self.ndim != 1:
+            return super().filled(filler)
+        mask = ops.reshape(self.mask.value, [self.mask.size])
+        return ew.select(mask, self.spread, full(filler, shape_of(self.spread), dtype_of(self.spread)))
+
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if method == "__call__" and ufunc.nout == 1 and "out" not in kwargs and all(
-                _by_mask(x, self.mask) or not np.ndim(x) for x in inputs):
+                _by_mask(x, self.mask) or not _ndim(x) for x in inputs):
             with trace.current().emitting(user_location()):
                 result = ufunc(*[wrap(x.spread, scalar=False) if _by_mask(x, self.mask) else x for x in inputs],
                                **kwargs)
                 return _selection(result.value, self.axis, self.mask)
         return super().__array_ufunc__(ufunc, method, *inputs, **kwargs)
+
+
+def _ndim(x) -> int:
+    return x.ndim if isinstance(x, TracedArray) else np.ndim(x)
 
 
 def _by_mask(x, mask) -> bool:
@@ -104,12 +131,34 @@ def _selection(spread: ir.Value, axis: int, mask) -> Selection:
 
 def select(array, m: Masked) -> Selection:
     """`array[mask]`: as many elements as the mask has True ones (packed at the front when needed)."""
-    return _selection(read_selected(array.value, m), m.before, m.mask)
+    return _selection(read_selected(array.value, m), m.before, _shared_mask(m.mask))
+
+
+def spread_selection(spread: ir.Value, mask) -> Selection:
+    """The 1-d selection of the elements of `spread` where the 1-d traced boolean `mask` is True,
+    held in place (what a loop carries for a working set that shrinks: `z = z[~done]`)."""
+    return _selection(spread, 0, mask)
+
+
+def _shared_mask(mask):
+    """One traced mask object for equal masks (or mask values) made in one block, so that selections
+    by `~m` written twice (`z[~m]`, `c[~m]`) are selections by one mask and combine in place."""
+    v = mask if isinstance(mask, ir.Value) else mask.value
+    known = _shared("mask", v)
+    if known is None:
+        known = wrap(v, scalar=False) if isinstance(mask, ir.Value) else mask
+        trace.current().shared[-1].append(("mask", v, known))
+    return known
 
 
 def reselect(array, key):
     """`s[mask]` of a selection `s` (1-d, of traced length) by a mask selected the same way
-    (`s[s > 0]`, `xs[keep]` with `keep` computed from a selection of the same count)."""
+    (`s[s > 0]`, `xs[keep]` with `keep` computed from a selection of the same count). A selection
+    held in place by a mask held in place by the same one stays in place: its mask narrows."""
+    if (isinstance(array, Selection) and array.spread is not None and array.ndim == 1 and _by_mask(key, array.mask)
+            and key.dtype == np.bool_ and key.ndim == 1):
+        within = ew.binary("and", ops.reshape(array.mask.value, [array.mask.size]), key.spread)
+        return _selection(array.spread, 0, _shared_mask(within))
     count = array.lengths[0] if array.ndim == 1 and len(array.lengths) == 1 else None
     if count is None or not (isinstance(key, traced_bounds.MaskedArray) and key.dtype == np.bool_
                              and key.ndim == 1 and key.lengths[:1] == (count,)):
@@ -178,22 +227,32 @@ def put(array, key, new) -> None:
         raise UnsupportedError("writing through index arrays whose length depends on data takes one such array "
                                "per dimension (x[np.nonzero(m)] = v); or write x[m] = v")
     n = keys[0].aval.shape[0]
-    valid = ew.compare("LT", iota((n,), _I64, 0), ops.broadcast_in_dim(count, [n], []))
+    mask = getattr(keys[0], "mask", None)
+    mask = mask if all(_by_mask(k, mask) for k in keys) and keys[0].ndim == 1 else None
+    in_place = mask is not None and (_by_mask(new, mask) or not _ndim(new))
+    if in_place:  # the selections held in place: the mask says which slots count
+        valid = ops.reshape(mask.value, [n])
+        keys = [wrap(k.spread, scalar=False) for k in keys]
+        new = wrap(new.spread, scalar=False) if _by_mask(new, mask) else new
+    else:
+        valid = ew.compare("LT", iota((n,), _I64, 0), ops.broadcast_in_dim(count, [n], []))
     columns = []
     for k, size in zip(keys, array.shape):
         i = ew.convert(k.value, _I64)
         i = ew.select(ew.compare("LT", i, full(0, (n,), _I64)), ew.binary("add", i, full(size, (n,), _I64)), i)
         columns.append(ops.reshape(ew.select(valid, i, full(size, (n,), _I64)), [n, 1]))
-    if isinstance(new, traced_bounds.MaskedArray) and new.lengths[:1] == (count,) and new.ndim == 1:
-        update = new.value
-    elif not np.ndim(new):
-        update = value(new, array.dtype, (n,))
-    else:
+    indices, dims = ops.concatenate(columns, 1), list(range(array.ndim))
+    if not _ndim(new):  # one value for every index: the elements hit take it (no update per index, which
+        hit = scatter(full(False, array.shape, np.bool_), indices, full(True, (n,), np.bool_), dims,
+                      lambda old, new: [new])  # a loop would precompute for each of its iterations)
+        array.assign(ew.select(hit, value(new, array.dtype, array.shape), array.value))
+        return
+    if not (in_place or (isinstance(new, traced_bounds.MaskedArray) and new.lengths[:1] == (count,)
+                         and new.ndim == 1)):
         raise UnsupportedError("storing an array whose length is not the index arrays' own count (known only "
                                "when the program runs) through them; store a scalar or a value selected the "
                                "same way")
-    array.assign(store_last(array.value, ops.concatenate(columns, 1), ew.convert(update, array.dtype),
-                            list(range(array.ndim))))
+    array.assign(store_last(array.value, indices, ew.convert(new.value, array.dtype), dims))
 
 
 def _flags(a):

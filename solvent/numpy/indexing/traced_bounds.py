@@ -245,6 +245,12 @@ class MaskedArray(TracedArray):
         _, data, starts, keys = self._form
         return (fill(data, self.lengths, 0, starts) if filled else data), starts, keys
 
+    def filled(self, filler) -> ir.Value:
+        """The data (as `aligned` lays it out) with `filler` outside the valid part: what a
+        reduction with `filler` as its identity reads."""
+        data, starts, _ = self.aligned(False)
+        return fill(data, self.lengths, filler, starts)
+
     def store(self, result) -> None:
         """`self[...] = result` for a view (`out=self`): in place in the base where they line up."""
         if self._axes is None or not isinstance(result, MaskedArray):
@@ -482,8 +488,8 @@ def _reduction(a, axis, keepdims, filler):
     of the result."""
     lengths = list(a.lengths)
     axes = normalize_axes(axis, len(a.shape))
-    data, starts, keys = a.aligned(False)
-    data = wrap(fill(data, lengths, filler, starts), scalar=False)
+    _, starts, keys = a.aligned(False)
+    data = wrap(a.filled(filler), scalar=False)
     parts = [[None if i in axes else x for i, x in enumerate(column)] if keepdims
              else [x for i, x in enumerate(column) if i not in axes] for column in (lengths, starts, keys)]
     return data, axes, parts
