@@ -193,6 +193,12 @@ def fractal_case(n, iterations, steps):
     )
 
 
+def shrinking_fractal_case(n, iterations, steps):
+    """Escape-time Mandelbrot on a working set that shrinks every iteration: ``z = z[~escaped]``."""
+    return replace(fractal_case(n, iterations, steps), name="mandelbrot (shrinking set)",
+                   step=fractal.escape_times, snapshot=lambda c, times: {"times": np.asarray(times)})
+
+
 def alignment_case(n, steps):
     """Needleman-Wunsch: a score table filled cell by cell in two loops, with Python's ``max``."""
     return Case(
@@ -299,6 +305,7 @@ def main(argv=None):
         spectral_case(grid // 2, 50 // scale),
         regression_case(40 * grid, 16, 20 // scale),
         fractal_case(grid // 2, 50, 10 // scale + 1),
+        shrinking_fractal_case(grid // 2, 50, 10 // scale + 1),
         alignment_case(grid // 2, 10 // scale + 1),
         ising_case(grid // 16, 4, 10 // scale + 1),
     ]

@@ -1,14 +1,17 @@
-"""The Mandelbrot set by escape time, in plain NumPy with boolean masks.
+"""The Mandelbrot set by escape time, in plain NumPy with boolean masks, written two ways.
 
-Each step squares and shifts only the points that have not escaped yet (``z[alive] = ...``),
-and counts the steps each point stays bounded, as NumPy tutorials write it. Nothing here
-imports solvent: the demo runs the very same ``escape_counts`` with NumPy and with
-``solvent.jit(escape_counts)``.
+``escape_counts`` squares and shifts only the points that have not escaped yet (``z[alive] =
+...``) and counts the steps each point stays bounded, as NumPy tutorials write it.
+``escape_times`` shrinks its working set instead, as in Rougier's "From Python to NumPy": each
+step drops the points that escaped (``z = z[~escaped]``) and records when they did, so the arrays
+get shorter from one step to the next. Nothing here imports solvent: the demo runs the very same
+functions with NumPy and with ``solvent.jit``.
 
 Example::
 
     c = grid(200)
     counts = escape_counts(c, 50)
+    times = escape_times(c, 50)
 """
 
 import numpy as np
@@ -32,3 +35,19 @@ def escape_counts(c, iterations):
         z[alive] = z[alive] ** 2 + c[alive]
         counts[alive] += 1
     return counts
+
+
+def escape_times(c, iterations):
+    """The step at which each point of ``c`` left the horizon (0 if it never did), computing
+    only on the points still inside it."""
+    times = np.zeros(c.shape, dtype=np.int64)
+    rows, columns = np.mgrid[0:c.shape[0], 0:c.shape[1]]
+    c, rows, columns = c.ravel(), rows.ravel(), columns.ravel()
+    z = np.zeros_like(c)
+    for i in range(iterations):
+        z = z ** 2 + c
+        escaped = np.abs(z) > HORIZON
+        times[rows[escaped], columns[escaped]] = i + 1
+        z, c = z[~escaped], c[~escaped]
+        rows, columns = rows[~escaped], columns[~escaped]
+    return times

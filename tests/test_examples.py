@@ -45,6 +45,12 @@ def test_escape_time_fractal_with_masks_counts_as_numpy():
     assert 0 < counts.min() < counts.max() == 20
 
 
+def test_escape_time_fractal_on_a_shrinking_set_times_as_numpy():
+    times = check_like_numpy(fractal.escape_times, fractal.grid(24), 20)
+    assert times.min() == 0 and 0 < times.max() <= 20
+    assert np.array_equal(times > 0, fractal.escape_counts(fractal.grid(24), 20) < 20)
+
+
 def test_alignment_by_dynamic_programming_scores_as_numpy():
     a, b = alignment.random_pair(40)
     best, _ = check_like_numpy(alignment.score, a, b)
