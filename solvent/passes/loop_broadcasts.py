@@ -5,7 +5,7 @@ that stays a loop, and the module that keeps them inside it.
 that removes the loop (syrk's rows become one matrix product) it is the point; where the loop
 stays, a scalar broadcast of the index (`u = u * 0.5 + i`) becomes a table of the trip count
 times the array, written once and sliced every iteration (50 steps over 90,000 elements: 6x
-slower than NumPy). `pipelines.run` therefore looks for such tables in its output and, where it
+slower than NumPy). `pipelines.run` therefore looks for large such tables in its output and, where it
 finds one, optimizes again the module with each scalar a loop body broadcasts passed through an
 optimization barrier, which batch fission does not look through.
 """
@@ -18,11 +18,14 @@ from jaxlib.mlir import ir
 
 from solvent.ir.context import context
 from solvent.ir.module import defining_op, in_loop, parse, to_text
-from solvent.ops.base import create, shape_of
+from solvent.ops.base import create, dtype_of, shape_of
 
 #: A value computed only from at most 1/TABLE_GROWTH of its size (iotas, broadcasts, constants)
-#: and sliced by a loop is taken for such a table.
+#: and sliced by a loop is taken for such a table; one of fewer than TABLE_BYTES costs little to
+#: write and read, where keeping its broadcasts in the loop may cost more (the loops of
+#: covariance and correlation, partly batched through such tables of masks: 1.0 -> 5.1 ms).
 TABLE_GROWTH = 64
+TABLE_BYTES = 1 << 22
 
 
 def precomputed(module: ir.Module) -> bool:
@@ -32,11 +35,16 @@ def precomputed(module: ir.Module) -> bool:
     def visit(op):
         if op.name == "stablehlo.dynamic_slice" and in_loop(op) and len(shape_of(op.operands[0])) > 1:
             source = defining_op(op.operands[0])
-            if source is not None and not in_loop(source) and _table(op.operands[0]):
+            if source is not None and not in_loop(source) and _table(op.operands[0]) and \
+                    _bytes(op.operands[0]) >= TABLE_BYTES:
                 found.append(op)
         return ir.WalkResult.ADVANCE
     module.operation.walk(visit)
     return bool(found)
+
+
+def _bytes(v: ir.Value) -> int:
+    return math.prod(shape_of(v)) * dtype_of(v).itemsize
 
 
 def _table(v: ir.Value, depth: int = 6) -> bool:
