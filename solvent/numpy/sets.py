@@ -53,3 +53,23 @@ def setdiff1d(ar1, ar2, assume_unique=False):
         return ar1[isin(ar1, ar2, invert=True)]
     s, first = sorted_distinct(ar1)
     return s[first & isin(s, ar2, invert=True)]
+
+
+@implements(np.setxor1d)
+def setxor1d(ar1, ar2, assume_unique=False):
+    """The sorted values in exactly one input: with `assume_unique` the values alone in their run
+    once both inputs are sorted together; otherwise the distinct values of each not in the other
+    (a NaN in both counts for each, as in NumPy, where NaN != NaN)."""
+    both = np.concatenate((np.ravel(ar1), np.ravel(ar2)))
+    if assume_unique:
+        aux = np.sort(both)
+        if aux.size == 0:
+            return aux
+        differs = aux[1:] != aux[:-1]
+        alone = np.concatenate([np.ones(1, np.bool_), differs]) & np.concatenate([differs, np.ones(1, np.bool_)])
+        return aux[alone]
+    (s1, first1), (s2, first2) = sorted_distinct(ar1), sorted_distinct(ar2)
+    keep = np.concatenate([first1 & isin(s1, ar2, invert=True), first2 & isin(s2, ar1, invert=True)])
+    values = np.concatenate([s1, s2]).astype(both.dtype)
+    order = np.argsort(values, kind="stable")
+    return values[order][keep[order]]

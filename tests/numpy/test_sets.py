@@ -39,10 +39,11 @@ VALUES = st.one_of(st.integers(-4, 4).map(float), st.just(np.nan))
 def test_set_operations(a, b, assume_unique):
     """Results of as many elements as the data gives, NaNs included as NumPy counts them."""
     check(lambda a, b: (np.union1d(a, b), np.intersect1d(a, b, assume_unique=assume_unique),
-                        np.setdiff1d(a, b, assume_unique=assume_unique)), a, b)
+                        np.setdiff1d(a, b, assume_unique=assume_unique),
+                        np.setxor1d(a, b, assume_unique=assume_unique)), a, b)
 
 
 def test_set_operations_on_integers_and_their_sizes():
     a, b = np.array([[5, 1, 3], [3, 9, 1]]), np.array([1, 2, 9])
-    check(lambda a, b: (np.union1d(a, b), np.intersect1d(a, b), np.setdiff1d(a, b).sum(), len(np.setdiff1d(b, a))),
-          a, b)
+    check(lambda a, b: (np.union1d(a, b), np.intersect1d(a, b), np.setdiff1d(a, b).sum(), len(np.setdiff1d(b, a)),
+                        np.setxor1d(a, b), len(np.setxor1d(b, a))), a, b)

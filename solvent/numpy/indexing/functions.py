@@ -298,24 +298,65 @@ def argwhere(a):
 @implements(np.unique)
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
            sorted=True):
-    """The sorted distinct values, as many as there are (see `packed`); one NaN where `equal_nan`."""
-    if return_index or return_inverse or return_counts or axis is not None:
-        _data_dependent("unique", "only its values (no return_index, return_inverse, return_counts or axis) "
-                        "are compiled; np.sort keeps the shape (equal values become adjacent)")
-    s, first = sorted_distinct(ar, equal_nan)
-    return s if s.size == 0 else s[first]
+    """The sorted distinct values, as many as there are (see `packed`), one NaN where `equal_nan`;
+    with `return_index` the index of each one's first occurrence, `return_inverse` each element's
+    place among them (of `ar`'s shape), `return_counts` how often each occurs."""
+    if axis is not None:
+        _data_dependent("unique", "np.unique along an axis is not compiled; np.unique of the whole array is")
+    if not (return_index or return_inverse or return_counts):
+        s, first = sorted_distinct(ar, equal_nan)
+        return s if s.size == 0 else s[first]
+    flat = np.ravel(ar)
+    order = np.argsort(flat, kind="stable")  # stable: the first occurrence of a value sorts first
+    s = flat[order]
+    first = _first_of_runs(s, equal_nan)
+    values = s[first] if s.size else s
+    result = [values]
+    if return_index:
+        result.append(order[first] if s.size else np.zeros(0, np.intp))
+    if return_inverse:
+        inverse = np.zeros_like(flat, dtype=np.intp)
+        inverse[order] = np.cumsum(first) - 1
+        result.append(np.reshape(inverse, np.shape(ar)))
+    if return_counts:
+        runs = np.bincount(np.cumsum(first) - 1, minlength=s.size) if s.size else np.zeros(0, np.intp)
+        result.append(packed.like(runs, values) if s.size else runs)  # zero past the last run
+    return tuple(result)
+
+
+_SET_RESULTS = np.lib._arraysetops_impl  # (NumPy's named tuples of the unique_* functions)
+
+
+@implements(np.unique_all)
+def unique_all(x):
+    return _SET_RESULTS.UniqueAllResult(*unique(x, True, True, True, equal_nan=False))
+
+
+@implements(np.unique_counts)
+def unique_counts(x):
+    return _SET_RESULTS.UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False))
+
+
+@implements(np.unique_inverse)
+def unique_inverse(x):
+    return _SET_RESULTS.UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False))
 
 
 def sorted_distinct(ar, equal_nan=True):
     """(the sorted elements of `ar`, flattened; True at the first of each run of equal ones, NaNs
     one run where `equal_nan`): `np.unique` is the elements marked."""
     s = np.sort(np.ravel(ar))
+    return s, _first_of_runs(s, equal_nan)
+
+
+def _first_of_runs(s, equal_nan):
+    """True at the first of each run of equal elements of the sorted `s` (NaNs one run where `equal_nan`)."""
     if s.size == 0:
-        return s, np.zeros(0, np.bool_)
+        return np.zeros(0, np.bool_)
     first = np.concatenate([np.ones(1, np.bool_), s[1:] != s[:-1]])
     if equal_nan and s.dtype.kind in "fc":
         first = np.concatenate([np.ones(1, np.bool_), ~(np.isnan(s[1:]) & np.isnan(s[:-1])) & first[1:]])
-    return s, first
+    return first
 
 
 @implements(np.extract)

@@ -134,6 +134,11 @@ def select(array, m: Masked) -> Selection:
     return _selection(read_selected(array.value, m), m.before, _shared_mask(m.mask))
 
 
+def like(array, selection):
+    """`array` (zero past the selection's count) as long as `selection`: one length, so they pair."""
+    return traced_bounds.make(value(array), selection.lengths)
+
+
 def spread_selection(spread: ir.Value, mask) -> Selection:
     """The 1-d selection of the elements of `spread` where the 1-d traced boolean `mask` is True,
     held in place (what a loop carries for a working set that shrinks: `z = z[~done]`)."""

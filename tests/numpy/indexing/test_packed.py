@@ -67,6 +67,23 @@ def test_nonzero_where_unique_and_friends(x):
     assert_same(_indices(x), indices(x))
 
 
+def unique_parts(x):
+    values, index, inverse, counts = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+    return (values, index, inverse, counts, np.unique(x, return_counts=True, equal_nan=False)[1],
+            values[counts > 1], (values * counts).sum(), len(counts), np.unique_all(x), np.unique_counts(x),
+            np.unique_inverse(x))
+
+
+_unique_parts = solvent.jit(unique_parts)
+
+
+@settings(max_examples=40, deadline=None)
+@given(hnp.arrays(np.float64, (3, 4), elements=st.sampled_from([-1.0, 0.0, 2.5, 3.0, np.nan])))
+def test_unique_with_indices_inverse_and_counts(x):
+    # values[counts > 1] pairs the counts with the values: one length for both
+    assert_same(_unique_parts(x), unique_parts(x))
+
+
 def test_unique_keeps_one_nan():
     def f(x):
         u = np.unique(x)
