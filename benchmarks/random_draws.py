@@ -33,6 +33,10 @@ def cases(n):
          lambda key: jax.random.uniform(key, (n,), "float64", -1.0, 3.0)),
         ("integers(0, 100)", lambda rng: rng.integers(0, 100, n), lambda key: jax.random.randint(key, (n,), 0, 100)),
         ("standard_normal", lambda rng: rng.standard_normal(n), lambda key: jax.random.normal(key, (n,), "float64")),
+        ("integers(bool)", lambda rng: rng.integers(0, 2, n, dtype=bool), lambda key: jax.random.bernoulli(key, 0.5, (n,))),
+        ("permutation(n)", lambda rng: rng.permutation(n), lambda key: jax.random.permutation(key, n)),
+        ("choice(n, n/100)", lambda rng: rng.choice(n, n // 100, replace=False),
+         lambda key: jax.random.choice(key, n, (n // 100,), replace=False)),
     ]
 
 

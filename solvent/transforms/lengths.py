@@ -15,7 +15,7 @@ from jaxlib.mlir import ir
 
 from solvent.core.traced import TracedArray
 from solvent.numpy.indexing import packed, traced_bounds
-from solvent.numpy.values import full, value, wrap
+from solvent.numpy.values import carried_value, full, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
 
 _MASK = "mask"  # the axis key of a name carried in place, by its mask
@@ -26,11 +26,6 @@ def traced_lengths(leaf) -> tuple:
     if isinstance(leaf, traced_bounds.MaskedArray):
         return tuple(leaf.lengths)
     return (None,) * (leaf.ndim if isinstance(leaf, TracedArray) else np.ndim(leaf))
-
-
-def _in_place(leaf) -> bool:
-    """A 1-d selection held in place by its mask."""
-    return isinstance(leaf, packed.Selection) and leaf.spread is not None and leaf.ndim == 1
 
 
 def _key(x):
@@ -61,7 +56,7 @@ class Carried:
         self.entering = [traced_lengths(leaf) for leaf in leaves]  # per name, its lengths before the loop
         keyed = []
         for leaf in leaves:
-            if _in_place(leaf):
+            if packed.in_place(leaf):
                 keyed.append({_MASK: ((_MASK, leaf.mask.value), leaf.mask.value)})
             else:
                 keyed.append({axis: (_key(n), n) for axis, n in enumerate(traced_lengths(leaf)) if n is not None})
@@ -88,8 +83,8 @@ class Carried:
     def value_of(self, k: int, leaf) -> ir.Value:
         """The array name k carries for `leaf`: a selection's elements in place, or its data."""
         if _MASK in self.axes[k]:
-            return leaf.spread if _in_place(leaf) else value(leaf)
-        return leaf.value if isinstance(leaf, TracedArray) and leaf.padded else value(leaf)
+            return leaf.spread if packed.in_place(leaf) else value(leaf)
+        return carried_value(leaf)
 
     def array(self, k: int, v: ir.Value, groups: list, made_at):
         """Name k's array inside the loop or after it, from its carried `v` and the `groups` values."""
@@ -111,7 +106,7 @@ class Carried:
             lengths = traced_lengths(leaf)
             for axis, g in self.axes[k].items():
                 if out[g] is None and axis == _MASK:
-                    out[g] = leaf.mask.value if _in_place(leaf) else None
+                    out[g] = leaf.mask.value if packed.in_place(leaf) else None
                 elif out[g] is None:
                     out[g] = lengths[axis] if lengths[axis] is not None else self.extents[k][axis]
         return [self._group_value(g, x) for g, x in enumerate(out)]
@@ -123,7 +118,7 @@ class Carried:
         keyed = []
         for k, leaf in enumerate(leaves):
             entered_whole = not self.axes[k]
-            if _in_place(leaf) and (entered_whole or _MASK in self.axes[k]):
+            if packed.in_place(leaf) and (entered_whole or _MASK in self.axes[k]):
                 g = self.axes[k].get(_MASK)
                 keyed.append({_MASK: ((("group", g), leaf.mask.value), self.initial[g] if g is not None else None)})
                 continue

@@ -120,6 +120,11 @@ def _by_mask(x, mask) -> bool:
     return isinstance(x, Selection) and x.spread is not None and x.mask is mask
 
 
+def in_place(x) -> bool:
+    """A 1-d selection still held in place by its mask."""
+    return isinstance(x, Selection) and x.spread is not None and x.ndim == 1
+
+
 def _selection(spread: ir.Value, axis: int, mask) -> Selection:
     count = _packing(mask)[1]
     lengths = [None] * len(shape_of(spread))
@@ -160,8 +165,7 @@ def reselect(array, key):
     """`s[mask]` of a selection `s` (1-d, of traced length) by a mask selected the same way
     (`s[s > 0]`, `xs[keep]` with `keep` computed from a selection of the same count). A selection
     held in place by a mask held in place by the same one stays in place: its mask narrows."""
-    if (isinstance(array, Selection) and array.spread is not None and array.ndim == 1 and _by_mask(key, array.mask)
-            and key.dtype == np.bool_ and key.ndim == 1):
+    if in_place(array) and _by_mask(key, array.mask) and key.dtype == np.bool_ and key.ndim == 1:
         within = ew.binary("and", ops.reshape(array.mask.value, [array.mask.size]), key.spread)
         return _selection(array.spread, 0, _shared_mask(within))
     count = array.lengths[0] if array.ndim == 1 and len(array.lengths) == 1 else None

@@ -9,14 +9,16 @@ import operator
 import numpy as np
 
 from solvent.errors import UnsupportedError
-from solvent.numpy.random import streams
+from solvent.numpy.random import shuffles, streams
 from solvent.numpy.folding import traced_constant
 from solvent.numpy.values import is_traced
 
-SUPPORTED = ("random", "uniform", "integers", "choice")
+SUPPORTED = ("random", "uniform", "integers", "choice", "shuffle", "permutation", "permuted")
 _DOUBLE = 1.0 / 9007199254740992.0  # 2^-53: a double from the top 53 bits of a word
 _FLOAT = np.float32(1.0 / 16777216.0)  # 2^-24: a float from the top 24 bits of a 32-bit word
-_INTEGERS = {np.dtype(t) for t in (np.int64, np.uint64, np.int32, np.uint32, np.int16, np.uint16, np.int8, np.uint8)}
+_INTEGERS = {np.dtype(t) for t in (np.int64, np.uint64, np.int32, np.uint32, np.int16, np.uint16, np.int8, np.uint8,
+                                   np.bool_)}
+_normalize_axis = np.lib.array_utils.normalize_axis_index
 
 
 class TracedGenerator:
@@ -60,36 +62,38 @@ class TracedGenerator:
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
         """Integers in [low, high) (or [low, high] with `endpoint`) by NumPy's bounded draws: Lemire's
         method on 32-bit words when the range fits in 32 bits, on 64-bit words otherwise, and on
-        parts of 32-bit words for 8- and 16-bit dtypes."""
+        parts of 32-bit words for 8- and 16-bit dtypes (single bits for bool)."""
         dtype = np.dtype(dtype)
         if dtype not in _INTEGERS:
             raise UnsupportedError(f"Generator.integers with dtype={dtype} inside solvent.jit: solvent draws "
-                                   "signed and unsigned integers of 8 to 64 bits as NumPy does; draw one of those "
+                                   "booleans and integers of 8 to 64 bits as NumPy does; draw one of those "
                                    "and convert")
         low, high = (_static(b, "integers", name) for b, name in ((low, "low"), (high, "high")))
         low, high = (0, low) if high is None else (low, high)
         low, high = _integer(low, "low"), _integer(high, "high")
         last = high if endpoint else high - 1
-        info = np.iinfo(dtype)
-        if low < info.min:
+        least, most = (0, 1) if dtype == np.bool_ else (np.iinfo(dtype).min, np.iinfo(dtype).max)
+        if low < least:
             raise ValueError(f"low is out of bounds for {dtype}")
-        if last > info.max:
+        if last > most:
             raise ValueError(f"high is out of bounds for {dtype}")
         if last < low:
             raise ValueError("low > high" if endpoint else "low >= high")
         shape, span = _shape(size, None, dtype), last - low
         n = _count(shape)
-        width = 8 * dtype.itemsize if dtype.itemsize < 4 else 64 if span > 0xFFFFFFFF else 32
+        width = 1 if dtype == np.bool_ else 8 * dtype.itemsize if dtype.itemsize < 4 else 64 if span > 0xFFFFFFFF else 32
         drawn = self._draw(streams.bounded, n, span, width) if span else np.zeros(n, np.uint64)
         values = (drawn + np.uint64(low % 2 ** 64)).astype(dtype)
-        return _result(values, shape, size is None)
+        return _result(values, shape, size is None, python=dtype == np.bool_)  # NumPy gives a Python bool
 
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
-        """Elements of `a` (or of range(a)) drawn with replacement as NumPy draws them: bounded
-        integers, or with `p` a search of uniform doubles in its normalised cumulative sums."""
-        if not replace:
-            raise UnsupportedError("Generator.choice without replacement inside solvent.jit: solvent draws "
-                                   "with replacement only so far; draw the sample outside the function")
+        """Elements of `a` (or of range(a)) drawn as NumPy draws them: with replacement bounded
+        integers, or with `p` a search of uniform doubles in its normalised cumulative sums; without,
+        Floyd's sample or the tail of a shuffle (`_sample`)."""
+        if not replace and p is not None:
+            raise UnsupportedError("Generator.choice without replacement and with p= inside solvent.jit: solvent "
+                                   "samples without replacement uniformly only so far; draw the sample outside "
+                                   "the function")
         p = _static(p, "choice", "p")
         if is_traced(a) or np.ndim(a):
             a = a if is_traced(a) else np.asarray(a)
@@ -101,7 +105,9 @@ class TracedGenerator:
             if population <= 0 and np.prod(size) != 0:
                 raise ValueError("a must be a positive integer unless no samples are taken")
         shape = () if size is None else _size(size)
-        if p is not None:
+        if not replace:
+            index = self._sample(population, shape, shuffle)
+        elif p is not None:
             cdf = _cumulative(p, population)
             index = np.searchsorted(cdf, self.random(shape), side="right").astype(np.int64)
         else:
@@ -114,6 +120,68 @@ class TracedGenerator:
         if size is not None and index.ndim == 0 and a.ndim == 1:
             return np.take(a, index.reshape(1), axis=0).reshape(())
         return np.take(a, index, axis=axis)
+
+    def _sample(self, population: int, shape, shuffle: bool):
+        """`size` distinct draws from range(population) by NumPy's choice: the tail of a shuffle of
+        the whole range where the sample is a large part of a large population, else Floyd's
+        algorithm, then (with `shuffle`) a shuffle of the sample; both by Lemire's bounded draws."""
+        size = _count(shape)
+        if size > population:
+            raise ValueError("Cannot take a larger sample than population when replace is False")
+        if population > 10000 and size > population // (50 if shuffle else 20):
+            order = self._draw(shuffles.shuffled, population, max(population - size, 1), shuffles.lemire)
+            return order[0, population - size:].reshape(shape)
+        index = self._draw(shuffles.floyd, population, size)
+        if shuffle:
+            index = index[self._draw(shuffles.shuffled, size, 1, shuffles.lemire)[0]]
+        return index.reshape(shape)
+
+    def shuffle(self, x, axis=0):
+        """x reordered in place along `axis` by NumPy's Fisher-Yates shuffle (no draws when x is empty)."""
+        if not is_traced(x):
+            raise UnsupportedError("Generator.shuffle of an array made outside the function: solvent shuffles "
+                                   "arrays of the program in place (arguments and arrays made inside it)")
+        axis = _normalize_axis(axis, x.ndim)
+        if x.size:
+            x[...] = np.take(x, self._draw(shuffles.shuffled, x.shape[axis], 1, shuffles.masked)[0], axis=axis)
+
+    def permutation(self, x, axis=0):
+        """A shuffled copy of x along `axis`, or of arange(x) for an integer, as NumPy draws it."""
+        if not is_traced(x) and isinstance(x, (int, np.integer)):
+            return self._draw(shuffles.shuffled, max(int(x), 0), 1, shuffles.masked)[0]
+        x = x if is_traced(x) else traced_constant(np.asarray(x))
+        axis = _normalize_axis(axis, x.ndim)
+        return np.take(x, self._draw(shuffles.shuffled, x.shape[axis], 1, shuffles.masked)[0], axis=axis)
+
+    def permuted(self, x, *, axis=None, out=None):
+        """x with each 1-d slice along `axis` shuffled on its own (slices in C order, as NumPy takes
+        them), or for axis None the whole of a 1-d x; written to `out` when given."""
+        x = x if is_traced(x) else traced_constant(np.asarray(x))
+        if axis is None:
+            if x.ndim > 1:
+                raise UnsupportedError("Generator.permuted of a 2-d or larger array with axis=None inside "
+                                       "solvent.jit: NumPy shuffles it in its memory order, which a traced "
+                                       "array has not; write rng.permuted(x.ravel()).reshape(x.shape) for a "
+                                       "C-ordered x, or give an axis")
+            if x.ndim == 0:
+                raise TypeError("len() of unsized object")
+            result = x[self._draw(shuffles.shuffled, x.size, 1, shuffles.masked)[0]]
+        else:
+            axis = _normalize_axis(axis, x.ndim)
+            rows = np.moveaxis(x, axis, -1)
+            n, lanes = x.shape[axis], _count(rows.shape[:-1])
+            order = self._draw(shuffles.shuffled, n, 0, shuffles.masked, lanes)
+            lanes_of = np.take_along_axis(rows.reshape(lanes, n), order, axis=1)
+            result = np.moveaxis(lanes_of.reshape(rows.shape), -1, axis)
+        if out is None:
+            return result
+        if tuple(out.shape) != tuple(x.shape):
+            raise ValueError("out must have the same shape as x")
+        if not np.can_cast(x.dtype, out.dtype, "safe"):
+            raise TypeError(f"Cannot cast array data from dtype({str(x.dtype)!r}) to dtype({str(out.dtype)!r}) "
+                            "according to the rule 'safe'")
+        out[...] = result
+        return out
 
     def __getattr__(self, name):
         if name.startswith("__"):

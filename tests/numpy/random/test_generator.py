@@ -104,6 +104,71 @@ def test_choice_with_replacement(seed, size, population):
                              rng.choice(OPTIONS, size), rng.choice(OPTIONS, size, p=[0.1, 0.2, 0.3, 0.4])), seed)
 
 
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 2 ** 32), st.booleans(), st.integers(0, 300), st.integers(0, 300), st.booleans())
+def test_choice_without_replacement(seed, buffered, population, size, shuffle):
+    """Floyd's sample (and its shuffle) of range(population), and of an array's rows."""
+    size = min(size, population)
+    check_draws(lambda rng: (rng.choice(population, size, replace=False, shuffle=shuffle),
+                             rng.choice(OPTIONS, min(size, 4), replace=False, shuffle=shuffle),
+                             rng.choice(population + 1, replace=False)), seed, buffered=buffered)
+
+
+def test_choice_without_replacement_of_much_of_a_large_population():
+    """The tail of a shuffle of the whole range: NumPy's path beyond 10000 elements."""
+    check_draws(lambda rng: (rng.choice(20000, 1000, replace=False), rng.choice(20000, 401, replace=False,
+                                                                              shuffle=False)), 4, calls=1)
+
+
+def test_choice_without_replacement_checks_the_size():
+    with pytest.raises(ValueError, match="larger sample"):
+        solvent.jit(lambda g: g.choice(3, 4, replace=False))(np.random.default_rng(0))
+
+
+SHAPES = st.sampled_from([(0,), (1,), (2,), (7,), (40,), (3, 4), (5, 1, 2), (3, 0), (0, 4)])
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 2 ** 32), st.booleans(), SHAPES, st.integers(-3, 2))
+def test_shuffle_permutation_and_permuted(seed, buffered, shape, axis):
+    """Fisher-Yates as NumPy's shuffle, permutation and permuted run it: in place, copied, and per
+    slice along an axis; empty arrays draw nothing (shuffle) or by their axis's length (permutation)."""
+    x = np.arange(float(np.prod(shape))).reshape(shape)
+    axis = axis % len(shape)
+
+    def f(rng, x):
+        y = x + 1.0
+        rng.shuffle(y, axis=axis)
+        along = rng.permuted(x, axis=axis)
+        flat = rng.permuted(x.ravel())
+        return y, rng.permutation(x, axis=axis), along, flat, rng.permutation(len(shape) * 3)
+    check_draws(f, seed, x, buffered=buffered)
+
+
+def test_shuffle_in_place_and_into_out():
+    def f(rng, x, out):
+        rng.shuffle(x)
+        return rng.permuted(x[:, 0], out=out) is out
+    check_draws(f, 8, np.arange(60.0).reshape(20, 3), np.zeros(20))
+
+
+def test_shuffles_in_a_rolled_loop_of_1000_steps():
+    def f(rng, x):
+        for i in range(1000):
+            rng.shuffle(x)
+            x[0] += i
+        return x
+    check_draws(f, 9, np.arange(8.0), calls=1)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 2 ** 32), st.booleans(), SIZES, st.sampled_from([(0, 2), (0, 1), (1, 2), (2, None)]))
+def test_boolean_integers(seed, buffered, size, bounds):
+    """One bit of a 32-bit word per draw, the low bit first; the rest of the word dropped after."""
+    check_draws(lambda rng: (rng.integers(*bounds, size=size, dtype=np.bool_), rng.integers(7, size=3),
+                             rng.integers(0, 1, dtype=bool, endpoint=True)), seed, buffered=buffered)
+
+
 def test_choice_of_traced_arrays_and_along_an_axis():
     def f(rng, x, table):
         return rng.choice(x), rng.choice(x, size=()), rng.choice(table, size=2, axis=1), rng.choice(table)
@@ -161,9 +226,11 @@ def test_a_function_that_does_not_draw_leaves_the_generator_alone():
 
 @pytest.mark.parametrize("draw, match", [
     (lambda g: g.standard_normal(3), "Generator.standard_normal"),
-    (lambda g: g.integers(0, 5, dtype=np.bool_), "dtype=bool"),
+    (lambda g: g.integers(0, 5, dtype=np.float64), "dtype=float64"),
     (lambda g: g.uniform(0.0, 1e-300), "narrower than"),
-    (lambda g: g.choice(5, 2, replace=False), "without replacement"),
+    (lambda g: g.choice(5, 2, replace=False, p=[0.2] * 5), "without replacement and with p="),
+    (lambda g: g.permuted(np.zeros((2, 3))), "memory order"),
+    (lambda g: g.shuffle(OPTIONS), "made outside the function"),
 ])
 def test_methods_not_reproduced_are_refused(draw, match):
     rng = np.random.default_rng(0)
