@@ -25,6 +25,7 @@ import solvent
 
 def cases(n):
     """(name, NumPy draw from a Generator, the jax.random draw of the same distribution) per row."""
+    m = min(n, 1000)
     return [
         ("uniform float64", lambda rng: rng.random(n), lambda key: jax.random.uniform(key, (n,), "float64")),
         ("uniform float32", lambda rng: rng.random(n, dtype=np.float32),
@@ -34,9 +35,10 @@ def cases(n):
         ("integers(0, 100)", lambda rng: rng.integers(0, 100, n), lambda key: jax.random.randint(key, (n,), 0, 100)),
         ("standard_normal", lambda rng: rng.standard_normal(n), lambda key: jax.random.normal(key, (n,), "float64")),
         ("integers(bool)", lambda rng: rng.integers(0, 2, n, dtype=bool), lambda key: jax.random.bernoulli(key, 0.5, (n,))),
-        ("permutation(n)", lambda rng: rng.permutation(n), lambda key: jax.random.permutation(key, n)),
-        ("choice(n, n/100)", lambda rng: rng.choice(n, n // 100, replace=False),
-         lambda key: jax.random.choice(key, n, (n // 100,), replace=False)),
+        # shuffles swap one element at a time, as NumPy's do: a loop of m steps (see the README)
+        (f"permutation({m})", lambda rng: rng.permutation(m), lambda key: jax.random.permutation(key, m)),
+        (f"choice({m}, {m // 10})", lambda rng: rng.choice(m, m // 10, replace=False),
+         lambda key: jax.random.choice(key, m, (m // 10,), replace=False)),
     ]
 
 
