@@ -311,15 +311,15 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     s = flat[order]
     first = _first_of_runs(s, equal_nan)
     values = s[first] if s.size else s
-    result = [values]
+    result, run = [values], np.cumsum(first) - 1  # each sorted element's run
     if return_index:
         result.append(order[first] if s.size else np.zeros(0, np.intp))
     if return_inverse:
         inverse = np.zeros_like(flat, dtype=np.intp)
-        inverse[order] = np.cumsum(first) - 1
+        inverse[order] = run
         result.append(np.reshape(inverse, np.shape(ar)))
     if return_counts:
-        runs = np.bincount(np.cumsum(first) - 1, minlength=s.size) if s.size else np.zeros(0, np.intp)
+        runs = np.bincount(run, minlength=s.size) if s.size else np.zeros(0, np.intp)
         result.append(packed.like(runs, values) if s.size else runs)  # zero past the last run
     return tuple(result)
 

@@ -51,7 +51,7 @@ def serial(state, steps: int, span_of: Callable, method: Callable, apply: Callab
     chunk = steps + steps // 2 + 64  # enough for all draws but rarely: a masked word is kept half the time or more
 
     def round_(state, s, *carry):
-        words, after = streams._words32(state, chunk)
+        words, after = streams.words32_and_after(state, chunk)
 
         def step(s, p, words, *carry):
             span = span_of(s)

@@ -39,11 +39,11 @@ def words32(state, n: int):
     new word's low half and high half), and the state after them."""
     if n == 0:
         return np.zeros(0, np.uint64), state
-    draws, after = _words32(state, n)
+    draws, after = words32_and_after(state, n)
     return draws, after(n)
 
 
-def _words32(state, n: int):
+def words32_and_after(state, n: int):
     """`n` 32-bit words, and a function giving the state after the first k of them (k may be traced)."""
     generator, inc, has, uinteger = _parts(state)
     count = n // 2 + 1
@@ -129,7 +129,7 @@ def _candidates(state, count: int, width: int):
     if width < 32:
         return _parts_of_words(state, count, width)
     if width == 32:
-        return _words32(state, count)
+        return words32_and_after(state, count)
     generator, inc, _, _ = _parts(state)
 
     def after(k):
@@ -143,7 +143,7 @@ def _parts_of_words(state, count: int, bits: int):
     and a function giving the state after the first k draws (in the same form)."""
     per = 32 // bits
     used = state[6].astype(np.int64)
-    words, after_words = _words32(state[:6], count // per + 2)
+    words, after_words = words32_and_after(state[:6], count // per + 2)
     shifts = np.arange(per, dtype=np.uint64) * np.uint64(bits)
     parts = ((words[:, None] >> shifts) & np.uint64(2 ** bits - 1)).reshape(-1)
 
