@@ -34,6 +34,10 @@ def cases(n):
          lambda key: jax.random.uniform(key, (n,), "float64", -1.0, 3.0)),
         ("integers(0, 100)", lambda rng: rng.integers(0, 100, n), lambda key: jax.random.randint(key, (n,), 0, 100)),
         ("standard_normal", lambda rng: rng.standard_normal(n), lambda key: jax.random.normal(key, (n,), "float64")),
+        ("normal(2, 0.5)", lambda rng: rng.normal(2.0, 0.5, n),
+         lambda key: 2.0 + 0.5 * jax.random.normal(key, (n,), "float64")),
+        ("exponential", lambda rng: rng.standard_exponential(n),
+         lambda key: jax.random.exponential(key, (n,), "float64")),
         ("integers(bool)", lambda rng: rng.integers(0, 2, n, dtype=bool), lambda key: jax.random.bernoulli(key, 0.5, (n,))),
         # shuffles swap one element at a time, as NumPy's do: a loop of m steps (see the README)
         (f"permutation({m})", lambda rng: rng.permutation(m), lambda key: jax.random.permutation(key, m)),

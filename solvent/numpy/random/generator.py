@@ -9,11 +9,13 @@ import operator
 import numpy as np
 
 from solvent.errors import UnsupportedError
-from solvent.numpy.random import shuffles, streams
+from solvent.numpy.random import shuffles, streams, ziggurat
+from solvent.numpy.random.libm import rounded
 from solvent.numpy.folding import traced_constant
 from solvent.numpy.values import is_traced
 
-SUPPORTED = ("random", "uniform", "integers", "choice", "shuffle", "permutation", "permuted")
+SUPPORTED = ("random", "uniform", "integers", "standard_normal", "normal", "standard_exponential", "exponential",
+             "choice", "shuffle", "permutation", "permuted")
 _DOUBLE = 1.0 / 9007199254740992.0  # 2^-53: a double from the top 53 bits of a word
 _FLOAT = np.float32(1.0 / 16777216.0)  # 2^-24: a float from the top 24 bits of a 32-bit word
 _INTEGERS = {np.dtype(t) for t in (np.int64, np.uint64, np.int32, np.uint32, np.int16, np.uint16, np.int8, np.uint8,
@@ -47,17 +49,50 @@ class TracedGenerator:
 
     def uniform(self, low=0.0, high=1.0, size=None):
         """low + (high - low) * a double, over the bounds broadcast (to `size` if given) as NumPy does."""
-        low, high = (np.asarray(_static(b, "uniform", name), np.float64) for b, name in ((low, "low"), (high, "high")))
+        (low, high), shape, scalar = _parameters("uniform", size, low=low, high=high)
         span = high - low
         if not np.all(np.isfinite(span)):
             raise OverflowError("high - low range exceeds valid bounds" if span.ndim == 0 else "Range exceeds valid bounds")
         if np.any(span < 0):
             raise ValueError("high - low < 0")
-        shape = span.shape if size is None else _size(size)
-        if np.broadcast_shapes(span.shape, shape) != shape:
-            raise ValueError(f"shape mismatch: bounds of shape {span.shape} cannot be broadcast to size {shape}")
         top = (self._draw(streams.words64, _count(shape)) >> 11).astype(np.float64).reshape(shape)
-        return _result(low + _product(span, top), shape, size is None and span.ndim == 0, python=True)
+        return _result(low + _product(span, top), shape, scalar, python=True)
+
+    def standard_normal(self, size=None, dtype=np.float64, out=None):
+        """Standard normals by NumPy's ziggurat, bit for bit (`ziggurat.normals`)."""
+        return self._doubles("standard_normal", ziggurat.normals, size, dtype, out)
+
+    def standard_exponential(self, size=None, dtype=np.float64, method="zig", out=None):
+        """Standard exponentials by NumPy's ziggurat, or for any other `method` (NumPy's "inv") -log1p(-u)."""
+        draw = ziggurat.exponentials if method == "zig" else ziggurat.inverted_exponentials
+        return self._doubles("standard_exponential", draw, size, dtype, out)
+
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        """loc + scale * a standard normal (the product rounded first, as in NumPy's C), over the
+        parameters broadcast (to `size` if given) as NumPy does; they may be traced."""
+        (loc, scale), shape, scalar = _parameters("normal", size, traced=True, loc=loc, scale=scale)
+        scale = _non_negative(scale, "scale")
+        values = self._draw(ziggurat.normals, _count(shape)).reshape(shape)
+        return _result(loc + rounded(scale * values), shape, scalar, python=True)
+
+    def exponential(self, scale=1.0, size=None):
+        """scale * a standard exponential, over `scale` (maybe traced) broadcast to `size` as NumPy does."""
+        (scale,), shape, scalar = _parameters("exponential", size, traced=True, scale=scale)
+        scale = _non_negative(scale, "scale")
+        values = self._draw(ziggurat.exponentials, _count(shape)).reshape(shape)
+        return _result(scale * values, shape, scalar, python=True)
+
+    def _doubles(self, method: str, draw, size, dtype, out):
+        """float64 draws of `shape` (or into `out`), a Python float for no size, as NumPy's double_fill."""
+        dtype = np.dtype(dtype)
+        if dtype == np.float32:
+            raise UnsupportedError(f"Generator.{method} with dtype=float32 inside solvent.jit: solvent draws "
+                                   "NumPy's float64 stream so far; draw float64 outside the function, or convert")
+        if dtype != np.float64:
+            raise TypeError(f"Unsupported dtype {dtype!r} for {method}")
+        shape = _shape(size, out, dtype)
+        values = self._draw(draw, _count(shape))
+        return _result(values, shape, size is None and out is None, out, python=True)
 
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
         """Integers in [low, high) (or [low, high] with `endpoint`) by NumPy's bounded draws: Lemire's
@@ -186,17 +221,10 @@ class TracedGenerator:
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        why = _ZIGGURAT if name in ("standard_normal", "normal", "standard_exponential", "exponential") else ""
         raise UnsupportedError(
             f"Generator.{name} inside solvent.jit: solvent reproduces NumPy's streams for "
-            f"{', '.join('Generator.' + m for m in SUPPORTED)} so far{why}; draw the others outside the "
+            f"{', '.join('Generator.' + m for m in SUPPORTED)} so far; draw the others outside the "
             "function and pass them in as arrays")
-
-
-#: Why the ziggurat distributions are refused rather than drawn nearly as NumPy does.
-_ZIGGURAT = (" (NumPy's ziggurat draws its rare tail values with the C library's log1p and exp, whose "
-             "last bits XLA's own do not reproduce, and a stream that differs now and then would be silently "
-             "wrong)")
 
 
 def _product(span, top):
@@ -231,6 +259,30 @@ def _cumulative(p, population: int) -> np.ndarray:
     cdf = p.cumsum()
     cdf /= cdf[-1]
     return cdf
+
+
+def _parameters(method: str, size, traced: bool = False, **named):
+    """A distribution's parameters as float64 arrays (known when the function is compiled, or with
+    `traced` traced ones too), the shape of the draws (theirs broadcast, or `size`, to which they
+    must broadcast), and whether one scalar is drawn (no size and scalar parameters)."""
+    arrays = [value.astype(np.float64) if traced and is_traced(value)
+              else np.asarray(_static(value, method, name), np.float64) for name, value in named.items()]
+    common = np.broadcast_shapes(*(a.shape for a in arrays))
+    shape = common if size is None else _size(size)
+    if np.broadcast_shapes(common, shape) != shape:
+        raise ValueError(f"shape mismatch: parameters of shape {common} cannot be broadcast to size {shape}")
+    return arrays, shape, size is None and common == ()
+
+
+def _non_negative(x, name: str):
+    """x, checked as NumPy checks a scale: a known one below 0 (or -0.0) is refused, and a traced
+    one, whose value the check cannot see, gives NaN draws there instead."""
+    negative = np.signbit(x) & ~np.isnan(x)
+    if is_traced(x):
+        return np.where(negative, np.nan, x)
+    if np.any(negative):
+        raise ValueError(f"{name} < 0")
+    return x
 
 
 def _static(x, method: str, name: str):

@@ -81,7 +81,7 @@ def _bounded(state, n: int, span: int, width: int):
     excl = span + 1
     threshold = (2 ** width - excl) % excl
     if span == 2 ** width - 1 or threshold == 0:  # the whole range, or a power of two: no rejection
-        words, after = _candidates(state, n, width)
+        words, after = candidates(state, n, width)
         return (words if span == 2 ** width - 1 else _scaled(words, excl, width)[0]), after(n)
     return _packed(state, n, excl, threshold, width)
 
@@ -103,14 +103,14 @@ def _packed(state, n: int, excl: int, threshold: int, width: int):
     """n accepted draws. The first n words are drawn at once; the draws before the first rejected
     one stand, and from there on rounds of `CHUNK` candidate words are packed in order until n are
     accepted (no round runs when nothing is rejected, the common case)."""
-    words, after = _candidates(state, n, width)
+    words, after = candidates(state, n, width)
     values, low = _scaled(words, excl, width)
     position = np.arange(n)
     kept = np.min(np.where(low >= np.uint64(threshold), n, position))  # the draws before the first rejection
     chunk = min(CHUNK, n)
 
     def round_(state, out, filled):
-        words, after = _candidates(state, chunk, width)
+        words, after = candidates(state, chunk, width)
         values, low = _scaled(words, excl, width)
         total = filled + np.cumsum(low >= np.uint64(threshold))
         keep = (low >= np.uint64(threshold)) & (total <= n)
@@ -123,7 +123,7 @@ def _packed(state, n: int, excl: int, threshold: int, width: int):
     return out[:n], np.where(kept == n, after(n), state)
 
 
-def _candidates(state, count: int, width: int):
+def candidates(state, count: int, width: int):
     """`count` words of `width` bits (8 and 16: parts of 32-bit words, see `_parts_of_words`),
     and a function giving the state after the first k of them."""
     if width < 32:

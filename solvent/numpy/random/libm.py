@@ -1,0 +1,179 @@
+"""The C library's `log1p` and `exp` as array code, operation for operation, so that the values NumPy's
+ziggurat draws from its tails come out bit for bit as NumPy's C code computes them.
+
+glibc's double `log1p` is the SunPro (fdlibm) algorithm: reduce 1 + x to 2^k (1 + f) with
+sqrt(2)/2 < 1 + f < sqrt(2) (and a correction c for the rounding of 1 + x), then
+log(1 + f) = f - (f^2/2 - s (f^2/2 + R(s^2))) with s = f / (2 + f) and R a degree-7 polynomial in
+s^2, and k ln 2 added in two parts. glibc's `exp` is Szabolcs Nagy's table-driven one. On CPUs
+with FMA, glibc runs builds of both in which GCC fused some multiply-adds into one FMA (rounded
+once): those are written as a * b + c, which XLA's CPU compiler fuses alike, and every other
+product, and every sum XLA could fold with the next, is `rounded` on its own. `fused` tells which
+build this process runs, from inputs where the two differ.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import decimal
+import functools
+
+import numpy as np
+
+from solvent.errors import UnsupportedError
+from solvent.numpy.folding import traced_constant
+from solvent.numpy.values import is_traced
+
+
+def _double(bits: int) -> float:
+    return float(np.uint64(bits).view(np.float64))
+
+
+_LN2_HI, _LN2_LO = _double(0x3FE62E42FEE00000), _double(0x3DEA39EF35793C76)  # n ln2_hi is exact for |n| < 2000
+#: The coefficients Lp1..Lp7 of R(z) = Lp1 z + Lp2 z^2 + ... + Lp7 z^7 (a Remez fit on [0, 0.1716]).
+_LP = tuple(_double(b) for b in (0x3FE5555555555593, 0x3FD999999997FA04, 0x3FD2492494229359, 0x3FCC71C51D8E78AF,
+                                 0x3FC7466496CB03DE, 0x3FC39A09D078C69F, 0x3FC2F112DF3E5244))
+_LOW_WORD = np.uint64(0xFFFFFFFF)
+
+
+def rounded(value):
+    """`value` rounded to a double on its own before it is used: an identity to NumPy, and to XLA a
+    select it cannot see through, so that it neither fuses a product into the add that follows (one
+    FMA, rounded once) nor folds a sum with a constant into the next one ((1 + x) - 1 to x)."""
+    return np.where(value == value, value, np.nan)
+
+
+def lookup(table: np.ndarray, index):
+    """table[index], for an index traced or not."""
+    return (traced_constant(table) if is_traced(index) else table)[index]
+
+
+def _madd(a, b, c, fused: bool):
+    """a * b + c as glibc's build computes it: one FMA where `fused` (XLA's CPU compiler fuses the
+    two when the CPU has FMA, as GCC does for glibc's FMA build), else rounded twice."""
+    return a * b + c if fused else rounded(a * b) + c
+
+
+def log1p(x, fused: bool):
+    """log(1 + x) exactly as glibc's `log1p` rounds it, for -1 < x < 2^53 (NumPy's ziggurat takes
+    x in (-1, 0]); x at or below -1, infinite or NaN is not handled. `fused`: glibc's FMA build
+    (chosen on CPUs with FMA), whose multiply-adds round once; only traced code can fuse them."""
+    x = rounded(x)  # an argument, as to a C function: not a product to fuse into what follows
+    bits = x.view(np.uint64)
+    high = (bits >> np.uint64(32)).astype(np.int64)  # the high word, as unsigned
+    magnitude = high & 0x7FFFFFFF
+    negative = high >= 0x80000000
+    # k = 0 and f = x where -0.2929 < x < 0.41422: then 1 + x needs no reduction.
+    plain = np.where(negative, magnitude <= 0x3FD2BEC3, magnitude < 0x3FDA827A)
+    u = rounded(1.0 + x)  # (XLA would fold u - 1 back to x)
+    u_high = (u.view(np.uint64) >> np.uint64(32)).astype(np.int64)
+    k = (u_high >> 20) - 1023
+    correction = np.where(k > 0, 1.0 - (u - x), x - (u - 1.0)) / u
+    mantissa = u_high & 0x000FFFFF
+    small = mantissa < 0x6A09E  # 1 + f below sqrt(2): u scaled to [1, sqrt(2)), else to [sqrt(2)/2, 1)
+    k = np.where(small, k, k + 1)
+    reduced_high = np.where(small, mantissa | 0x3FF00000, mantissa | 0x3FE00000)
+    reduced = ((reduced_high.astype(np.uint64) << np.uint64(32)) | (u.view(np.uint64) & _LOW_WORD)).view(np.float64)
+    hu = np.where(plain, 1, np.where(small, mantissa, (0x00100000 - mantissa) >> 2))
+    k = np.where(plain, 0, k)
+    f = np.where(plain, x, reduced - 1.0)
+    c = np.where(plain, 0.0, correction)
+    dk = k.astype(np.float64)
+    hfsq = rounded(rounded(0.5 * f) * f)
+    low = _madd(dk, _LN2_LO, c, fused)  # k ln2_lo + c
+    result = np.where(hu == 0, _near_power_of_two(f, k, dk, low, hfsq, fused), _general(f, k, dk, low, hfsq, fused))
+    tiny = magnitude < 0x3E200000  # |x| < 2^-29: x - x^2/2, or x itself below 2^-54
+    tiny_result = np.where(magnitude < 0x3C900000, x, _madd(-rounded(x * x), 0.5, x, fused))
+    return np.where(tiny, tiny_result, result)
+
+
+def _near_power_of_two(f, k, dk, low, hfsq, fused: bool):
+    """log1p where |f| < 2^-20: a short series, and exactly k ln 2 where f is 0."""
+    r = rounded(hfsq * _madd(-f, 0.66666666666666666, 1.0, fused))
+    at_zero = np.where(k == 0, 0.0, _madd(dk, _LN2_HI, low, fused))
+    series = np.where(k == 0, f - r, _madd(dk, _LN2_HI, -((r - low) - f), fused))
+    return np.where(f == 0.0, at_zero, series)
+
+
+def _general(f, k, dk, low, hfsq, fused: bool):
+    """log1p by the polynomial in s = f / (2 + f), its terms summed in glibc's order."""
+    s = f / (2.0 + f)
+    z = rounded(s * s)
+    z2 = rounded(z * z)
+    z4 = rounded(z2 * z2)
+    z6 = rounded(z4 * z2)
+    r2, r3, r4 = (_madd(z, _LP[i + 1], _LP[i], fused) for i in (1, 3, 5))
+    r = _madd(z, _LP[0], rounded(z2 * r2), fused)
+    r = _madd(z4, r3, r, fused)
+    r = _madd(z6, r4, r, fused)
+    spread = rounded(s * (hfsq + r))
+    plain = f - (hfsq - spread)
+    scaled = _madd(dk, _LN2_HI, -((hfsq - (spread + low)) - f), fused)
+    return np.where(k == 0, plain, scaled)
+
+
+_N = 128  # glibc's exp tabulates 2^(i/N)
+_INV_LN2_N, _NEG_LN2_HI_N, _NEG_LN2_LO_N, _SHIFT = (_double(b) for b in (
+    0x40671547652B82FE, 0xBF762E42FEFA0000, 0xBD0CF79ABC9E3B3A, 0x4338000000000000))
+#: The coefficients C2..C5 of exp(r) - 1 - r ~ C2 r^2 + C3 r^3 + C4 r^4 + C5 r^5 on |r| < ln2 / 2N.
+_EXP_POLY = tuple(_double(b) for b in (0x3FDFFFFFFFFFFDBD, 0x3FC555555555543C, 0x3FA55555CF172B91, 0x3F81111167A4D017))
+
+
+@functools.cache
+def _exp_table() -> tuple[np.ndarray, np.ndarray]:
+    """glibc's table for exp: for i < N, the bits of 2^(i/N) rounded (less i << 45, which the
+    exponent adds back) and the rounding's relative error as a double, from 60-digit decimals."""
+    decimal.getcontext().prec = 60
+    scales, tails = [], []
+    for i in range(_N):
+        exact = decimal.Decimal(2) ** (decimal.Decimal(i) / _N)
+        scale = float(exact)
+        scales.append((int(np.float64(scale).view(np.uint64)) - (i << 45)) % 2 ** 64)
+        tails.append(float((exact - decimal.Decimal(scale)) / decimal.Decimal(scale)))
+    return np.array(scales, np.uint64), np.array(tails, np.float64)
+
+
+def exp(x, fused: bool):
+    """e^x exactly as glibc's `exp` rounds it (Szabolcs Nagy's: x = k ln2/N + r, e^x = 2^(k/N) e^r
+    with 2^(k/N) from a table and e^r by a polynomial), for |x| < 512; `fused` as for `log1p`."""
+    x = rounded(x)
+    scales, tails = _exp_table()
+    kd = rounded(_madd(x, _INV_LN2_N, _SHIFT, fused))  # k + 1.5 2^52: k in the low bits (XLA would fold kd - shift)
+    ki = kd.view(np.uint64)
+    kd = kd - _SHIFT
+    r = _madd(kd, _NEG_LN2_LO_N, _madd(kd, _NEG_LN2_HI_N, x, fused), fused)
+    index = (ki % np.uint64(_N)).astype(np.int64)
+    scale = (lookup(scales, index) + (ki << np.uint64(45))).view(np.float64)
+    r2 = rounded(r * r)
+    low, high = _madd(r, _EXP_POLY[1], _EXP_POLY[0], fused), _madd(r, _EXP_POLY[3], _EXP_POLY[2], fused)
+    tmp = _madd(rounded(r2 * r2), high, _madd(r2, low, lookup(tails, index) + r, fused), fused)
+    tiny = (x.view(np.uint64) >> np.uint64(52)) & np.uint64(0x7FF) < np.uint64(0x3C9)  # |x| < 2^-54
+    return np.where(tiny, 1.0 + x, _madd(scale, tmp, scale, fused))
+
+
+#: Inputs where glibc's plain build and its FMA build round differently: (x, plain, FMA), in hex.
+_PROBES = {
+    "log1p": (("-0x1.56a7643258913p-1", "-0x1.1b3bb6ca10effp+0", "-0x1.1b3bb6ca10f00p+0"),
+              ("-0x1.86fbda26e1b60p-3", "-0x1.b1dbe42a0f62bp-3", "-0x1.b1dbe42a0f62ap-3"),
+              ("-0x1.621b9d73de83cp-3", "-0x1.84c81a6657726p-3", "-0x1.84c81a6657725p-3")),
+    "exp": (("-0x1.edeee4c2c877ep+1", "0x1.5993032142e1ep-6", "0x1.5993032142e1fp-6"),
+            ("-0x1.943865b83b3bbp+2", "0x1.d9c34ec6fe2bep-10", "0x1.d9c34ec6fe2bdp-10"),
+            ("-0x1.ea8af807861a4p+1", "0x1.62d98af10e10ep-6", "0x1.62d98af10e10dp-6")),
+}
+
+
+@functools.cache
+def fused(name: str) -> bool:
+    """Whether this process's C library computes `name` as glibc's FMA build (True) or as its plain
+    build (False), told by inputs where the two differ; NumPy's C code calls the same library."""
+    path = ctypes.util.find_library("m")
+    function = getattr(ctypes.CDLL(path), name, None) if path else None
+    if function is not None:
+        function.restype, function.argtypes = ctypes.c_double, [ctypes.c_double]
+        got = [function(float.fromhex(x)) for x, _, _ in _PROBES[name]]
+        for column, fma in ((1, False), (2, True)):
+            if got == [float.fromhex(probe[column]) for probe in _PROBES[name]]:
+                return fma
+    raise UnsupportedError(f"NumPy's ziggurat draws inside solvent.jit on this machine: its C library's {name} "
+                           "is not glibc's, whose rounding solvent reproduces; draw the numbers outside the "
+                           "function and pass them in")

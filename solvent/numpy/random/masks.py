@@ -1,0 +1,79 @@
+"""Compaction of draws, which NumPy's C loops do one element at a time, as array code: boolean
+masks packed 64 to a word (how many True come before each position, where the first k True are:
+XLA's cumulative sum over a million elements takes ten times what popcounts of the packed words
+do), writes into new arrays, and values XLA must compute once."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solvent.core import trace
+from solvent.numpy import values
+from solvent.numpy.folding import traced_constant
+from solvent.numpy.values import is_traced
+from solvent.ops.base import create
+
+
+def _bytes(mask):
+    """A 1-d boolean mask packed 8 to a byte, shape (words, 8): bit j of byte (r, b) is
+    mask[64 r + 8 b + j] (XLA packs bytes fast, and whole words from them)."""
+    count = mask.shape[0]
+    rows = -(-count // 64)
+    bits = np.concatenate([mask, np.zeros(rows * 64 - count, bool)]).reshape(rows, 8, 8).astype(np.uint8)
+    return np.sum(bits << np.arange(8, dtype=np.uint8), axis=2, dtype=np.uint8)
+
+
+def packed(mask):
+    """A 1-d boolean mask 64 to a word (bit j of word r: mask[64 r + j]), and the count of True
+    before each word."""
+    words = np.sum(_bytes(mask).astype(np.uint64) << (np.uint64(8) * np.arange(8, dtype=np.uint64)), axis=1,
+                   dtype=np.uint64)
+    per_row = np.bitwise_count(words).astype(np.int64)
+    return words, np.cumsum(per_row) - per_row
+
+
+def counts_before(mask):
+    """For each position of a 1-d boolean mask, how many True come before it: the counts before its
+    word, before its byte in the word and below it in the byte, from popcounts of the packed mask."""
+    bytes_ = _bytes(mask)
+    per_byte = np.bitwise_count(bytes_).astype(np.int64)
+    per_row = np.sum(per_byte, axis=1)
+    before_row = np.cumsum(per_row) - per_row
+    before_byte = np.cumsum(per_byte, axis=1) - per_byte
+    below = np.bitwise_count(bytes_[:, :, None] & ((np.uint8(1) << np.arange(8, dtype=np.uint8)) - np.uint8(1)))
+    counts = (before_row[:, None] + before_byte)[:, :, None] + below.astype(np.int64)
+    return counts.reshape(-1)[:mask.shape[0]]
+
+
+def first_set(packed, before, k: int, count: int):
+    """The positions of the first k True of a packed mask (`packed`), `count` past the last: the
+    word of each by a search of the counts, the bit by halving the word with popcounts."""
+    rank = np.arange(k)
+    row = np.searchsorted(before + np.bitwise_count(packed).astype(np.int64), rank, side="right")
+    inside = np.minimum(row, packed.shape[0] - 1)
+    word, j = packed[inside], rank - before[inside]
+    bit = np.zeros(k, np.int64)
+    for width in (32, 16, 8, 4, 2, 1):
+        low = np.bitwise_count((word >> bit.astype(np.uint64)) & np.uint64(2 ** width - 1)).astype(np.int64)
+        step = j >= low
+        bit, j = np.where(step, bit + width, bit), np.where(step, j - low, j)
+    return np.where(row < packed.shape[0], np.minimum(inside * 64 + bit, count), count)
+
+
+def scatter(out, index, values):
+    """out with out[index] = values, out a new array (traced where index or values are)."""
+    traced = is_traced(index) or is_traced(values)
+    out = traced_constant(out) if traced and not is_traced(out) else out.copy()
+    out[index] = values
+    return out
+
+
+
+def once(x):
+    """x, computed once: XLA would otherwise fuse what makes it (the words' PCG64 output, the
+    tables looked up) into each of its users and compute it again there."""
+    if not is_traced(x):
+        return x
+    with trace.current().emitting():
+        v = values.value(x)
+        return values.wrap(create("stablehlo.optimization_barrier", [v], [v.type]).result, scalar=False)

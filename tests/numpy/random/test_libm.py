@@ -1,0 +1,66 @@
+"""glibc's log1p and exp as array code against the C library itself: bit for bit where XLA
+compiles them (with the FMA fusions of the build this machine's library runs), and the plain
+build where NumPy computes them, which no FMA fuses."""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import solvent
+from solvent.numpy.random import libm
+
+_LIBRARY = ctypes.CDLL(ctypes.util.find_library("m"))
+
+
+def _c(name: str, x: np.ndarray) -> np.ndarray:
+    function = getattr(_LIBRARY, name)
+    function.restype, function.argtypes = ctypes.c_double, [ctypes.c_double]
+    return np.array([function(float(v)) for v in x])
+
+
+def _doubles(seed: int, n: int) -> np.ndarray:
+    """n of NumPy's 53-bit doubles in [0, 1), the ziggurat's inputs."""
+    words = np.random.default_rng(seed).integers(0, 2 ** 53, n, dtype=np.uint64)
+    return words.astype(np.float64) * 2.0 ** -53
+
+
+INPUTS = {
+    "log1p": lambda u: [-u, -u ** 8, -u * 2.0 ** -30, -(1 - u * 2.0 ** -20), u * 1e6, np.array([0.0, -0.0, -0.5])],
+    "exp": lambda u: [-8 * u, -u * 1e-12, 300 * (u - 0.5), np.array([0.0, -0.0, -2.0 ** -55, 1.0])],
+}
+
+
+@settings(max_examples=3, deadline=None)
+@given(st.integers(0, 2 ** 32))
+@pytest.mark.parametrize("name", ["log1p", "exp"])
+def test_compiled_as_the_c_library_rounds(name, seed):
+    compiled = solvent.jit(lambda x: getattr(libm, name)(x, libm.fused(name)))
+    for x in INPUTS[name](_doubles(seed, 20000)):
+        assert np.array_equal(compiled(x).view(np.uint64), _c(name, x).view(np.uint64))
+
+
+@pytest.mark.parametrize("name", ["log1p", "exp"])
+def test_the_plain_build_compiled_as_numpy_computes_it(name):
+    """Without fusions, XLA's result is NumPy's, operation for operation: every multiply-add and
+    every sum with a constant is kept apart (`libm.rounded`)."""
+    compiled = solvent.jit(lambda x: getattr(libm, name)(x, False))
+    for x in INPUTS[name](_doubles(1, 20000)):
+        assert np.array_equal(compiled(x).view(np.uint64), getattr(libm, name)(x, False).view(np.uint64))
+
+
+def test_the_build_is_told_by_its_probes():
+    for name in ("log1p", "exp"):
+        probes = libm._PROBES[name]
+        got = _c(name, np.array([float.fromhex(x) for x, _, _ in probes]))
+        column = 2 if libm.fused(name) else 1
+        assert list(got) == [float.fromhex(p[column]) for p in probes]
+
+
+def test_rounded_is_an_identity():
+    x = np.array([1.5, -0.0, np.inf])
+    assert np.array_equal(libm.rounded(x), x) and np.signbit(libm.rounded(x)[1])
