@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvent.numpy.random import pcg64
+from solvent.numpy.random import masks, pcg64
 from solvent.numpy.random.loop import repeat_while
 
 _LOW32 = np.uint64(0xFFFFFFFF)
@@ -114,7 +114,7 @@ def _packed(state, n: int, excl: int, threshold: int, width: int):
         values, low = _scaled(words, excl, width)
         total = filled + np.cumsum(low >= np.uint64(threshold))
         keep = (low >= np.uint64(threshold)) & (total <= n)
-        out = _scatter(out, np.where(keep, total - 1, n), values)
+        out = masks.scatter(out, np.where(keep, total - 1, n), values)
         taken = np.minimum(np.sum(total < n) + 1, chunk)  # words up to and with the n-th accepted one
         return after(taken), out, np.minimum(total[-1], n)
 
@@ -156,9 +156,3 @@ def _parts_of_words(state, count: int, bits: int):
 def _whole_words(state):
     """A state of `_parts_of_words`' form as NumPy leaves it: a word whose parts were begun is used up."""
     return np.where(state[6] > 0, words32(state[:6], 1)[1], state[:6])
-
-
-def _scatter(out, index, values):
-    out = out.copy()
-    out[index] = values
-    return out

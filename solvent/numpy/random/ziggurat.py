@@ -79,7 +79,7 @@ def _edge(x, layer, word, density, density_of):
 def _normal_slow(words, at, count: int):
     """The slow normals starting at positions `at` of `words` (`count` of them real):
     (where each ends, whether it makes a draw, the draw, whether its words are all in `words`)."""
-    first = words[np.minimum(at, count - 1)]
+    first = _word(words, at, count)
     x, _, layer = _normal_first(first)
     fused_exp, fused_log = libm.fused("exp"), libm.fused("log1p")
     nxt = _word(words, at + 1, count)
@@ -105,7 +105,7 @@ def _normal_slow(words, at, count: int):
 
 def _exponential_slow(words, at, count: int):
     """As `_normal_slow`, for exponentials: a tail takes one more word, r - log1p(-u)."""
-    x, _, layer = _exponential_first(words[np.minimum(at, count - 1)])
+    x, _, layer = _exponential_first(_word(words, at, count))
     nxt = _word(words, at + 1, count)
     tail = layer == 0
     kept = _edge(x, layer, nxt, _FE, lambda x: libm.exp(-x, libm.fused("exp")))
@@ -114,6 +114,7 @@ def _exponential_slow(words, at, count: int):
 
 
 def _word(words, position, count: int):
+    """words[position], the last word past the end (a draw that needs it is not complete)."""
     return words[np.minimum(position, count - 1)]
 
 

@@ -200,8 +200,8 @@ def test_standard_normals_and_exponentials(seed, buffered, size, method):
        st.sampled_from([(0.0, 1.0), (-3.5, 1e-3), (np.array([1.0, -2.0, 0.5]), np.array([[2.0], [0.0]])), (7.0, 0.0)]))
 def test_normal_and_exponential_over_broadcast_parameters(seed, size, parameters):
     loc, scale = parameters
-    if size is not None and np.broadcast(np.asarray(loc), np.asarray(scale)).shape not in ((), (size,) if isinstance(size, int) else size):
-        size = None
+    if np.broadcast(np.asarray(loc), np.asarray(scale)).shape not in ((), (size,), size):
+        size = None  # parameters that do not broadcast to the size: NumPy's error, tested below
     check_draws(lambda rng: (rng.normal(loc, scale, size), rng.exponential(scale, size)), seed)
 
 
