@@ -1,5 +1,7 @@
 """Times random draws inside a compiled function: NumPy's Generator, ``solvent.jit`` drawing the same
 bits from a Generator argument, and ``jax.random`` under ``jax.jit``, side by side in one process.
+The rows marked (legacy) draw from NumPy's legacy generator instead: a ``RandomState`` argument, or
+the global one behind ``np.random.rand``, which the compiled function takes and leaves as NumPy does.
 
 Each row draws n numbers in one call. solvent's draws are checked to equal NumPy's bit for bit, and
 the generator to be left in NumPy's state. JAX's streams are its own (threefry), so only its speed is
@@ -43,7 +45,57 @@ def cases(n):
         (f"permutation({m})", lambda rng: rng.permutation(m), lambda key: jax.random.permutation(key, m)),
         (f"choice({m}, {m // 10})", lambda rng: rng.choice(m, m // 10, replace=False),
          lambda key: jax.random.choice(key, m, (m // 10,), replace=False)),
+        ("random_sample (legacy)", RandomState(lambda rs: rs.random_sample(n)),
+         lambda key: jax.random.uniform(key, (n,), "float64")),
+        ("randint(0, 100) (legacy)", RandomState(lambda rs: rs.randint(0, 100, n)),
+         lambda key: jax.random.randint(key, (n,), 0, 100)),
+        ("np.random.rand (legacy)", Global(lambda: np.random.rand(n)),
+         lambda key: jax.random.uniform(key, (n,), "float64")),
+        ("np.random.randn (legacy)", Global(lambda: np.random.randn(n)),
+         lambda key: jax.random.normal(key, (n,), "float64")),
     ]
+
+
+class RandomState:
+    """A draw from a legacy RandomState argument."""
+
+    def __init__(self, draw):
+        self.draw = draw
+
+    def __call__(self, rs):
+        return self.draw(rs)
+
+    @staticmethod
+    def twins():
+        return np.random.RandomState(1), np.random.RandomState(1)
+
+    @staticmethod
+    def same_state(a, b) -> bool:
+        return all(np.array_equal(x, y) for x, y in zip(a.get_state(), b.get_state()))
+
+
+class Global(RandomState):
+    """A draw from np.random's global state: both sides run after the same np.random.seed."""
+
+    def __call__(self, _):
+        return self.draw()
+
+    @staticmethod
+    def twins():
+        np.random.seed(1)
+        return None, None
+
+
+class Modern:
+    """A draw from a Generator argument (PCG64)."""
+
+    @staticmethod
+    def twins():
+        return np.random.default_rng(1), np.random.default_rng(1)
+
+    @staticmethod
+    def same_state(a, b) -> bool:
+        return a.bit_generator.state == b.bit_generator.state
 
 
 def best(call, repeat):
@@ -53,14 +105,19 @@ def best(call, repeat):
 
 def measure(draw, jax_draw, repeat):
     """(numpy, solvent or None where refused, jax) seconds per call."""
-    ours, numpys = np.random.default_rng(1), np.random.default_rng(1)
+    kind = draw if isinstance(draw, RandomState) else Modern
+    ours, numpys = kind.twins()
     compiled = solvent.jit(draw)
     try:
         got = compiled(ours)
     except solvent.UnsupportedError:
         got = None
-    if got is not None:
-        assert np.array_equal(got, draw(numpys)) and ours.bit_generator.state == numpys.bit_generator.state
+    if got is not None and isinstance(draw, Global):
+        after = np.random.get_state()
+        np.random.seed(1)
+        assert np.array_equal(got, draw(None)) and all(np.array_equal(x, y) for x, y in zip(after, np.random.get_state()))
+    elif got is not None:
+        assert np.array_equal(got, draw(numpys)) and kind.same_state(ours, numpys)
     key = jax.random.key(0)
     jitted = jax.jit(jax_draw)
     numpy_s = best(lambda: draw(numpys), repeat)
@@ -75,13 +132,13 @@ def main(argv=None):
     args = parser.parse_args(argv)
     jax.config.update("jax_enable_x64", True)
     n, repeat = (10_000, 5) if args.quick else (1_000_000, 10)
-    print(f"n = {n}\n{'draw':<18} {'numpy':>10} {'solvent':>10} {'jax.jit':>10} {'numpy/solvent':>14} {'jax/solvent':>12}")
+    print(f"n = {n}\n{'draw':<26} {'numpy':>10} {'solvent':>10} {'jax.jit':>10} {'numpy/solvent':>14} {'jax/solvent':>12}")
     for name, draw, jax_draw in cases(n):
         numpy_s, solvent_s, jax_s = measure(draw, jax_draw, repeat)
         if solvent_s is None:
-            print(f"{name:<18} {numpy_s * 1e3:>8.3f}ms {'refused':>10} {jax_s * 1e3:>8.3f}ms", flush=True)
+            print(f"{name:<26} {numpy_s * 1e3:>8.3f}ms {'refused':>10} {jax_s * 1e3:>8.3f}ms", flush=True)
             continue
-        print(f"{name:<18} {numpy_s * 1e3:>8.3f}ms {solvent_s * 1e3:>8.3f}ms {jax_s * 1e3:>8.3f}ms "
+        print(f"{name:<26} {numpy_s * 1e3:>8.3f}ms {solvent_s * 1e3:>8.3f}ms {jax_s * 1e3:>8.3f}ms "
               f"{numpy_s / solvent_s:>13.2f}x {jax_s / solvent_s:>11.2f}x", flush=True)
     return 0
 

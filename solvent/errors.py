@@ -66,10 +66,11 @@ def describe_location(location: tuple[str, int] | None) -> str:
     return f"{location[0]}:{location[1]}"
 
 
-#: Why np.random's global functions and RandomState are refused inside compiled code (a draw there would
-#: be a constant of the program).
-RANDOM = ("solvent draws random numbers from a np.random.Generator argument (np.random.default_rng(seed)), "
-          "with NumPy's bits; pass one in, or draw outside the compiled function and pass the arrays")
+#: Why a generator made inside compiled code, or from outside it and not passed in, is refused (a draw
+#: there would be a constant of the program).
+RANDOM = ("solvent draws random numbers from a np.random.Generator argument (np.random.default_rng(seed)), a "
+          "RandomState argument or np.random's global state, with NumPy's bits; pass a generator in, or draw "
+          "outside the compiled function and pass the arrays")
 
 
 class SolventError(Exception):

@@ -18,7 +18,7 @@ from jaxlib.mlir.dialects import func
 import solvent.numpy  # noqa: F401  (fills the dispatch table)
 from solvent.core import structure
 from solvent.core.aval import Aval
-from solvent.core.trace import Trace, tracing
+from solvent.core.trace import NeedsGlobalRandom, Trace, tracing
 from solvent.core.traced import TracedArray, TracedScalar, padded
 from solvent.errors import EscapedValueError, UnsupportedError
 from solvent.ir.context import context
@@ -32,7 +32,7 @@ from solvent.numpy.creation import fresh_arrays
 class Signature:
     """What a traced program needs from and gives back to the caller."""
 
-    input_paths: list          # path of each program input in (args, kwargs)
+    input_paths: list          # path of each program input in (args, kwargs, IMPLICIT)
     input_avals: list[Aval]
     input_kinds: list[type]    # type of the caller's object for each input
     output_avals: list[Aval] = field(default_factory=list)
@@ -45,6 +45,11 @@ class Signature:
     byteswapped: set = field(default_factory=set)  # inputs given in the other byte order (converted in)
 
 
+#: Inputs a program may take beyond its arguments, at path (2, i) of its inputs' tree (args, kwargs,
+#: IMPLICIT): the global RandomState, for a function that calls np.random.rand & co.
+IMPLICIT = (np.random.mtrand._rand,)
+
+
 @dataclass
 class Traced:
     module: ir.Module
@@ -55,8 +60,12 @@ def trace(fn, args: tuple, kwargs: dict, static_argnames=(), unroll: int | None 
     """Run `fn` on traced copies of its arguments and build the module `main`."""
     traced_kwargs = {k: v for k, v in kwargs.items() if k not in static_argnames}
     static_kwargs = {k: v for k, v in kwargs.items() if k in static_argnames}
-    module = new_module()
-    built = build_function(module, "main", fn, (args, traced_kwargs), static_kwargs, unroll=unroll)
+    try:
+        module = new_module()
+        built = build_function(module, "main", fn, (args, traced_kwargs), static_kwargs, unroll=unroll)
+    except NeedsGlobalRandom:  # np.random.rand & co.: the global RandomState's state is an input too
+        module = new_module()
+        built = build_function(module, "main", fn, (args, traced_kwargs, IMPLICIT), static_kwargs, unroll=unroll)
     try:
         verify(module)
     except ir.MLIRError as error:
@@ -104,9 +113,12 @@ def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace 
     arguments = list(block.arguments)
     for tracer, argument in zip(pending, arguments):
         tracer._value = argument
-    call_args, call_kwargs = copied.tree
+    call_args, call_kwargs = copied.tree[:2]
     if within is None:
         session = Trace(module, block, unroll)
+        if len(tree) > 2:
+            session.global_random = copied.tree[2][0]
+            session.global_random.name = "np.random"
         try:
             with tracing(session), fresh_arrays():
                 result = fn(*call_args, **call_kwargs, **(static_kwargs or {}))

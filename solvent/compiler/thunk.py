@@ -19,7 +19,7 @@ from solvent.runtime import devices, interrupts, memory
 from solvent.runtime.array import BUFFERS, Array, Scalar, array_key, asarray
 from solvent.runtime.dispatch import fast_executor, python_executor, x64_on, x64_restore
 from solvent.runtime.sharding import SingleDeviceSharding, host_value
-from solvent.tracing import Signature
+from solvent.tracing import IMPLICIT, Signature
 
 _counter = itertools.count()
 
@@ -135,9 +135,10 @@ def _one_run_at_a_time(placement) -> bool:
 
 
 def _reach(path, constant) -> str:
-    """Source reaching `path` in (args, kwargs) from the thunk's parameters."""
+    """Source reaching `path` in (args, kwargs, IMPLICIT) from the thunk's parameters."""
     (_, which), rest = path[0], path[1:]
-    return structure.path_expression("args" if which == 0 else "kwargs", rest, constant)
+    root = ("args", "kwargs")[which] if which < 2 else constant(IMPLICIT)
+    return structure.path_expression(root, rest, constant)
 
 
 def _builder(ns: _Namespace):
@@ -351,6 +352,6 @@ def _failed(error, name: str, executable) -> ExecutionError:
 
 
 def describe_path(path) -> str:
-    """`args[0].x` for a path in (args, kwargs): how the user passed an argument."""
+    """`args[0].x` for a path in (args, kwargs, IMPLICIT): how the user passed an argument."""
     (_, which), rest = path[0], path[1:]
-    return structure.path_expression("args" if which == 0 else "kwargs", rest, repr)
+    return structure.path_expression(("args", "kwargs", "np.random's global state")[which], rest, repr)

@@ -25,6 +25,7 @@ class Trace:
         self.rolled: list = []  # (file, line) of each static loop rolled so
         self.copies = 1         # copies of the code being traced now, from the static loops unrolled around it
         self.shared = [[]]      # per block in `blocks`: (kind, value, what was made of it) for later ops to reuse
+        self.global_random = None  # what np.random's global functions draw from, once an input (NeedsGlobalRandom)
 
     @property
     def insertion(self) -> ir.InsertionPoint:
@@ -56,6 +57,12 @@ class Trace:
             REGIONS.epoch += 1
             self.blocks.pop()
             self.shared.pop()
+
+
+class NeedsGlobalRandom(BaseException):
+    """Raised by np.random's global functions in a trace that has not taken the global RandomState's
+    state as an input: the trace starts again with it. (A BaseException, so that no handler of the
+    user's or of a transform mistakes it for the program's own failure.)"""
 
 
 def current() -> Trace | None:

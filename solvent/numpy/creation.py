@@ -447,13 +447,34 @@ _HOST_FUNCTIONS = {name: original if isinstance(original, type) else _refusing(o
                    for name, original in _originals.items()}
 
 
+def _global_draw(original, name: str):
+    """`np.random.<name>`, which draws from (or seeds) the global RandomState: on a tracing thread the
+    same method of the traced global state (`numpy.random.legacy`), an input of the program; a trace
+    that has not got it yet starts again with it (`trace.NeedsGlobalRandom`)."""
+    @functools.wraps(original)
+    def call(*args, **kwargs):
+        if not trace.is_tracing():
+            return original(*args, **kwargs)
+        state = trace.current().global_random
+        if state is None:
+            raise trace.NeedsGlobalRandom()
+        return getattr(state, name)(*args, **kwargs)
+    return call
+
+
+#: np.random's functions of the global RandomState that are not its bound methods.
+_GLOBAL_FUNCTIONS = ("seed", "ranf", "sample")
+
+
 def _random_shields() -> list[tuple[object, str, object]]:
     """(owner, name, stand-in) for every np.random entry point and the `np` of its C modules."""
     shields = [(module, "np", _HOST_NUMPY) for name, module in list(sys.modules.items())
                if name.startswith("numpy.random.") and getattr(module, "np", None) is np]
     for name in dir(np.random):
         fn = getattr(np.random, name)
-        if getattr(fn, "__self__", None) is np.random.mtrand._rand or name == "default_rng":
+        if getattr(fn, "__self__", None) is np.random.mtrand._rand or name in _GLOBAL_FUNCTIONS:
+            shields.append((np.random, name, _global_draw(fn, name)))
+        elif name in ("default_rng", "get_bit_generator", "set_bit_generator"):
             shields.append((np.random, name, _refusing(fn, f"np.random.{name}")))
     return shields
 

@@ -1,5 +1,6 @@
-"""A `np.random.Generator` argument: its PCG64 state is a program input, read at call time, and the
-state the program leaves is written back after the call, like an array changed in place."""
+"""Random generator arguments, a `np.random.Generator` (PCG64) or a legacy `np.random.RandomState`
+(MT19937): the generator's state is a program input, read at call time, and the state the program
+leaves is written back after the call, like an array changed in place."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import numpy as np
 
 from solvent.core import structure
 from solvent.errors import UnsupportedError
+from solvent.numpy.random import legacy
 from solvent.numpy.random.generator import TracedGenerator
 
 _LOW64 = (1 << 64) - 1
@@ -39,3 +41,25 @@ class GeneratorArgument(structure.Stateful):
 
 
 structure.STATEFUL[np.random.Generator] = GeneratorArgument()
+
+
+class RandomStateArgument(structure.Stateful):
+    """A legacy `np.random.RandomState` argument (MT19937): its key, position and cached Gaussian."""
+
+    def key(self, x) -> tuple:
+        kind = type(x._bit_generator).__name__
+        if kind != "MT19937":
+            raise UnsupportedError(legacy.other_bit_generator(kind))
+        return (np.random.RandomState,)
+
+    def read(self, x) -> np.ndarray:
+        return legacy.host_state(x)
+
+    def write(self, x, state) -> None:
+        legacy.set_host_state(x, state)
+
+    def stand_in(self, state):
+        return legacy.TracedRandomState(state)
+
+
+structure.STATEFUL[np.random.RandomState] = RandomStateArgument()

@@ -3,13 +3,12 @@ bits from the traced PCG64 state and replacing it in place, so that loops and br
 
 from __future__ import annotations
 
-import math
 import operator
 
 import numpy as np
 
 from solvent.errors import UnsupportedError
-from solvent.numpy.random import shuffles, streams, ziggurat
+from solvent.numpy.random import forms, shuffles, streams, ziggurat
 from solvent.numpy.random.libm import rounded
 from solvent.numpy.folding import traced_constant
 from solvent.numpy.values import is_traced
@@ -37,26 +36,26 @@ class TracedGenerator:
     def random(self, size=None, dtype=np.float64, out=None):
         """Uniform floats in [0, 1): 53 bits of a 64-bit word, or 24 of a 32-bit one for float32."""
         dtype = np.dtype(dtype)
-        shape = _shape(size, out, dtype)
+        shape = forms.shape(size, out, dtype)
         if dtype == np.float64:
-            values = (self._draw(streams.words64, _count(shape)) >> 11).astype(np.float64) * _DOUBLE
+            values = (self._draw(streams.words64, forms.count(shape)) >> 11).astype(np.float64) * _DOUBLE
         elif dtype == np.float32:
-            values = (self._draw(streams.words32, _count(shape)) >> 8).astype(np.float32) * _FLOAT
+            values = (self._draw(streams.words32, forms.count(shape)) >> 8).astype(np.float32) * _FLOAT
         else:
             raise TypeError(f"Unsupported dtype {dtype!r} for random")
         scalar = size is None and out is None
-        return _result(values.astype(np.float64) if scalar else values, shape, scalar, out, python=True)
+        return forms.result(values.astype(np.float64) if scalar else values, shape, scalar, out, python=True)
 
     def uniform(self, low=0.0, high=1.0, size=None):
         """low + (high - low) * a double, over the bounds broadcast (to `size` if given) as NumPy does."""
-        (low, high), shape, scalar = _parameters("uniform", size, low=low, high=high)
+        (low, high), shape, scalar = forms.parameters("Generator.uniform", size, low=low, high=high)
         span = high - low
         if not np.all(np.isfinite(span)):
             raise OverflowError("high - low range exceeds valid bounds" if span.ndim == 0 else "Range exceeds valid bounds")
         if np.any(span < 0):
             raise ValueError("high - low < 0")
-        top = (self._draw(streams.words64, _count(shape)) >> 11).astype(np.float64).reshape(shape)
-        return _result(low + _product(span, top), shape, scalar, python=True)
+        top = (self._draw(streams.words64, forms.count(shape)) >> 11).astype(np.float64).reshape(shape)
+        return forms.result(low + forms.product(span, top), shape, scalar, python=True)
 
     def standard_normal(self, size=None, dtype=np.float64, out=None):
         """Standard normals by NumPy's ziggurat, bit for bit (`ziggurat.normals`)."""
@@ -70,17 +69,17 @@ class TracedGenerator:
     def normal(self, loc=0.0, scale=1.0, size=None):
         """loc + scale * a standard normal (the product rounded first, as in NumPy's C), over the
         parameters broadcast (to `size` if given) as NumPy does; they may be traced."""
-        (loc, scale), shape, scalar = _parameters("normal", size, traced=True, loc=loc, scale=scale)
-        scale = _non_negative(scale, "scale")
-        values = self._draw(ziggurat.normals, _count(shape)).reshape(shape)
-        return _result(loc + rounded(scale * values), shape, scalar, python=True)
+        (loc, scale), shape, scalar = forms.parameters("Generator.normal", size, traced=True, loc=loc, scale=scale)
+        scale = forms.non_negative(scale, "scale")
+        values = self._draw(ziggurat.normals, forms.count(shape)).reshape(shape)
+        return forms.result(loc + rounded(scale * values), shape, scalar, python=True)
 
     def exponential(self, scale=1.0, size=None):
         """scale * a standard exponential, over `scale` (maybe traced) broadcast to `size` as NumPy does."""
-        (scale,), shape, scalar = _parameters("exponential", size, traced=True, scale=scale)
-        scale = _non_negative(scale, "scale")
-        values = self._draw(ziggurat.exponentials, _count(shape)).reshape(shape)
-        return _result(scale * values, shape, scalar, python=True)
+        (scale,), shape, scalar = forms.parameters("Generator.exponential", size, traced=True, scale=scale)
+        scale = forms.non_negative(scale, "scale")
+        values = self._draw(ziggurat.exponentials, forms.count(shape)).reshape(shape)
+        return forms.result(scale * values, shape, scalar, python=True)
 
     def _doubles(self, method: str, draw, size, dtype, out):
         """float64 draws of `shape` (or into `out`), a Python float for no size, as NumPy's double_fill."""
@@ -90,9 +89,9 @@ class TracedGenerator:
                                    "NumPy's float64 stream so far; draw float64 outside the function, or convert")
         if dtype != np.float64:
             raise TypeError(f"Unsupported dtype {dtype!r} for {method}")
-        shape = _shape(size, out, dtype)
-        values = self._draw(draw, _count(shape))
-        return _result(values, shape, size is None and out is None, out, python=True)
+        shape = forms.shape(size, out, dtype)
+        values = self._draw(draw, forms.count(shape))
+        return forms.result(values, shape, size is None and out is None, out, python=True)
 
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
         """Integers in [low, high) (or [low, high] with `endpoint`) by NumPy's bounded draws: Lemire's
@@ -103,9 +102,9 @@ class TracedGenerator:
             raise UnsupportedError(f"Generator.integers with dtype={dtype} inside solvent.jit: solvent draws "
                                    "booleans and integers of 8 to 64 bits as NumPy does; draw one of those "
                                    "and convert")
-        low, high = (_static(b, "integers", name) for b, name in ((low, "low"), (high, "high")))
+        low, high = (forms.static(b, "Generator.integers", name) for b, name in ((low, "low"), (high, "high")))
         low, high = (0, low) if high is None else (low, high)
-        low, high = _integer(low, "low"), _integer(high, "high")
+        low, high = forms.integer(low, "Generator.integers", "low"), forms.integer(high, "Generator.integers", "high")
         last = high if endpoint else high - 1
         least, most = (0, 1) if dtype == np.bool_ else (np.iinfo(dtype).min, np.iinfo(dtype).max)
         if low < least:
@@ -114,12 +113,12 @@ class TracedGenerator:
             raise ValueError(f"high is out of bounds for {dtype}")
         if last < low:
             raise ValueError("low > high" if endpoint else "low >= high")
-        shape, span = _shape(size, None, dtype), last - low
-        n = _count(shape)
+        shape, span = forms.shape(size, None, dtype), last - low
+        n = forms.count(shape)
         width = 1 if dtype == np.bool_ else 8 * dtype.itemsize if dtype.itemsize < 4 else 64 if span > 0xFFFFFFFF else 32
         drawn = self._draw(streams.bounded, n, span, width) if span else np.zeros(n, np.uint64)
         values = (drawn + np.uint64(low % 2 ** 64)).astype(dtype)
-        return _result(values, shape, size is None, python=dtype == np.bool_)  # NumPy gives a Python bool
+        return forms.result(values, shape, size is None, python=dtype == np.bool_)  # NumPy gives a Python bool
 
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
         """Elements of `a` (or of range(a)) drawn as NumPy draws them: with replacement bounded
@@ -129,7 +128,7 @@ class TracedGenerator:
             raise UnsupportedError("Generator.choice without replacement and with p= inside solvent.jit: solvent "
                                    "samples without replacement uniformly only so far; draw the sample outside "
                                    "the function")
-        p = _static(p, "choice", "p")
+        p = forms.static(p, "Generator.choice", "p")
         if is_traced(a) or np.ndim(a):
             a = a if is_traced(a) else np.asarray(a)
             population = a.shape[axis]
@@ -139,16 +138,16 @@ class TracedGenerator:
             population = operator.index(np.asarray(a).item())
             if population <= 0 and np.prod(size) != 0:
                 raise ValueError("a must be a positive integer unless no samples are taken")
-        shape = () if size is None else _size(size)
+        shape = () if size is None else forms.dimensions(size)
         if not replace:
             index = self._sample(population, shape, shuffle)
         elif p is not None:
-            cdf = _cumulative(p, population)
+            cdf = forms.cumulative(p, population, "Generator")
             index = np.searchsorted(cdf, self.random(shape), side="right").astype(np.int64)
         else:
             index = self.integers(0, population, size=shape, dtype=np.int64)
         if size is None:
-            index = _result(index, (), True, python=True)  # NumPy's idx.item(0): a Python int
+            index = forms.result(index, (), True, python=True)  # NumPy's idx.item(0): a Python int
         if not (is_traced(a) or np.ndim(a)):
             return index
         a = a if is_traced(a) else traced_constant(a)  # (np.take looks at `a` alone for its dispatch)
@@ -160,7 +159,7 @@ class TracedGenerator:
         """`size` distinct draws from range(population) by NumPy's choice: the tail of a shuffle of
         the whole range where the sample is a large part of a large population, else Floyd's
         algorithm, then (with `shuffle`) a shuffle of the sample; both by Lemire's bounded draws."""
-        size = _count(shape)
+        size = forms.count(shape)
         if size > population:
             raise ValueError("Cannot take a larger sample than population when replace is False")
         if population > 10000 and size > population // (50 if shuffle else 20):
@@ -204,7 +203,7 @@ class TracedGenerator:
         else:
             axis = _normalize_axis(axis, x.ndim)
             rows = np.moveaxis(x, axis, -1)
-            n, lanes = x.shape[axis], _count(rows.shape[:-1])
+            n, lanes = x.shape[axis], forms.count(rows.shape[:-1])
             order = self._draw(shuffles.shuffled, n, 0, shuffles.masked, lanes)
             lanes_of = np.take_along_axis(rows.reshape(lanes, n), order, axis=1)
             result = np.moveaxis(lanes_of.reshape(rows.shape), -1, axis)
@@ -225,108 +224,3 @@ class TracedGenerator:
             f"Generator.{name} inside solvent.jit: solvent reproduces NumPy's streams for "
             f"{', '.join('Generator.' + m for m in SUPPORTED)} so far; draw the others outside the "
             "function and pass them in as arrays")
-
-
-def _product(span, top):
-    """span * (top / 2^53) rounded once, as NumPy forms it before adding low. XLA would fuse a
-    multiply and add (rounding once) and fold products of constants; so the product is formed from
-    span's mantissa (span = m 2^e, one rounding), then scaled by 2^(e - 53) in its exponent bits (exact,
-    and no multiply for XLA to fuse). Spans below 2^-960, whose products may be subnormal, are refused."""
-    if np.any((span != 0) & (np.abs(span) < 2.0 ** -960)):
-        raise UnsupportedError("Generator.uniform over a range narrower than 2^-960 inside solvent.jit: "
-                               "scale a wider range instead")
-    mantissa, exponent = np.frexp(span)
-    product = mantissa * top
-    shift = ((exponent.astype(np.int64) - 53) << 52).astype(np.uint64)  # two's complement: adds e - 53
-    scaled = (product.view(np.uint64) + shift).view(np.float64)
-    return np.where(product == 0, 0.0, scaled)
-
-
-def _cumulative(p, population: int) -> np.ndarray:
-    """`choice`'s cumulative probabilities, with NumPy's checks of `p`."""
-    p = np.asarray(p, dtype=np.float64)
-    if p.ndim != 1:
-        raise ValueError("p must be 1-dimensional")
-    if p.size != population:
-        raise ValueError("a and p must have same size")
-    total = math.fsum(p)
-    if np.isnan(total):
-        raise ValueError("Probabilities contain NaN")
-    if np.any(p < 0):
-        raise ValueError("Probabilities are not non-negative")
-    if abs(total - 1.0) > np.sqrt(np.finfo(np.float64).eps):
-        raise ValueError("Probabilities do not sum to 1. See Notes section of docstring for more information.")
-    cdf = p.cumsum()
-    cdf /= cdf[-1]
-    return cdf
-
-
-def _parameters(method: str, size, traced: bool = False, **named):
-    """A distribution's parameters as float64 arrays (known when the function is compiled, or with
-    `traced` traced ones too), the shape of the draws (theirs broadcast, or `size`, to which they
-    must broadcast), and whether one scalar is drawn (no size and scalar parameters)."""
-    arrays = [value.astype(np.float64) if traced and is_traced(value)
-              else np.asarray(_static(value, method, name), np.float64) for name, value in named.items()]
-    common = np.broadcast_shapes(*(a.shape for a in arrays))
-    shape = common if size is None else _size(size)
-    if np.broadcast_shapes(common, shape) != shape:
-        raise ValueError(f"shape mismatch: parameters of shape {common} cannot be broadcast to size {shape}")
-    return arrays, shape, size is None and common == ()
-
-
-def _non_negative(x, name: str):
-    """x, checked as NumPy checks a scale: a known one below 0 (or -0.0) is refused, and a traced
-    one, whose value the check cannot see, gives NaN draws there instead."""
-    negative = np.signbit(x) & ~np.isnan(x)
-    if is_traced(x):
-        return np.where(negative, np.nan, x)
-    if np.any(negative):
-        raise ValueError(f"{name} < 0")
-    return x
-
-
-def _static(x, method: str, name: str):
-    if is_traced(x):
-        raise UnsupportedError(f"Generator.{method} with a traced {name}: solvent draws with bounds known "
-                               "when the function is compiled (Python numbers or NumPy arrays from outside)")
-    return x
-
-
-def _integer(x, name: str) -> int:
-    if isinstance(x, np.ndarray) and x.ndim:
-        raise UnsupportedError(f"Generator.integers with an array {name} inside solvent.jit: pass a number")
-    return operator.index(x)
-
-
-def _size(size) -> tuple[int, ...]:
-    return tuple(operator.index(s) for s in size) if isinstance(size, (tuple, list)) else (operator.index(size),)
-
-
-def _shape(size, out, dtype: np.dtype) -> tuple[int, ...]:
-    """The shape of the draws: `size`'s, or `out`'s (which must be of `dtype`)."""
-    if out is None:
-        return () if size is None else _size(size)
-    if np.dtype(out.dtype) != dtype:
-        raise TypeError(f"Supplied output array has the wrong type. Expected {dtype}, got {out.dtype}")
-    if size is not None and _size(size) != tuple(out.shape):
-        raise ValueError("size must match out.shape when used together")
-    return tuple(out.shape)
-
-
-def _count(shape) -> int:
-    return int(np.prod(shape, dtype=np.int64))
-
-
-def _result(values, shape, scalar: bool, out=None, python: bool = False):
-    """The draws as NumPy returns them: `out` filled, an array of `shape`, or for no size one scalar
-    (a Python float from `random` and `uniform`, a NumPy integer from `integers`)."""
-    if out is not None:
-        out[...] = values.reshape(out.shape)
-        return out
-    values = values.reshape(shape)
-    if not scalar:
-        return values
-    item = values[()]  # a NumPy scalar
-    if python and is_traced(item):
-        item.weak = True
-    return item

@@ -1,5 +1,6 @@
-"""The C library's `log1p` and `exp` as array code, operation for operation, so that the values NumPy's
-ziggurat draws from its tails come out bit for bit as NumPy's C code computes them.
+"""The C library's `log1p`, `exp` and `log` as array code, operation for operation, so that the values
+NumPy's ziggurat draws from its tails, and its legacy Gaussian's polar method, come out bit for bit as
+NumPy's C code computes them.
 
 glibc's double `log1p` is the SunPro (fdlibm) algorithm: reduce 1 + x to 2^k (1 + f) with
 sqrt(2)/2 < 1 + f < sqrt(2) (and a correction c for the rounding of 1 + x), then
@@ -39,8 +40,14 @@ _LOW_WORD = np.uint64(0xFFFFFFFF)
 def rounded(value):
     """`value` rounded to a double on its own before it is used: an identity to NumPy, and to XLA a
     select it cannot see through, so that it neither fuses a product into the add that follows (one
-    FMA, rounded once) nor folds a sum with a constant into the next one ((1 + x) - 1 to x)."""
-    return np.where(value == value, value, np.nan)
+    FMA, rounded once) nor folds a sum with a constant into the next one ((1 + x) - 1 to x). The
+    select tests the value's bits against one NaN no computation makes: a test of x == x would be
+    folded away where the compiler knows x is no NaN (a product of converted integers)."""
+    bits = np.asarray(value, np.float64).view(np.int64) if not is_traced(value) else value.view(np.int64)
+    return np.where(bits != _NEVER, value, np.nan)
+
+
+_NEVER = np.int64(0x7FF0DEADBEEF0001)  # a signalling NaN's bits
 
 
 def lookup(table: np.ndarray, index):
@@ -151,6 +158,83 @@ def exp(x, fused: bool):
     return np.where(tiny, 1.0 + x, _madd(scale, tmp, scale, fused))
 
 
+_LOG_NEAR_LOW, _LOG_NEAR_SPAN = np.uint64(0x3FEE000000000000), np.uint64(0x3FF1090000000000 - 0x3FEE000000000000)
+_LOG_OFFSET = np.uint64(0x3FE6000000000000)  # the bits of 0x1.6p-1: each table interval's z lies in [0x1.6p-1, 0x1.6p0)
+_LN2_PAIR = (0x3FE62E42FEFA3800, 0x3D2EF35793C76730)  # glibc's ln2 in two parts, where its log's constants begin
+
+
+@functools.cache
+def _log_data() -> dict:
+    """glibc's constants for `log`, read from the C library this process runs. Its table cannot be
+    computed here: glibc chose each entry by a search among candidates. The data follow the two parts
+    of ln 2: five coefficients A, eleven B, (1/c, log c) for each of 128 intervals and (c, its rest)."""
+    ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+    paths = [line.split()[-1] for line in open("/proc/self/maps") if "/libm" in line and ".so" in line]
+    key = np.array(_LN2_PAIR, "<u8").tobytes() + np.array([-0.5000000000000001], "<f8").tobytes()
+    for path in paths[:1]:
+        data = open(path, "rb").read()
+        at = data.find(key)
+        if at >= 0:
+            words = np.frombuffer(data, "<f8", 2 + 5 + 11 + 4 * 128, at).astype(np.float64)
+            table, rests = words[18:18 + 256].reshape(128, 2), words[18 + 256:].reshape(128, 2)
+            if words[7] == -0.5 and np.all(np.abs(table[:, 0] * rests[:, 0] - 1.0) < 2.0 ** -40):
+                return {"a": words[2:7], "b": words[7:18], "invc": table[:, 0], "logc": table[:, 1],
+                        "chi": rests[:, 0], "clo": rests[:, 1]}
+    raise UnsupportedError("NumPy's legacy normals inside solvent.jit on this machine: its C library's log is "
+                           "not glibc's, whose rounding solvent reproduces; draw the numbers outside the "
+                           "function and pass them in")
+
+
+def log(x, fused: bool):
+    """log(x) exactly as glibc's `log` rounds it, for positive normal x (NumPy's legacy Gaussian takes
+    x in (0, 1)). Near 1, log(1 + r) by a polynomial in r with r^2/2 split exactly; elsewhere
+    x = 2^k z, log(x) = k ln2 + log(c) + log(z/c), c from a table of 128 intervals and log(z/c) by a
+    polynomial. `fused` as for `log1p`."""
+    data, x = _log_data(), rounded(x)
+    bits = x.view(np.uint64)
+    near = (bits - _LOG_NEAR_LOW) < _LOG_NEAR_SPAN
+    with np.errstate(over="ignore", invalid="ignore"):  # (on NumPy arrays each way runs on every x)
+        return np.where(near, _log_near_one(x, data["b"], fused), _log_table(bits, data, fused))
+
+
+def _log_table(bits, data: dict, fused: bool):
+    """log(2^k z) = k ln2 + log(c) + log1p(z/c - 1), summed as glibc sums it."""
+    a = data["a"]
+    tmp = bits - _LOG_OFFSET
+    i = ((tmp >> np.uint64(45)) % np.uint64(128)).astype(np.int64)
+    kd = (tmp.view(np.int64) >> np.int64(52)).astype(np.float64)
+    z = (bits - (tmp & np.uint64(0xFFF << 52))).view(np.float64)
+    invc, logc = lookup(data["invc"], i), lookup(data["logc"], i)
+    if fused:
+        r = z * invc - 1.0  # one FMA
+    else:
+        r = rounded((z - lookup(data["chi"], i) - lookup(data["clo"], i)) * invc)
+    w = _madd(kd, _double(_LN2_PAIR[0]), logc, fused)
+    hi = rounded(w + r)
+    low = _madd(kd, _double(_LN2_PAIR[1]), rounded(w - hi) + r, fused)
+    r2 = rounded(r * r)
+    p = _madd(r2, _madd(r, a[4], a[3], fused), _madd(r, a[2], a[1], fused), fused)
+    return _madd(rounded(r * r2), p, _madd(r2, a[0], low, fused), fused) + hi
+
+
+def _log_near_one(x, b, fused: bool):
+    """log(1 + r) for x = 1 + r near 1: r - r^2/2 (its high part exact) plus r^3 times a polynomial."""
+    r = x - 1.0
+    r2 = rounded(r * r)
+    r3 = rounded(r * r2)
+    poly = _madd(r3, b[10], _madd(r2, b[9], _madd(r, b[8], b[7], fused), fused), fused)
+    poly = _madd(r3, poly, _madd(r2, b[6], _madd(r, b[5], b[4], fused), fused), fused)
+    poly = _madd(r3, poly, _madd(r2, b[3], _madd(r, b[2], b[1], fused), fused), fused)
+    w = r * 134217728.0  # 2^27: r's high half, exactly
+    high = rounded(r + w) - w
+    rest = r - high
+    w = rounded(rounded(high * high) * b[0])  # b[0] = -1/2
+    hi = rounded(r + w)
+    low = rounded(r - hi) + w
+    low = _madd(rounded(b[0] * rest), high + r, low, fused)
+    return _madd(r3, poly, low, fused) + hi
+
+
 #: Inputs where glibc's plain build and its FMA build round differently: (x, plain, FMA), in hex.
 _PROBES = {
     "log1p": (("-0x1.56a7643258913p-1", "-0x1.1b3bb6ca10effp+0", "-0x1.1b3bb6ca10f00p+0"),
@@ -159,6 +243,9 @@ _PROBES = {
     "exp": (("-0x1.edeee4c2c877ep+1", "0x1.5993032142e1ep-6", "0x1.5993032142e1fp-6"),
             ("-0x1.943865b83b3bbp+2", "0x1.d9c34ec6fe2bep-10", "0x1.d9c34ec6fe2bdp-10"),
             ("-0x1.ea8af807861a4p+1", "0x1.62d98af10e10ep-6", "0x1.62d98af10e10dp-6")),
+    "log": (("0x1.6c2153e00d1a2p-1", "-0x1.5cfe207ddd216p-2", "-0x1.5cfe207ddd215p-2"),
+            ("0x1.6abefddc57f44p-1", "-0x1.60e47b885dc68p-2", "-0x1.60e47b885dc67p-2"),
+            ("0x1.dd48eb6270a3fp-1", "-0x1.1f95bcc045368p-4", "-0x1.1f95bcc045369p-4")),
 }
 
 

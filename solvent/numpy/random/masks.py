@@ -9,8 +9,8 @@ import numpy as np
 
 from solvent.core import trace
 from solvent.numpy import values
-from solvent.numpy.folding import traced_constant
 from solvent.numpy.values import is_traced
+from solvent.ops import scatter as ops, shape
 from solvent.ops.base import create
 
 
@@ -60,12 +60,20 @@ def first_set(packed, before, k: int, count: int):
     return np.where(row < packed.shape[0], np.minimum(inside * 64 + bit, count), count)
 
 
-def scatter(out, index, values):
-    """out with out[index] = values, out a new array (traced where index or values are)."""
-    traced = is_traced(index) or is_traced(values)
-    out = traced_constant(out) if traced and not is_traced(out) else out.copy()
-    out[index] = values
-    return out
+def scatter(out, index, new):
+    """out with out[index] = new, out a new array (traced where index or new are) whose first axis
+    `index` indexes, its entries distinct but for those that all go to one spare slot nobody reads.
+    Traced, that is one stablehlo.scatter that replaces elements: NumPy's rule for repeated indices
+    (the last write wins), which an index write must follow, would double its cost."""
+    if not (is_traced(index) or is_traced(new)):
+        out = out.copy()
+        out[index] = new
+        return out
+    with trace.current().emitting():
+        count = index.shape[0]
+        written = ops.scatter(values.value(out, out.dtype), shape.reshape(values.value(index, np.int64), [count, 1]),
+                              values.value(new, out.dtype), [0], lambda old, update: [update])
+        return values.wrap(written, scalar=False)
 
 
 

@@ -41,17 +41,19 @@ def lemire(word, span):
     return product >> np.uint64(32), (product & _LOW32) >= threshold
 
 
-def serial(state, steps: int, span_of: Callable, method: Callable, apply: Callable, carry: tuple):
+def serial(state, steps: int, span_of: Callable, method: Callable, apply: Callable, carry: tuple,
+           words: Callable = streams.words32_and_after):
     """`steps` draws, draw s in [0, span_of(s)] by `method` (`masked` or `lemire`), each applied as
     `carry = apply(carry, s, value, kept)`; a rejected word (kept False) must change nothing. A span
-    of 0 takes no word and gives 0. Rounds of candidate words are drawn until every draw is made.
+    of 0 takes no word and gives 0. Rounds of candidate 32-bit words (from `words`: PCG64's, or
+    MT19937's for the legacy RandomState) are drawn until every draw is made.
     Returns (the carry, the state after)."""
     if steps == 0:
         return carry, state
     chunk = steps + steps // 2 + 64  # enough for all draws but rarely: a masked word is kept half the time or more
 
     def round_(state, s, *carry):
-        words, after = streams.words32_and_after(state, chunk)
+        drawn_words, after = words(state, chunk)
 
         def step(s, p, words, *carry):
             span = span_of(s)
@@ -62,14 +64,15 @@ def serial(state, steps: int, span_of: Callable, method: Callable, apply: Callab
             return (s + kept.astype(np.int64), p + drawn.astype(np.int64), words, *carry)
 
         s, p, _, *carry = repeat_while(lambda s, p, *_: (s < steps) & (p < chunk), step,
-                                       (s, np.int64(0), words, *carry))
+                                       (s, np.int64(0), drawn_words, *carry))
         return (after(p), s, *carry)
 
     state, _, *carry = repeat_while(lambda state, s, *_: s < steps, round_, (state, np.int64(0), *carry))
     return tuple(carry), state
 
 
-def shuffled(state, n: int, first: int, method: Callable, lanes: int = 1):
+def shuffled(state, n: int, first: int, method: Callable, lanes: int = 1,
+             words: Callable = streams.words32_and_after):
     """The order Fisher-Yates leaves `lanes` rows of arange(n) in, as NumPy's _shuffle_raw and
     _shuffle_int do to each: for i = n-1 down to `first`, swap i with a draw in [0, i]. Returns
     (the orders, shape (lanes, n); the state after)."""
@@ -91,7 +94,7 @@ def shuffled(state, n: int, first: int, method: Callable, lanes: int = 1):
         order[j] = a
         return (order,)
 
-    (order,), state = serial(state, lanes * per, span_of, method, apply, (np.tile(np.arange(n), lanes),))
+    (order,), state = serial(state, lanes * per, span_of, method, apply, (np.tile(np.arange(n), lanes),), words)
     return order.reshape(lanes, n), state
 
 

@@ -100,25 +100,42 @@ CHUNK = 4096
 
 
 def _packed(state, n: int, excl: int, threshold: int, width: int):
-    """n accepted draws. The first n words are drawn at once; the draws before the first rejected
-    one stand, and from there on rounds of `CHUNK` candidate words are packed in order until n are
-    accepted (no round runs when nothing is rejected, the common case)."""
-    words, after = candidates(state, n, width)
-    values, low = _scaled(words, excl, width)
-    position = np.arange(n)
-    kept = np.min(np.where(low >= np.uint64(threshold), n, position))  # the draws before the first rejection
-    chunk = min(CHUNK, n)
+    """n draws by Lemire's method, those whose low product is under the threshold rejected."""
+    def judge(words):
+        values, low = _scaled(words, excl, width)
+        return values, low >= np.uint64(threshold)
+    return accepted(state, n, lambda state, count: candidates(state, count, width), judge, CHUNK)
+
+
+def accepted(state, n: int, draw, judge, chunk: int, rare: bool = True, wanted=None, item: tuple = ()):
+    """The first n draws a rejection method accepts, in order, and the state after the word that
+    gave the last. `draw(state, count)` gives `count` candidate words (or rows of words) and a
+    function giving the state after the first k of them; `judge(words)` gives (values, accepted).
+    Rounds of `chunk` candidates are packed in order until n are accepted. Where rejections are
+    `rare` (Lemire's), the first n words are drawn at once and the draws before the first rejected
+    one stand, so that no round runs when nothing is rejected, the common case. Otherwise `wanted`
+    (at most n, maybe traced) may say how many draws the state is to move past (the rest are drawn
+    but not taken), and each value may be a row of shape `item`."""
+    wanted = n if wanted is None else wanted
 
     def round_(state, out, filled):
-        words, after = candidates(state, chunk, width)
-        values, low = _scaled(words, excl, width)
-        total = filled + np.cumsum(low >= np.uint64(threshold))
-        keep = (low >= np.uint64(threshold)) & (total <= n)
+        words, after = draw(state, chunk)
+        values, good = judge(words)
+        total = filled + np.cumsum(good)
+        keep = good & (total <= n)
         out = masks.scatter(out, np.where(keep, total - 1, n), values)
-        taken = np.minimum(np.sum(total < n) + 1, chunk)  # words up to and with the n-th accepted one
+        taken = np.minimum(np.sum(total < wanted) + 1, chunk)  # candidates up to and with the last one wanted
         return after(taken), out, np.minimum(total[-1], n)
 
-    start = (after(np.minimum(kept + 1, n)), np.concatenate([values, np.zeros(1, np.uint64)]), kept)
+    if not rare:
+        state, out, _ = repeat_while(lambda s, o, filled: filled < wanted, round_,
+                                     (state, np.zeros((n + 1, *item), np.uint64), np.int64(0)))
+        return out[:n], state
+    words, after = draw(state, n)
+    values, kept = judge(words)
+    kept = np.min(np.where(kept, n, np.arange(n)))  # the draws before the first rejection
+    chunk = min(chunk, n)
+    start = (after(np.minimum(kept + 1, n)), np.concatenate([values, np.zeros(1, values.dtype)]), kept)
     state, out, _ = repeat_while(lambda s, o, filled: filled < n, round_, start)
     return out[:n], np.where(kept == n, after(n), state)
 

@@ -1,4 +1,4 @@
-"""glibc's log1p and exp as array code against the C library itself: bit for bit where XLA
+"""glibc's log1p, exp and log as array code against the C library itself: bit for bit where XLA
 compiles them (with the FMA fusions of the build this machine's library runs), and the plain
 build where NumPy computes them, which no FMA fuses."""
 
@@ -32,19 +32,21 @@ def _doubles(seed: int, n: int) -> np.ndarray:
 INPUTS = {
     "log1p": lambda u: [-u, -u ** 8, -u * 2.0 ** -30, -(1 - u * 2.0 ** -20), u * 1e6, np.array([0.0, -0.0, -0.5])],
     "exp": lambda u: [-8 * u, -u * 1e-12, 300 * (u - 0.5), np.array([0.0, -0.0, -2.0 ** -55, 1.0])],
+    "log": lambda u: [u + 2.0 ** -53, 1 - u * 0.07, 1 + u * 0.07, u * 1e-300 + 1e-300, 1 + u * 1e6,
+                      np.array([1.0, 0.5, 0.9375, 1.0 + 0x109 / 2 ** 12, 2.0, 1e300])],
 }
 
 
 @settings(max_examples=3, deadline=None)
 @given(st.integers(0, 2 ** 32))
-@pytest.mark.parametrize("name", ["log1p", "exp"])
+@pytest.mark.parametrize("name", ["log1p", "exp", "log"])
 def test_compiled_as_the_c_library_rounds(name, seed):
     compiled = solvent.jit(lambda x: getattr(libm, name)(x, libm.fused(name)))
     for x in INPUTS[name](_doubles(seed, 20000)):
         assert np.array_equal(compiled(x).view(np.uint64), _c(name, x).view(np.uint64))
 
 
-@pytest.mark.parametrize("name", ["log1p", "exp"])
+@pytest.mark.parametrize("name", ["log1p", "exp", "log"])
 def test_the_plain_build_compiled_as_numpy_computes_it(name):
     """Without fusions, XLA's result is NumPy's, operation for operation: every multiply-add and
     every sum with a constant is kept apart (`libm.rounded`)."""
@@ -54,7 +56,7 @@ def test_the_plain_build_compiled_as_numpy_computes_it(name):
 
 
 def test_the_build_is_told_by_its_probes():
-    for name in ("log1p", "exp"):
+    for name in ("log1p", "exp", "log"):
         probes = libm._PROBES[name]
         got = _c(name, np.array([float.fromhex(x) for x, _, _ in probes]))
         column = 2 if libm.fused(name) else 1
@@ -64,3 +66,14 @@ def test_the_build_is_told_by_its_probes():
 def test_rounded_is_an_identity():
     x = np.array([1.5, -0.0, np.inf])
     assert np.array_equal(libm.rounded(x), x) and np.signbit(libm.rounded(x)[1])
+
+
+def test_rounded_keeps_products_apart_where_no_nan_can_be():
+    """Squares of converted integers are never NaN: a select on x == x would be folded away there,
+    and XLA would fuse one square into the sum (NumPy's legacy Gaussian rounds both)."""
+    m = np.random.default_rng(0).integers(-2 ** 52, 2 ** 52, (5000, 2))
+
+    def squares(m):
+        x = m.astype(np.float64) * 2.0 ** -52
+        return libm.rounded(x[:, 0] * x[:, 0]) + libm.rounded(x[:, 1] * x[:, 1])
+    assert np.array_equal(solvent.jit(squares)(m), squares(m))
