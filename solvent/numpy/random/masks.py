@@ -9,6 +9,7 @@ import numpy as np
 
 from solvent.core import trace
 from solvent.numpy import values
+from solvent.numpy.folding import traced_constant
 from solvent.numpy.values import is_traced
 from solvent.ops import scatter as ops, shape
 from solvent.ops.base import create
@@ -58,6 +59,34 @@ def first_set(packed, before, k: int, count: int):
         step = j >= low
         bit, j = np.where(step, bit + width, bit), np.where(step, j - low, j)
     return np.where(row < packed.shape[0], np.minimum(inside * 64 + bit, count), count)
+
+
+#: For each byte, the positions of its set bits, lowest first (then zeros): row m of (256, 8).
+_SET_BITS = np.array([[j for j in range(8) if m >> j & 1] + [0] * (8 - bin(m).count("1")) for m in range(256)],
+                     np.int64)
+
+
+def first_positions(mask, k: int):
+    """Where the first k True of a 1-d boolean mask are (past the count: some position of the mask),
+    and the count of True. Bytes of the mask say where their True are (`_SET_BITS`); each of the k
+    finds its byte by a running maximum of the bytes' first ranks, set only where a byte has True (a
+    scatter of one in eight positions: XLA scatters an element at a time, and slowly)."""
+    count = mask.shape[0]
+    rows = -(-count // 8)
+    bits = np.concatenate([mask, np.zeros(rows * 8 - count, bool)]).reshape(rows, 8).astype(np.uint8)
+    byte = np.sum(bits << np.arange(8, dtype=np.uint8), axis=1, dtype=np.uint8)
+    per_byte = np.bitwise_count(byte).astype(np.int64)
+    first = np.cumsum(per_byte) - per_byte  # the rank of each byte's first True
+    starts = scatter(np.zeros(k + 1, np.int64), np.where((per_byte > 0) & (first < k), first, k), np.arange(rows))
+    row = np.maximum.accumulate(starts[:k])
+    within = np.minimum(np.arange(k) - first[row], 7)
+    bit = lookup_rows(_SET_BITS, byte[row].astype(np.int64), within)
+    return np.minimum(row * 8 + bit, count - 1), first[-1] + per_byte[-1]
+
+
+def lookup_rows(table: np.ndarray, row, column):
+    """table[row, column] for index arrays, the table a constant of the program where they are traced."""
+    return (traced_constant(table) if is_traced(row) else table)[row, column]
 
 
 def scatter(out, index, new):

@@ -127,9 +127,15 @@ def accepted(state, n: int, draw, judge, chunk: int, rare: bool = True, wanted=N
         taken = np.minimum(np.sum(total < wanted) + 1, chunk)  # candidates up to and with the last one wanted
         return after(taken), out, np.minimum(total[-1], n)
 
-    if not rare:
-        state, out, _ = repeat_while(lambda s, o, filled: filled < wanted, round_,
-                                     (state, np.zeros((n + 1, *item), np.uint64), np.int64(0)))
+    if not rare:  # the first round packs by positions (no scatter); more rounds are rare
+        words, after = draw(state, chunk)
+        values, good = judge(words)
+        position, count = masks.first_positions(good, n)
+        last = position[np.maximum(wanted - 1, 0)]
+        taken = np.where(count >= wanted, np.where(wanted > 0, last + 1, 0), chunk)
+        start = (after(taken), np.concatenate([values[position], np.zeros((1, *item), np.uint64)]),
+                 np.minimum(count, n))
+        state, out, _ = repeat_while(lambda s, o, filled: filled < wanted, round_, start)
         return out[:n], state
     words, after = draw(state, n)
     values, kept = judge(words)
