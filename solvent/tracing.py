@@ -177,6 +177,7 @@ class _Inputs:
         stateful = structure.STATEFUL.get(type(leaf))
         if stateful is not None:  # a random generator: its state is the input, a stand-in the argument
             state = TracedArray(None, Aval.of(stateful.read(leaf)))
+            state.generator = True  # (what a transform that refuses writes from inside says it is)
             self._keep(state, leaf, path)
             return stateful.stand_in(state)
         aval = _argument_aval(leaf)

@@ -118,6 +118,10 @@ def lift(fn, args: tuple, kwargs: dict, purpose: str, operand=value) -> Lifted:
             array.restore(old)
     if outside:
         built.function.operation.erase()
+        if any(getattr(array, "generator", False) for array in outside):
+            raise UnsupportedError(f"the function given to {purpose} draws random numbers, which would change "
+                                   "its generator's state from inside it; draw them outside the function and "
+                                   "pass them in as an argument")
         raise UnsupportedError(f"the function given to {purpose} assigns to an array from outside it "
                                f"({outside[0].aval}); pass that array as an argument, or return its new value")
     with built.function.context:

@@ -100,6 +100,32 @@ def result(values, shape, scalar: bool, out=None, python: bool = False):
     return item
 
 
+#: NumPy's messages for an empty population of `choice`, by generator: (an empty array, a number below 1).
+A_ERRORS = {
+    "Generator": ("a cannot be empty unless no samples are taken",
+                  "a must be a positive integer unless no samples are taken"),
+    "RandomState": ("'a' cannot be empty unless no samples are taken",
+                    "a must be greater than 0 unless no samples are taken"),
+}
+
+
+def population(a, size, generator: str, axis: int = 0):
+    """`choice`'s `a` (an array as one, traced or not) and the number of elements it draws from (its
+    length along `axis`, or the number `a`), with NumPy's checks (and `generator`'s messages)."""
+    if is_traced(a) or np.ndim(a):
+        a = a if is_traced(a) else np.asarray(a)
+        if generator == "RandomState" and a.ndim != 1:
+            raise ValueError("a must be 1-dimensional")
+        count = a.shape[axis]
+        if count == 0 and np.prod(size) != 0:
+            raise ValueError(A_ERRORS[generator][0])
+        return a, count
+    count = operator.index(np.asarray(a).item())
+    if count <= 0 and np.prod(size) != 0:
+        raise ValueError(A_ERRORS[generator][1])
+    return a, count
+
+
 #: NumPy's messages for a bad `p` of `choice`, by generator: (not 1-d, wrong size, NaN, negative, sum).
 P_ERRORS = {
     "Generator": ("p must be 1-dimensional", "a and p must have same size", "Probabilities contain NaN",
@@ -129,3 +155,12 @@ def cumulative(p, population: int, generator: str) -> np.ndarray:
     cdf = p.cumsum()
     cdf /= cdf[-1]
     return cdf
+
+
+def not_reproduced(owner: str, name: str, supported, instead: str) -> Exception:
+    """The error for a method of `owner` ("Generator", "RandomState", "np.random") solvent does not
+    reproduce (AttributeError for dunder names, which Python's protocols probe for)."""
+    if name.startswith("__"):
+        return AttributeError(name)
+    return UnsupportedError(f"{owner}.{name} inside solvent.jit: solvent reproduces NumPy's streams for "
+                            f"{', '.join(owner + '.' + m for m in supported)} so far; {instead}")

@@ -3,12 +3,11 @@ bits from the traced PCG64 state and replacing it in place, so that loops and br
 
 from __future__ import annotations
 
-import operator
 
 import numpy as np
 
 from solvent.errors import UnsupportedError
-from solvent.numpy.random import forms, shuffles, streams, ziggurat
+from solvent.numpy.random import forms, shuffles, streams, weighted, ziggurat
 from solvent.numpy.random.libm import rounded
 from solvent.numpy.folding import traced_constant
 from solvent.numpy.values import is_traced
@@ -124,25 +123,18 @@ class TracedGenerator:
         """Elements of `a` (or of range(a)) drawn as NumPy draws them: with replacement bounded
         integers, or with `p` a search of uniform doubles in its normalised cumulative sums; without,
         Floyd's sample or the tail of a shuffle (`_sample`)."""
-        if not replace and p is not None:
-            raise UnsupportedError("Generator.choice without replacement and with p= inside solvent.jit: solvent "
-                                   "samples without replacement uniformly only so far; draw the sample outside "
-                                   "the function")
         p = forms.static(p, "Generator.choice", "p")
-        if is_traced(a) or np.ndim(a):
-            a = a if is_traced(a) else np.asarray(a)
-            population = a.shape[axis]
-            if population == 0 and np.prod(size) != 0:
-                raise ValueError("a cannot be empty unless no samples are taken")
-        else:
-            population = operator.index(np.asarray(a).item())
-            if population <= 0 and np.prod(size) != 0:
-                raise ValueError("a must be a positive integer unless no samples are taken")
+        a, population = forms.population(a, size, "Generator", axis)
         shape = () if size is None else forms.dimensions(size)
-        if not replace:
+        cdf = None if p is None else forms.cumulative(p, population, "Generator")
+        if not replace and p is not None:
+            if forms.count(shape) > population:
+                raise ValueError("Cannot take a larger sample than population when replace is False")
+            p = np.asarray(p, np.float64)
+            index = self._draw(weighted.sample, p, forms.count(shape), _doubles).reshape(shape)
+        elif not replace:
             index = self._sample(population, shape, shuffle)
         elif p is not None:
-            cdf = forms.cumulative(p, population, "Generator")
             index = np.searchsorted(cdf, self.random(shape), side="right").astype(np.int64)
         else:
             index = self.integers(0, population, size=shape, dtype=np.int64)
@@ -218,9 +210,11 @@ class TracedGenerator:
         return out
 
     def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise UnsupportedError(
-            f"Generator.{name} inside solvent.jit: solvent reproduces NumPy's streams for "
-            f"{', '.join('Generator.' + m for m in SUPPORTED)} so far; draw the others outside the "
-            "function and pass them in as arrays")
+        raise forms.not_reproduced("Generator", name, SUPPORTED, "draw the others outside the function and pass "
+                                   "them in as arrays")
+
+
+def _doubles(state, count: int):
+    """`count` doubles' 53-bit integers (the top bits of 64-bit words), and the state after k of them."""
+    words, after = streams.candidates(state, count, 64)
+    return words >> np.uint64(11), after

@@ -6,19 +6,19 @@ from __future__ import annotations
 
 import concurrent.futures
 import math
-import operator
 
 import numpy as np
 
 from solvent.errors import UnsupportedError
 from solvent.numpy.folding import traced_constant
-from solvent.numpy.random import forms, mt19937, polar, shuffles, streams
+from solvent.numpy.random import forms, mt19937, polar, shuffles, streams, weighted
 from solvent.numpy.random.libm import rounded
 from solvent.numpy.values import is_traced
 
 SUPPORTED = ("seed", "random_sample", "random", "ranf", "sample", "rand", "randint", "uniform", "standard_normal",
              "randn", "normal", "choice", "shuffle", "permutation")
-_TYPES = {np.dtype(t) for t in (np.int64, np.uint64, np.int32, np.uint32)}
+_TYPES = {np.dtype(t) for t in (np.int64, np.uint64, np.int32, np.uint32, np.int16, np.uint16, np.int8, np.uint8,
+                                 np.bool_)}
 _normalize_axis = np.lib.array_utils.normalize_axis_index
 
 
@@ -81,25 +81,27 @@ class TracedRandomState:
         return self.random_sample(dimensions or None)
 
     def randint(self, low, high=None, size=None, dtype=int):
-        """Integers in [low, high) as the legacy generator draws them: a 32- or 64-bit word under
-        the smallest all-ones mask covering the range, drawn again while it is above the range."""
-        python, dtype = dtype is int, np.dtype(dtype)  # NumPy gives a Python int for dtype=int and no size
+        """Integers in [low, high) as the legacy generator draws them: a word (or for 8- and 16-bit
+        dtypes and bool a part of one) under the smallest all-ones mask covering the range, drawn
+        again while it is above the range."""
+        python, dtype = dtype in (int, bool), np.dtype(dtype)  # NumPy's Python int or bool for no size
         if dtype not in _TYPES:
-            raise UnsupportedError(f"{self.name}.randint with dtype={dtype} inside solvent.jit: solvent draws "
-                                   "32- and 64-bit integers as NumPy does; draw int64 and convert")
+            raise TypeError(f"Unsupported dtype {dtype!r} for randint")
         method = f"{self.name}.randint"
         low, high = (forms.static(b, method, name) for b, name in ((low, "low"), (high, "high")))
         low, high = (0, low) if high is None else (low, high)
         low, high = forms.integer(low, method, "low"), forms.integer(high, method, "high")
-        info = np.iinfo(dtype)
-        if low < info.min:
+        info = np.iinfo(np.uint8) if dtype == np.bool_ else np.iinfo(dtype)
+        info = (0, 1) if dtype == np.bool_ else (info.min, info.max)
+        if low < info[0]:
             raise ValueError(f"low is out of bounds for {dtype}")
-        if high - 1 > info.max:
+        if high - 1 > info[1]:
             raise ValueError(f"high is out of bounds for {dtype}")
         if high <= low:
             raise ValueError("low >= high")
         shape = forms.shape(size, None, dtype)
-        drawn = _masked(self, forms.count(shape), high - 1 - low)
+        width = 1 if dtype == np.bool_ else 8 * dtype.itemsize if dtype.itemsize < 4 else None
+        drawn = _masked(self, forms.count(shape), high - 1 - low, width)
         values = (drawn + np.uint64(low % 2 ** 64)).astype(dtype)
         return forms.result(values, shape, size is None, python=python)
 
@@ -135,29 +137,18 @@ class TracedRandomState:
         """Elements of a 1-d `a` (or of range(a)) as the legacy generator draws them: `randint`, or with
         `p` a search of doubles in its normalised cumulative sums; without replacement the head of a
         `permutation`."""
-        method = f"{self.name}.choice"
-        if not replace and p is not None:
-            raise UnsupportedError(f"{method} without replacement and with p= inside solvent.jit; draw the "
-                                   "sample outside the function")
-        p = forms.static(p, method, "p")
-        if is_traced(a) or np.ndim(a):
-            a = a if is_traced(a) else np.asarray(a)
-            if a.ndim != 1:
-                raise ValueError("a must be 1-dimensional")
-            population = a.shape[0]
-            if population == 0 and np.prod(size) != 0:
-                raise ValueError("'a' cannot be empty unless no samples are taken")
-        else:
-            population = operator.index(np.asarray(a).item())
-            if population <= 0 and np.prod(size) != 0:
-                raise ValueError("a must be greater than 0 unless no samples are taken")
+        p = forms.static(p, f"{self.name}.choice", "p")
+        a, population = forms.population(a, size, "RandomState")
         shape = () if size is None else forms.dimensions(size)
-        if not replace:
-            if forms.count(shape) > population:
-                raise ValueError("Cannot take a larger sample than population when 'replace=False'")
+        cdf = None if p is None else forms.cumulative(p, population, "RandomState")
+        if not replace and forms.count(shape) > population:
+            raise ValueError("Cannot take a larger sample than population when 'replace=False'")
+        if not replace and p is not None:
+            p = np.asarray(p, np.float64)
+            index = self._draw(weighted.sample, p, forms.count(shape), mt19937.doubles_and_after).reshape(shape)
+        elif not replace:
             index = self.permutation(population)[:forms.count(shape)].reshape(shape)
         elif p is not None:
-            cdf = forms.cumulative(p, population, "RandomState")
             index = np.searchsorted(cdf, self.random_sample(shape), side="right")
         else:
             index = self.randint(0, population, size=shape)
@@ -190,24 +181,36 @@ class TracedRandomState:
         return self._draw(shuffles.shuffled, max(n, 0), 1, shuffles.masked, 1, mt19937.words32_and_after)[0]
 
     def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise UnsupportedError(
-            f"{self.name}.{name} inside solvent.jit: solvent reproduces the legacy streams of "
-            f"{', '.join(self.name + '.' + m for m in SUPPORTED)} so far; draw the others outside the "
-            "function and pass them in as arrays, or draw from a np.random.Generator argument")
+        raise forms.not_reproduced(self.name, name, SUPPORTED, "draw the others outside the function and pass "
+                                   "them in as arrays, or draw from a np.random.Generator argument")
 
 
-def _masked(generator: TracedRandomState, n: int, span: int):
-    """n integers in [0, span] by NumPy's masked rejection (bounded_masked_uint32/64): 32-bit words
-    for spans below 2^32 - 1, else 64-bit ones, each under the all-ones mask covering span."""
+def _masked(generator: TracedRandomState, n: int, span: int, width: int | None):
+    """n integers in [0, span] by NumPy's masked rejection (bounded_masked_uint32/64, and the buffered
+    ones of 8 and 16 bits and bools): `width`-bit parts of 32-bit words, low first, the rest of the
+    last word dropped; for no width, 32-bit words for spans below 2^32 - 1, else 64-bit ones."""
     if n == 0 or span == 0:
         return np.zeros(n, np.uint64)
-    width = 32 if span <= 0xFFFFFFFF else 64
-    mask = np.uint64((1 << span.bit_length()) - 1)
-    words = mt19937.words32_and_after if width == 32 else _words64_and_after
+    width = width or (32 if span <= 0xFFFFFFFF else 64)
+    if width >= 32:
+        words = mt19937.words32_and_after if width == 32 else mt19937.words64_and_after
+        return generator._draw(lambda state: _rejecting(state, n, span, width, words))
+
+    def parts(state, count):
+        return streams.parts_of_words(state, count, width, mt19937.words32_and_after)
+
+    def draw(state):  # the state gains a count of the parts of its next word used
+        values, state = _rejecting(np.concatenate([state, np.zeros(1, np.uint64)]), n, span, width, parts)
+        return values, streams.whole_words(state, mt19937.words32_and_after)
+    return generator._draw(draw)
+
+
+def _rejecting(state, n: int, span: int, width: int, words):
+    """n draws of [0, span] from `width`-bit words (`words(state, count)`, and the state after k)."""
     if span == 2 ** width - 1:
-        return generator._draw(mt19937.words32 if width == 32 else mt19937.words64, n)
+        drawn, after = words(state, n)
+        return drawn, after(n)
+    mask = np.uint64((1 << span.bit_length()) - 1)
 
     def judge(drawn):
         value = drawn & mask
@@ -215,11 +218,4 @@ def _masked(generator: TracedRandomState, n: int, span: int):
 
     # Half or more of the words are kept: each round draws enough for all n, but rarely.
     chunk = math.ceil(n * (int(mask) + 1) / (span + 1) * 1.05) + 64
-    return generator._draw(lambda state: streams.accepted(state, n, words, judge, chunk, rare=False))
-
-
-def _words64_and_after(state, n: int):
-    """n 64-bit words (two 32-bit ones each, the first high) and the state after the first k."""
-    words, after = mt19937.words32_and_after(state, 2 * n)
-    pairs = words.reshape(n, 2)
-    return (pairs[:, 0] << np.uint64(32)) | pairs[:, 1], lambda k: after(2 * k)
+    return streams.accepted(state, n, words, judge, chunk, rare=False)

@@ -81,22 +81,39 @@ def words32_and_after(state, n: int):
 
 def words32(state, n: int):
     """n 32-bit words and the state after them."""
-    if n == 0:
-        return np.zeros(0, np.uint64), state
-    words, after = words32_and_after(state, n)
-    return words, after(n)
+    return _all(words32_and_after, state, n)
+
+
+def words64_and_after(state, n: int):
+    """n 64-bit words (NumPy's mt19937_next64: the first of two 32-bit words high), and a function
+    giving the state after the first k of them."""
+    words, after = words32_and_after(state, 2 * n)
+    pairs = words.reshape(n, 2)
+    return (pairs[:, 0] << np.uint64(32)) | pairs[:, 1], lambda k: after(2 * k)
 
 
 def words64(state, n: int):
-    """n 64-bit words (NumPy's mt19937_next64: the first of two 32-bit words high), and the state after."""
-    words, state = words32(state, 2 * n)
+    """n 64-bit words and the state after them."""
+    return _all(words64_and_after, state, n)
+
+
+def doubles_and_after(state, n: int):
+    """n doubles in [0, 1) as NumPy's legacy random_sample makes them, 27 bits of one word and 26 of
+    the next, (a 2^26 + b) / 2^53, as their 53-bit integers (a 2^26 + b); and a function giving the
+    state after the first k of them."""
+    words, after = words32_and_after(state, 2 * n)
     pairs = words.reshape(n, 2)
-    return (pairs[:, 0] << np.uint64(32)) | pairs[:, 1], state
+    return ((pairs[:, 0] >> np.uint64(5)) << np.uint64(26)) + (pairs[:, 1] >> np.uint64(6)), lambda k: after(2 * k)
 
 
 def doubles(state, n: int):
-    """n doubles in [0, 1) as NumPy's legacy random_sample makes them: 27 bits of one word and 26 of
-    the next, (a 2^26 + b) / 2^53. Returns the 53-bit integers (a 2^26 + b) and the state after."""
-    words, state = words32(state, 2 * n)
-    pairs = words.reshape(n, 2)
-    return ((pairs[:, 0] >> np.uint64(5)) << np.uint64(26)) + (pairs[:, 1] >> np.uint64(6)), state
+    """`doubles_and_after`'s n integers and the state after them."""
+    return _all(doubles_and_after, state, n)
+
+
+def _all(draws_and_after, state, n: int):
+    """n draws and the state after all of them."""
+    if n == 0:
+        return np.zeros(0, np.uint64), state
+    values, after = draws_and_after(state, n)
+    return values, after(n)

@@ -20,10 +20,8 @@ _N = mt19937.N
 
 def _attempts(state, count: int):
     """`count` attempts: rows of the two doubles' 53-bit integers, and the state after k of them."""
-    words, after = mt19937.words32_and_after(state, 4 * count)
-    words = words.reshape(count, 4)
-    tops = ((words[:, 0::2] >> np.uint64(5)) << np.uint64(26)) + (words[:, 1::2] >> np.uint64(6))
-    return tops, lambda k: after(4 * k)
+    tops, after = mt19937.doubles_and_after(state, 2 * count)
+    return tops.reshape(count, 2), lambda k: after(2 * k)
 
 
 def _coordinates(tops):

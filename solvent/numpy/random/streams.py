@@ -73,7 +73,7 @@ def bounded(state, n: int, span: int, width: int):
         return np.zeros(0, np.uint64), state
     if width < 32:
         values, state = _bounded(np.concatenate([state, np.zeros(1, np.uint64)]), n, span, width)
-        return values, _whole_words(state)
+        return values, whole_words(state)
     return _bounded(state, n, span, width)
 
 
@@ -147,10 +147,10 @@ def accepted(state, n: int, draw, judge, chunk: int, rare: bool = True, wanted=N
 
 
 def candidates(state, count: int, width: int):
-    """`count` words of `width` bits (8 and 16: parts of 32-bit words, see `_parts_of_words`),
+    """`count` words of `width` bits (1, 8 and 16: parts of 32-bit words, see `parts_of_words`),
     and a function giving the state after the first k of them."""
     if width < 32:
-        return _parts_of_words(state, count, width)
+        return parts_of_words(state, count, width)
     if width == 32:
         return words32_and_after(state, count)
     generator, inc, _, _ = _parts(state)
@@ -160,13 +160,14 @@ def candidates(state, count: int, width: int):
     return pcg64.output(pcg64.states(generator, inc, count)), after
 
 
-def _parts_of_words(state, count: int, bits: int):
-    """`count` `bits`-bit draws as NumPy's buffered_uint8/16 take them, the low part of each 32-bit
-    word first, from a state whose seventh entry counts the parts of its next word already used;
-    and a function giving the state after the first k draws (in the same form)."""
+def parts_of_words(state, count: int, bits: int, source=words32_and_after):
+    """`count` `bits`-bit draws as NumPy's buffered_uint8/16 (and its single bits) take them, the low
+    part of each 32-bit word first, from a state whose last entry counts the parts of its next word
+    already used; and a function giving the state after the first k draws (in the same form). The
+    words come from `source` (PCG64's; MT19937's for the legacy RandomState)."""
     per = 32 // bits
-    used = state[6].astype(np.int64)
-    words, after_words = words32_and_after(state[:6], count // per + 2)
+    used = state[-1].astype(np.int64)
+    words, after_words = source(state[:-1], count // per + 2)
     shifts = np.arange(per, dtype=np.uint64) * np.uint64(bits)
     parts = ((words[:, None] >> shifts) & np.uint64(2 ** bits - 1)).reshape(-1)
 
@@ -176,6 +177,6 @@ def _parts_of_words(state, count: int, bits: int):
     return parts[used + np.arange(count)], after
 
 
-def _whole_words(state):
-    """A state of `_parts_of_words`' form as NumPy leaves it: a word whose parts were begun is used up."""
-    return np.where(state[6] > 0, words32(state[:6], 1)[1], state[:6])
+def whole_words(state, source=words32_and_after):
+    """A state of `parts_of_words`' form as NumPy leaves it: a word whose parts were begun is used up."""
+    return np.where(state[-1] > 0, source(state[:-1], 1)[1](1), state[:-1])

@@ -114,6 +114,19 @@ def test_choice_without_replacement(seed, buffered, population, size, shuffle):
                              rng.choice(population + 1, replace=False)), seed, buffered=buffered)
 
 
+WEIGHTS = st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 7.0]), min_size=1, max_size=12).filter(lambda w: sum(w) > 0)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2 ** 32), WEIGHTS, st.integers(0, 12), st.booleans())
+def test_choice_without_replacement_with_probabilities(seed, weights, size, shuffle):
+    """Rounds of doubles searched in the cumulative sums of what is not taken yet, first draws kept."""
+    p = np.array(weights) / sum(weights)
+    size = min(size, np.count_nonzero(p))
+    check_draws(lambda rng: (rng.choice(len(p), size, replace=False, p=p, shuffle=shuffle),
+                             rng.choice(np.arange(10.0, 10.0 + len(p)), (1, size), replace=False, p=p)), seed)
+
+
 def test_choice_without_replacement_of_much_of_a_large_population():
     """The tail of a shuffle of the whole range: NumPy's path beyond 10000 elements."""
     check_draws(lambda rng: (rng.choice(20000, 1000, replace=False), rng.choice(20000, 401, replace=False,
@@ -283,7 +296,6 @@ def test_a_function_that_does_not_draw_leaves_the_generator_alone():
     (lambda g: g.gamma(2.0), "Generator.gamma"),
     (lambda g: g.integers(0, 5, dtype=np.float64), "dtype=float64"),
     (lambda g: g.uniform(0.0, 1e-300), "narrower than"),
-    (lambda g: g.choice(5, 2, replace=False, p=[0.2] * 5), "without replacement and with p="),
     (lambda g: g.permuted(np.zeros((2, 3))), "memory order"),
     (lambda g: g.shuffle(OPTIONS), "made outside the function"),
 ])
