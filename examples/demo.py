@@ -33,6 +33,7 @@ import ising
 import fractal
 import heat
 import nbody
+import option
 import regression
 import solvent
 import spectral
@@ -237,6 +238,29 @@ def ising_case(n, sweeps, steps):
     )
 
 
+def option_case(paths, steps, calls):
+    """Monte Carlo with np.random's global functions: the global RandomState is the program's too."""
+
+    def global_state():
+        state = np.random.get_state(legacy=False)
+        return np.concatenate([state["state"]["key"].astype(np.int64), [state["state"]["pos"], state["has_gauss"]]])
+
+    def build():
+        np.random.seed(0)
+        return None
+
+    return Case(
+        name="asian option (np.random)",
+        size=f"{paths}x{steps}",
+        steps=calls,
+        step=option.asian_call,
+        build=build,
+        place=lambda state: state,
+        advance=lambda step_fn, _: step_fn(100.0, 105.0, 0.03, 0.2, 1.0, steps, paths),
+        snapshot=lambda _, price: {"price": np.asarray(price), "np.random": global_state()},
+    )
+
+
 def run_steps(case, step_fn, state):
     """Make ``case.steps`` steps; return the snapshot and the seconds per step."""
     result = None
@@ -308,6 +332,7 @@ def main(argv=None):
         shrinking_fractal_case(grid // 2, 50, 10 // scale + 1),
         alignment_case(grid // 2, 10 // scale + 1),
         ising_case(grid // 16, 4, 10 // scale + 1),
+        option_case(20 * grid, 50, 10 // scale + 1),
     ]
     heap = "blocks up to 32 MiB kept in the heap" if keep_large_blocks_in_heap() else "default malloc"
     print(f"float64 throughout; check: np.allclose(rtol={RTOL:g}, atol={ATOL:g}); {heap}")

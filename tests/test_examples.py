@@ -17,6 +17,7 @@ import alignment  # noqa: E402
 import fractal  # noqa: E402
 import heat  # noqa: E402
 import ising  # noqa: E402
+import option  # noqa: E402
 import regression  # noqa: E402
 import spectral  # noqa: E402
 
@@ -65,3 +66,18 @@ def test_ising_by_metropolis_draws_as_numpy_and_leaves_the_generator_alike():
         assert compiled(mine, ours, 0.44, 500) == ising.metropolis(theirs, numpys, 0.44, 500)
         assert np.array_equal(mine, theirs) and mine.dtype == theirs.dtype
         assert ours.bit_generator.state == numpys.bit_generator.state
+
+
+def test_asian_option_draws_from_the_global_generator_as_numpy():
+    args = (100.0, 105.0, 0.03, 0.2, 1.0, 20, 500)
+    compiled = solvent.jit(option.asian_call)
+    np.random.seed(3)
+    got = [compiled(*args), compiled(*args)]
+    after = np.random.get_state(legacy=False)
+    np.random.seed(3)
+    want = [option.asian_call(*args), option.asian_call(*args)]
+    assert np.allclose(got, want, rtol=1e-12, atol=0) and got[0] != got[1]
+    state = np.random.get_state(legacy=False)
+    assert np.array_equal(after["state"]["key"], state["state"]["key"])
+    assert (after["state"]["pos"], after["has_gauss"], after["gauss"]) == (state["state"]["pos"], state["has_gauss"],
+                                                                          state["gauss"])
