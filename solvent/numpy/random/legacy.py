@@ -11,12 +11,12 @@ import numpy as np
 
 from solvent.errors import UnsupportedError
 from solvent.numpy.folding import traced_constant
-from solvent.numpy.random import forms, mt19937, polar, shuffles, streams, weighted
+from solvent.numpy.random import forms, libm, mt19937, polar, shuffles, streams, weighted
 from solvent.numpy.random.libm import rounded
 from solvent.numpy.values import is_traced
 
 SUPPORTED = ("seed", "random_sample", "random", "ranf", "sample", "rand", "randint", "uniform", "standard_normal",
-             "randn", "normal", "choice", "shuffle", "permutation")
+             "randn", "normal", "standard_exponential", "exponential", "choice", "shuffle", "permutation")
 _TYPES = {np.dtype(t) for t in (np.int64, np.uint64, np.int32, np.uint32, np.int16, np.uint16, np.int8, np.uint8,
                                  np.bool_)}
 _normalize_axis = np.lib.array_utils.normalize_axis_index
@@ -133,6 +133,18 @@ class TracedRandomState:
         values = self._draw(polar.gaussians, forms.count(shape)).reshape(shape)
         return forms.result(loc + rounded(scale * values), shape, scalar, python=True)
 
+    def standard_exponential(self, size=None):
+        """-log(1 - u) of doubles u, glibc's log operation for operation (`libm.log`)."""
+        shape = forms.shape(size, None, np.float64)
+        return forms.result(self._draw(_exponentials, forms.count(shape)), shape, size is None, python=True)
+
+    def exponential(self, scale=1.0, size=None):
+        """scale * a standard exponential, over `scale` (maybe traced) broadcast to `size`."""
+        (scale,), shape, scalar = forms.parameters(f"{self.name}.exponential", size, traced=True, scale=scale)
+        scale = forms.non_negative(scale, "scale")
+        values = self._draw(_exponentials, forms.count(shape)).reshape(shape)
+        return forms.result(scale * values, shape, scalar, python=True)
+
     def choice(self, a, size=None, replace=True, p=None):
         """Elements of a 1-d `a` (or of range(a)) as the legacy generator draws them: `randint`, or with
         `p` a search of doubles in its normalised cumulative sums; without replacement the head of a
@@ -183,6 +195,12 @@ class TracedRandomState:
     def __getattr__(self, name):
         raise forms.not_reproduced(self.name, name, SUPPORTED, "draw the others outside the function and pass "
                                    "them in as arrays, or draw from a np.random.Generator argument")
+
+
+def _exponentials(state, n: int):
+    """n of NumPy's legacy standard exponentials, -log(1 - u) (1 - u is exact), and the state after."""
+    tops, state = mt19937.doubles(state, n)
+    return -libm.log(1.0 - tops.astype(np.float64) * (1.0 / 9007199254740992.0), libm.fused("log")), state
 
 
 def _masked(generator: TracedRandomState, n: int, span: int, width: int | None):

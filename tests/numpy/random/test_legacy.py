@@ -135,6 +135,18 @@ def test_normal(seed, size):
     check_draws(lambda rs: (rs.normal(2.0, 0.5, size), rs.normal(loc, scale), rs.normal()), seed)
 
 
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), SIZES)
+def test_exponentials(seed, size):
+    scale = np.array([[0.5], [2.0]])
+    check_draws(lambda rs: (rs.standard_exponential(size), rs.exponential(3.0, size), rs.exponential(scale),
+                            rs.standard_exponential()), seed)
+
+
+def test_many_exponentials_match_numpys_bits():
+    check_draws(lambda rs: rs.exponential(size=20000), 23, calls=2)
+
+
 def test_normal_with_traced_parameters():
     def f(rs, loc, scale):
         return rs.normal(loc, scale, size=(2, 3))
@@ -175,7 +187,8 @@ def test_global_functions_after_seed():
         x += np.random.random_sample(x.shape)
         return (np.random.rand(3), np.random.randint(10, size=4), np.random.randint(5), np.random.uniform(1.0, 2.0),
                 np.random.choice(x, 2), np.random.permutation(5), np.random.random(), np.random.sample(2),
-                np.random.ranf(), np.random.randn(5), np.random.normal(1.0, 2.0, size=3), np.random.standard_normal())
+                np.random.ranf(), np.random.randn(5), np.random.normal(1.0, 2.0, size=3), np.random.standard_normal(),
+                np.random.exponential(2.0, 4), np.random.standard_exponential())
     check_global(f, 1234, x)
 
 
@@ -268,3 +281,18 @@ def test_draws_inside_a_transformed_function_are_refused(transform):
     with pytest.raises(solvent.UnsupportedError, match="draws random numbers"):
         transform(noisy)(np.ones(3))
     _same_state(np.random.mtrand._rand, np.random.RandomState(2))
+
+
+def test_an_export_takes_the_global_state_too(tmp_path):
+    def f(x):
+        return x + np.random.rand(3)
+
+    solvent.export(solvent.compile(f, np.zeros(3)), tmp_path / "f.solvent")
+    loaded = solvent.load(tmp_path / "f.solvent")
+    np.random.seed(4)
+    got = loaded(np.zeros(3))
+    ours = np.random.RandomState()
+    ours.set_state(np.random.get_state())
+    np.random.seed(4)
+    assert_same(got, f(np.zeros(3)))
+    _same_state(ours, np.random.mtrand._rand)
