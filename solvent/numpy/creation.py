@@ -465,6 +465,17 @@ def _global_draw(original, name: str):
 #: np.random's functions of the global RandomState that are not its bound methods.
 _GLOBAL_FUNCTIONS = ("seed", "ranf", "sample")
 
+#: np.random functions that make a generator, as a trace makes it (numpy.random registers them).
+MADE_INSIDE: dict = {}
+
+
+def _made_inside(original, name: str):
+    """`np.random.<name>` (default_rng): on a tracing thread the generator it makes, as traced code sees one."""
+    @functools.wraps(original)
+    def call(*args, **kwargs):
+        return MADE_INSIDE[name](*args, **kwargs) if trace.is_tracing() else original(*args, **kwargs)
+    return call
+
 
 def _random_shields() -> list[tuple[object, str, object]]:
     """(owner, name, stand-in) for every np.random entry point and the `np` of its C modules."""
@@ -474,6 +485,8 @@ def _random_shields() -> list[tuple[object, str, object]]:
         fn = getattr(np.random, name)
         if getattr(fn, "__self__", None) is np.random.mtrand._rand or name in _GLOBAL_FUNCTIONS:
             shields.append((np.random, name, _global_draw(fn, name)))
+        elif name in MADE_INSIDE:
+            shields.append((np.random, name, _made_inside(fn, name)))
         elif name in ("default_rng", "get_bit_generator", "set_bit_generator"):
             shields.append((np.random, name, _refusing(fn, f"np.random.{name}")))
     return shields

@@ -8,7 +8,10 @@ import numpy as np
 
 from solvent.core import structure
 from solvent.errors import UnsupportedError
-from solvent.numpy.random import legacy
+from solvent.numpy import creation
+from solvent.numpy.folding import traced_constant
+from solvent.numpy.random import forms, legacy
+from solvent.numpy.values import is_traced
 from solvent.numpy.random.generator import TracedGenerator
 
 _LOW64 = (1 << 64) - 1
@@ -41,6 +44,23 @@ class GeneratorArgument(structure.Stateful):
 
 
 structure.STATEFUL[np.random.Generator] = GeneratorArgument()
+
+
+def default_rng(seed=None):
+    """np.random.default_rng(seed) inside a trace: a generator of the program, its PCG64 state what
+    NumPy's seeding gives `seed` (known when the function is compiled)."""
+    if isinstance(seed, TracedGenerator):
+        return seed  # as NumPy returns a Generator given
+    if seed is None or is_traced(seed) or isinstance(seed, (np.random.Generator, np.random.BitGenerator)):
+        given = "no seed" if seed is None else "a traced seed" if is_traced(seed) else "a generator from outside"
+        raise UnsupportedError(f"np.random.default_rng with {given} inside solvent.jit: solvent seeds with a "
+                               "value known when the function is compiled (a Python int, a list of them, a "
+                               "SeedSequence); pass a seed, or draw from a np.random.Generator argument")
+    generator = GeneratorArgument()
+    return TracedGenerator(traced_constant(forms.on_host(lambda: generator.read(np.random.default_rng(seed)))))
+
+
+creation.MADE_INSIDE["default_rng"] = default_rng
 
 
 class RandomStateArgument(structure.Stateful):

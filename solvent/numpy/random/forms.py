@@ -4,6 +4,7 @@ broadcast, bounds known when the function is compiled, and the scalar or array r
 
 from __future__ import annotations
 
+import concurrent.futures
 import math
 import operator
 
@@ -164,3 +165,10 @@ def not_reproduced(owner: str, name: str, supported, instead: str) -> Exception:
         return AttributeError(name)
     return UnsupportedError(f"{owner}.{name} inside solvent.jit: solvent reproduces NumPy's streams for "
                             f"{', '.join(owner + '.' + m for m in supported)} so far; {instead}")
+
+
+def on_host(compute):
+    """compute(), run by NumPy on another thread: on a tracing one, np.random's C code may not
+    allocate (its seeding included)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as helper:
+        return helper.submit(compute).result()

@@ -4,7 +4,6 @@ one behind `np.random.rand` & co.: its methods, drawing NumPy's bits from the tr
 
 from __future__ import annotations
 
-import concurrent.futures
 import math
 
 import numpy as np
@@ -63,10 +62,7 @@ class TracedRandomState:
             raise UnsupportedError(f"{self.name}.seed({'' if seed is None else 'a traced value'}) inside "
                                    "solvent.jit: solvent seeds with a number known when the function is "
                                    "compiled; pass a Python int, or seed outside the function")
-        # NumPy seeds on another thread: on this one, tracing, np.random's C code may not allocate
-        with concurrent.futures.ThreadPoolExecutor(1) as seeding:
-            state = seeding.submit(lambda: host_state(np.random.RandomState(seed))).result()
-        self._state[...] = traced_constant(state)
+        self._state[...] = traced_constant(forms.on_host(lambda: host_state(np.random.RandomState(seed))))
 
     def random_sample(self, size=None):
         """Doubles in [0, 1) from 53 bits of two words, a Python float for no size."""

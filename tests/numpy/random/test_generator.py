@@ -326,3 +326,29 @@ def test_numpys_errors_for_bad_bounds():
             draw(np.random.default_rng(0))
         with pytest.raises(error):
             solvent.jit(draw)(rng)
+
+
+def test_a_generator_seeded_inside_the_function():
+    """np.random.default_rng(seed) inside: the program's own generator, NumPy's stream from that seed on
+    every call, drawn in a rolled loop too."""
+    def f(x, n):
+        rng = np.random.default_rng([7, 11])
+        out = np.zeros(n)
+        for i in range(n):
+            out[i] = rng.random()
+        x += rng.standard_normal(x.shape)
+        return out, rng.integers(0, 10, 5), np.random.default_rng(rng) is rng
+
+    mine, theirs = np.zeros(4), np.zeros(4)
+    compiled = solvent.jit(f)
+    for _ in range(2):
+        got, want = compiled(mine, 40), f(theirs, 40)
+        for g, w in zip(got, want):
+            assert_same(g, w)
+        assert_same(mine, theirs)
+
+
+@pytest.mark.parametrize("seed", [None, np.random.default_rng(0)])
+def test_a_generator_made_inside_needs_a_seed(seed):
+    with pytest.raises(solvent.UnsupportedError, match="default_rng with (no seed|a generator from outside)"):
+        solvent.jit(lambda x: x + np.random.default_rng(seed).random())(np.zeros(2))
