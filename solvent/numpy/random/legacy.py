@@ -18,7 +18,6 @@ SUPPORTED = ("seed", "random_sample", "random", "ranf", "sample", "rand", "randi
              "randn", "normal", "standard_exponential", "exponential", "choice", "shuffle", "permutation")
 _TYPES = {np.dtype(t) for t in (np.int64, np.uint64, np.int32, np.uint32, np.int16, np.uint16, np.int8, np.uint8,
                                  np.bool_)}
-_normalize_axis = np.lib.array_utils.normalize_axis_index
 
 
 def host_state(generator: np.random.RandomState) -> np.ndarray:
@@ -87,11 +86,10 @@ class TracedRandomState:
         low, high = (forms.static(b, method, name) for b, name in ((low, "low"), (high, "high")))
         low, high = (0, low) if high is None else (low, high)
         low, high = forms.integer(low, method, "low"), forms.integer(high, method, "high")
-        info = np.iinfo(np.uint8) if dtype == np.bool_ else np.iinfo(dtype)
-        info = (0, 1) if dtype == np.bool_ else (info.min, info.max)
-        if low < info[0]:
+        least, most = (0, 1) if dtype == np.bool_ else (np.iinfo(dtype).min, np.iinfo(dtype).max)
+        if low < least:
             raise ValueError(f"low is out of bounds for {dtype}")
-        if high - 1 > info[1]:
+        if high - 1 > most:
             raise ValueError(f"high is out of bounds for {dtype}")
         if high <= low:
             raise ValueError("low >= high")
