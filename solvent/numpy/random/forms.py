@@ -14,6 +14,11 @@ from solvent.errors import UnsupportedError
 from solvent.numpy.values import is_traced
 
 
+def double(top):
+    """The doubles in [0, 1) that NumPy makes of 53-bit integers: top / 2^53 (exact)."""
+    return top.astype(np.float64) * (1.0 / 9007199254740992.0)
+
+
 def product(span, top, method: str = "Generator.uniform"):
     """span * (top / 2^53) rounded once, as NumPy forms it before adding low. XLA would fuse a
     multiply and add (rounding once) and fold products of constants; so the product is formed from

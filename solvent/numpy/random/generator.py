@@ -14,7 +14,6 @@ from solvent.numpy.values import is_traced
 
 SUPPORTED = ("random", "uniform", "integers", "standard_normal", "normal", "standard_exponential", "exponential",
              "choice", "shuffle", "permutation", "permuted")
-_DOUBLE = 1.0 / 9007199254740992.0  # 2^-53: a double from the top 53 bits of a word
 _FLOAT = np.float32(1.0 / 16777216.0)  # 2^-24: a float from the top 24 bits of a 32-bit word
 _INTEGERS = {np.dtype(t) for t in (np.int64, np.uint64, np.int32, np.uint32, np.int16, np.uint16, np.int8, np.uint8,
                                    np.bool_)}
@@ -37,7 +36,7 @@ class TracedGenerator:
         dtype = np.dtype(dtype)
         shape = forms.shape(size, out, dtype)
         if dtype == np.float64:
-            values = (self._draw(streams.words64, forms.count(shape)) >> 11).astype(np.float64) * _DOUBLE
+            values = forms.double(self._draw(streams.words64, forms.count(shape)) >> 11)
         elif dtype == np.float32:
             values = (self._draw(streams.words32, forms.count(shape)) >> 8).astype(np.float32) * _FLOAT
         else:

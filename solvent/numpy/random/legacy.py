@@ -66,7 +66,7 @@ class TracedRandomState:
     def random_sample(self, size=None):
         """Doubles in [0, 1) from 53 bits of two words, a Python float for no size."""
         shape = forms.shape(size, None, np.float64)
-        values = self._draw(mt19937.doubles, forms.count(shape)).astype(np.float64) * (1.0 / 9007199254740992.0)
+        values = forms.double(self._draw(mt19937.doubles, forms.count(shape)))
         return forms.result(values, shape, size is None, python=True)
 
     random = ranf = sample = random_sample
@@ -194,7 +194,7 @@ class TracedRandomState:
 def _exponentials(state, n: int):
     """n of NumPy's legacy standard exponentials, -log(1 - u) (1 - u is exact), and the state after."""
     tops, state = mt19937.doubles(state, n)
-    return -libm.log(1.0 - tops.astype(np.float64) * (1.0 / 9007199254740992.0), libm.fused("log")), state
+    return -libm.log(1.0 - forms.double(tops), libm.fused("log")), state
 
 
 def _masked(generator: TracedRandomState, n: int, span: int, width: int | None):

@@ -9,7 +9,7 @@ import numpy as np
 
 from solvent.core import trace
 from solvent.numpy import values
-from solvent.numpy.folding import traced_constant
+from solvent.numpy.random.libm import lookup
 from solvent.numpy.values import is_traced
 from solvent.ops import scatter as ops, shape
 from solvent.ops.base import create
@@ -80,13 +80,8 @@ def first_positions(mask, k: int):
     starts = scatter(np.zeros(k + 1, np.int64), np.where((per_byte > 0) & (first < k), first, k), np.arange(rows))
     row = np.maximum.accumulate(starts[:k])
     within = np.minimum(np.arange(k) - first[row], 7)
-    bit = lookup_rows(_SET_BITS, byte[row].astype(np.int64), within)
+    bit = lookup(_SET_BITS.reshape(-1), byte[row].astype(np.int64) * 8 + within)
     return np.minimum(row * 8 + bit, count - 1), first[-1] + per_byte[-1]
-
-
-def lookup_rows(table: np.ndarray, row, column):
-    """table[row, column] for index arrays, the table a constant of the program where they are traced."""
-    return (traced_constant(table) if is_traced(row) else table)[row, column]
 
 
 def scatter(out, index, new):

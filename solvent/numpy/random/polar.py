@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from solvent.numpy.random import libm, mt19937, streams
+from solvent.numpy.random import forms, libm, mt19937, streams
 from solvent.numpy.random.libm import rounded
 
 _N = mt19937.N
@@ -27,7 +27,7 @@ def _attempts(state, count: int):
 def _coordinates(tops):
     """(x1, x2, x1^2 + x2^2) of attempts: each double d as 2d - 1 (exact), the squares rounded apart
     as NumPy's C rounds them (XLA would fuse one into the sum)."""
-    doubles = tops.astype(np.float64) * (1.0 / 9007199254740992.0)
+    doubles = forms.double(tops)
     x1, x2 = 2.0 * doubles[:, 0] - 1.0, 2.0 * doubles[:, 1] - 1.0
     return x1, x2, rounded(x1 * x1) + rounded(x2 * x2)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvent.numpy.random import masks
+from solvent.numpy.random import forms, masks
 from solvent.numpy.random.loop import repeat_while
 
 
@@ -37,7 +37,7 @@ def sample(state, p: np.ndarray, size: int, doubles):
         tops, after = doubles(state, size)
         wanted = size - taken  # the doubles this round draws
         cdf = cumulative_sum(weights[:population])
-        new = np.searchsorted(cdf / cdf[-1], tops.astype(np.float64) * (1.0 / 9007199254740992.0), side="right")
+        new = np.searchsorted(cdf / cdf[-1], forms.double(tops), side="right")
         drawn = slot < wanted
         repeated = np.any((new[:, None] == new[None, :]) & (slot[None, :] < slot[:, None]) & drawn[None, :], axis=1)
         first = drawn & ~repeated  # each element's first draw, in order

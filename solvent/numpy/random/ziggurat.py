@@ -17,14 +17,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from solvent.numpy.random import libm, masks, streams, ziggurat_tables as tables
+from solvent.numpy.random import forms, libm, masks, streams, ziggurat_tables as tables
 from solvent.numpy.random.libm import lookup, rounded
 from solvent.numpy.random.loop import repeat_while
 
 _NOR_R = 3.6541528853610087963519472518  # where the normal's base layer's tail begins
 _NOR_INV_R = 0.27366123732975827203338247596
 _EXP_R = 7.69711747013104972  # where the exponential's does
-_DOUBLE = 1.0 / 9007199254740992.0  # 2^-53
 _MAGNITUDE = np.uint64(0x000FFFFFFFFFFFFF)
 _BYTE = np.uint64(0xFF)
 _WI, _FI = tables.WI.view(np.float64), tables.FI.view(np.float64)
@@ -49,7 +48,7 @@ def inverted_exponentials(state, n: int):
 
 def _double(word):
     """NumPy's next_double of a word: its top 53 bits over 2^53."""
-    return (word >> np.uint64(11)).astype(np.float64) * _DOUBLE
+    return forms.double(word >> np.uint64(11))
 
 
 def _normal_first(word):
