@@ -1,7 +1,7 @@
 """Compaction of draws, which NumPy's C loops do one element at a time, as array code: boolean
-masks packed 64 to a word (how many True come before each position, where the first k True are:
+masks packed 64 to a word (how many True come up to each position, where the first k True are:
 XLA's cumulative sum over a million elements takes ten times what popcounts of the packed words
-do), writes into new arrays, and values XLA must compute once."""
+do), writes into new arrays, and values XLA must compute once or must not move out of a loop."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from solvent.core import trace
 from solvent.numpy import values
 from solvent.numpy.random.libm import lookup
 from solvent.numpy.values import is_traced
-from solvent.ops import scatter as ops, shape
+from solvent.ops import elementwise, scatter as ops, shape
 from solvent.ops.base import create
 
 
@@ -31,19 +31,6 @@ def packed(mask):
                    dtype=np.uint64)
     per_row = np.bitwise_count(words).astype(np.int64)
     return words, np.cumsum(per_row) - per_row
-
-
-def counts_before(mask):
-    """For each position of a 1-d boolean mask, how many True come before it: the counts before its
-    word, before its byte in the word and below it in the byte, from popcounts of the packed mask."""
-    bytes_ = _bytes(mask)
-    per_byte = np.bitwise_count(bytes_).astype(np.int64)
-    per_row = np.sum(per_byte, axis=1)
-    before_row = np.cumsum(per_row) - per_row
-    before_byte = np.cumsum(per_byte, axis=1) - per_byte
-    below = np.bitwise_count(bytes_[:, :, None] & ((np.uint8(1) << np.arange(8, dtype=np.uint8)) - np.uint8(1)))
-    counts = (before_row[:, None] + before_byte)[:, :, None] + below.astype(np.int64)
-    return counts.reshape(-1)[:mask.shape[0]]
 
 
 def first_set(packed, before, k: int, count: int):
@@ -84,21 +71,66 @@ def first_positions(mask, k: int):
     return np.minimum(row * 8 + bit, count - 1), first[-1] + per_byte[-1]
 
 
-def scatter(out, index, new):
-    """out with out[index] = new, out a new array (traced where index or new are) whose first axis
-    `index` indexes, its entries distinct but for those that all go to one spare slot nobody reads.
-    Traced, that is one stablehlo.scatter that replaces elements: NumPy's rule for repeated indices
-    (the last write wins), which an index write must follow, would double its cost."""
+def scatter(out, index, new, combine: str = "replace"):
+    """out with out[index] = new (or, with `combine="or"`, out[index] |= new), out a new array (traced
+    where index or new are) whose first axis `index` indexes, its entries distinct but for those that
+    all go to one spare slot nobody reads (or, in an or, any). Traced, that is one stablehlo.scatter:
+    NumPy's rule for repeated indices (the last write wins), which an index write must follow, would
+    double its cost."""
     if not (is_traced(index) or is_traced(new)):
         out = out.copy()
-        out[index] = new
+        if combine == "or":
+            np.bitwise_or.at(out, index, new)
+        else:
+            out[index] = new
         return out
     with trace.current().emitting():
         count = index.shape[0]
+        join = (lambda old, update: [elementwise.binary("or", old, update)]) if combine == "or" else \
+            (lambda old, update: [update])
         written = ops.scatter(values.value(out, out.dtype), shape.reshape(values.value(index, np.int64), [count, 1]),
-                              values.value(new, out.dtype), [0], lambda old, update: [update])
+                              values.value(new, out.dtype), [0], join)
         return values.wrap(written, scalar=False)
 
+
+def marks(positions, size: int):
+    """`positions` (those at `size` or past it left out) as a mask packed 64 to a word, and the count
+    of marks before each word: `packed`'s form, made by one scatter of the positions' bits."""
+    words = -(-size // 64)
+    inside = positions < size
+    bits = np.uint64(1) << (np.where(inside, positions, 0) & 63).astype(np.uint64)
+    marked = scatter(np.zeros(words + 1, np.uint64), np.where(inside, positions // 64, words), bits, "or")[:words]
+    per_word = np.bitwise_count(marked).astype(np.int64)
+    return marked, np.cumsum(per_word) - per_word
+
+
+def each(packed, before):
+    """For every position of a packed mask (64 per word): whether it is set, and how many are set up to
+    and with it; from broadcasts of each word, with no gather."""
+    shifts = np.arange(64, dtype=np.uint64)
+    below = (np.uint64(2) << shifts) - np.uint64(1)  # 2 << 63 wraps to 0: all set
+    counts = before[:, None] + np.bitwise_count(packed[:, None] & below).astype(np.int64)
+    return ((packed[:, None] >> shifts) & np.uint64(1) == 1).reshape(-1), counts.reshape(-1)
+
+
+def counts_through(packed, before, position):
+    """How many positions of a packed mask up to and with each of `position` (from 0 to its size - 1)
+    are set: the count before its word, and the popcount of its word below and at it."""
+    word = position // 64
+    below = (np.uint64(2) << (position & 63).astype(np.uint64)) - np.uint64(1)  # 2 << 63 wraps to 0: all set
+    return before[word] + np.bitwise_count(packed[word] & below).astype(np.int64)
+
+
+def placed(out, block, at):
+    """out with out[at:at + len(block)] = block along its one axis (at traced or not; the block fits)."""
+    if not (is_traced(out) or is_traced(block) or is_traced(at)):
+        out = out.copy()
+        out[at:at + block.shape[0]] = block
+        return out
+    with trace.current().emitting():
+        start = values.value(at, np.int64)
+        return values.wrap(shape.dynamic_update_slice(values.value(out), values.value(block, out.dtype), [start]),
+                           scalar=False)
 
 
 def once(x):
@@ -109,3 +141,14 @@ def once(x):
     with trace.current().emitting():
         v = values.value(x)
         return values.wrap(create("stablehlo.optimization_barrier", [v], [v.type]).result, scalar=False)
+
+
+def tied(constants: tuple, anchor) -> tuple:
+    """`constants` as if computed from `anchor` (one barrier over both): inside a loop that `anchor`
+    varies in, no optimizer hoists them out, where a broadcast of them would become a whole array."""
+    if not is_traced(anchor):
+        return constants
+    with trace.current().emitting():
+        operands = [values.value(x) for x in (*constants, anchor)]
+        barrier = create("stablehlo.optimization_barrier", operands, [v.type for v in operands])
+        return tuple(values.wrap(r, scalar=False) for r in list(barrier.results)[:-1])

@@ -14,6 +14,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from solvent.numpy.random import masks
+
 MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645  # PCG's default 128-bit multiplier (NumPy's PCG64)
 _MOD = (1 << 128) - 1
 _LOW32 = np.uint64(0xFFFFFFFF)
@@ -89,16 +91,26 @@ def jump(state, inc, k, most: int):
     return state
 
 
+def _width(n: int) -> int:
+    """The width of the grid of n states: a divisor of n near its square root where there is one
+    (the grid is then the n states as they are: XLA runs over its rows without cutting a tail off,
+    a third faster), else the power of two above the root."""
+    root = math.isqrt(n - 1) + 1 if n > 1 else 1
+    divisor = next((d for d in range(root, 4 * root + 1) if n % d == 0), None)
+    return divisor or 1 << max(0, math.ceil(math.log2(root)))
+
+
 def states(state, inc, n: int):
     """The next n states after `state` as (high, low) arrays of shape (n,): column j of a
     (rows, width) grid is state j + 1, row r jumps it r * width steps on."""
-    width = 1 << max(0, math.ceil(math.log2(max(1.0, math.sqrt(n)))))
+    width = _width(n)
     rows = -(-n // width)
     col_a, col_g = _jumps(1, 1, width)
     row_a, row_g = _jumps(0, width, rows)
     # The column and the row offsets are computed once, not once per element of the grid: divided by
     # a 1 known only at run time (the increment is odd), they are too costly for XLA to recompute.
     one = inc[1] & np.uint64(1)
+    row_a = masks.tied(row_a, state[1])  # in a loop, not hoisted: its broadcast stays in the grid's loop
     column = tuple(part // one for part in add(multiply(col_a, state), multiply(col_g, inc)))
     offset = tuple(part // one for part in multiply(row_g, inc))
     grid = add(multiply((row_a[0][:, None], row_a[1][:, None]), (column[0][None, :], column[1][None, :])),

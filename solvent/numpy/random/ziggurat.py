@@ -13,6 +13,7 @@ round starts at the first start not yet used.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -75,19 +76,32 @@ def _edge(x, layer, word, density, density_of):
     return rounded((lookup(density, np.maximum(layer - 1, 0)) - f) * _double(word)) + f < density_of(x)
 
 
-def _normal_slow(words, at, count: int):
+def _normal_slow(words, at, count: int, tails: int):
     """The slow normals starting at positions `at` of `words` (`count` of them real):
-    (where each ends, whether it makes a draw, the draw, whether its words are all in `words`)."""
-    first = _word(words, at, count)
-    x, _, layer = _normal_first(first)
-    fused_exp, fused_log = libm.fused("exp"), libm.fused("log1p")
+    (where each ends, whether it makes a draw, the draw, whether its words are all in `words`).
+    The tails among them (a few in a hundred) are gathered into `tails` places first, so that their
+    loop of tries runs over those alone; tails past the last place are left not complete."""
+    x, _, layer = _normal_first(_word(words, at, count))
     nxt = _word(words, at + 1, count)
-    kept = _edge(x, layer, nxt, _FI, lambda x: libm.exp(rounded(-0.5 * x) * x, fused_exp))
-    tail = layer == 0
-    negative = (first >> np.uint64(17)) & np.uint64(1) == 1  # bit 8 of the point
+    kept = _edge(x, layer, nxt, _FI, lambda x: libm.exp(rounded(-0.5 * x) * x, libm.fused("exp")))
+    tail = (layer == 0) & (at < count)
+    rank = np.cumsum(tail) - 1
+    place = np.where(tail & (rank < tails), rank, tails)
+    tail_end, tail_value = _normal_tails(words, masks.scatter(np.full(tails + 1, count), place, at)[:tails], count)
+    pick = np.minimum(rank, tails - 1)
+    end = np.where(tail, tail_end[pick], at + 2)
+    complete = np.where(tail, (rank < tails) & (tail_end[pick] <= count), at + 1 < count)
+    return end, tail | kept, np.where(tail, tail_value[pick], x), complete
+
+
+def _normal_tails(words, at, count: int):
+    """(where each ends, its draw) for the tails starting at `at` (`count`: none): tries from the two
+    words after the last try's, until y + y > x * x; a tail whose words run out ends past `count`."""
+    negative = (_word(words, at, count) >> np.uint64(17)) & np.uint64(1) == 1  # bit 8 of the point
+    fused_log = libm.fused("log1p")
 
     def attempt(j, done, value, end):
-        """One more try of the tails not yet done, from the two words after the last try's."""
+        """One more try of the tails not yet done."""
         a = at + 1 + 2 * j
         valid = a + 1 < count
         logs = libm.log1p(-_double(_word(words, np.concatenate([a, a + 1]), count)), fused_log)
@@ -96,13 +110,12 @@ def _normal_slow(words, at, count: int):
         value = np.where(new, np.where(negative, -(_NOR_R + xx), _NOR_R + xx), value)
         return j + 1, done | new | ~valid, value, np.where(new, a + 2, end)
 
-    _, _, value, end = repeat_while(lambda j, done, *_: ~np.all(done), attempt,
-                                    (np.int64(0), ~tail | (at >= count), x, np.where(tail, count + 2, at + 2)))
-    complete = np.where(tail, end <= count, at + 1 < count)
-    return end, tail | kept, value, complete
+    start = (np.int64(0), at >= count, np.zeros(at.shape, np.float64), np.full(at.shape, count + 2))
+    _, _, value, end = repeat_while(lambda j, done, *_: ~np.all(done), attempt, start)
+    return end, value
 
 
-def _exponential_slow(words, at, count: int):
+def _exponential_slow(words, at, count: int, tails: int):
     """As `_normal_slow`, for exponentials: a tail takes one more word, r - log1p(-u)."""
     x, _, layer = _exponential_first(_word(words, at, count))
     nxt = _word(words, at + 1, count)
@@ -117,62 +130,102 @@ def _word(words, position, count: int):
     return words[np.minimum(position, count - 1)]
 
 
-def sizes(n: int) -> tuple[int, int]:
-    """The words a round of `n` draws takes, and the slow starts it finishes: slow draws start at
-    1.5% of the words for normals and 2.2% for exponentials, and take 2 to 4% more words than
-    there are draws, so that one round is enough but rarely."""
-    chunk = n + n // 16 + 64
-    return chunk, chunk // 32 + 64
+def sizes(n: int) -> tuple[int, int, int]:
+    """The words a round of `n` draws takes, the slow starts it finishes and the normals' tails among
+    those: slow draws start at 1.5% of the words for normals and 2.2% for exponentials, and take 2 to
+    4% more words than there are draws, so that one round is enough but rarely; a normal's tail starts
+    at 0.026%. The words are a whole grid of PCG64 states (a multiple of a power of two near the
+    root: `pcg64.states` then computes no states past them)."""
+    want = n + n // 16 + 64
+    width = 1 << math.ceil(math.log2(math.isqrt(want) + 1))
+    chunk = -(-want // width) * width
+    return chunk, chunk // 32 + 64, chunk // 1024 + 16
+
+
+#: The most draws a round makes: a round of more would need more than 32 MiB of XLA's temporary
+#: memory, which the C library then maps afresh for every call (and the kernel zeroes page by page,
+#: a third of the time of a million normals).
+BLOCK = 1 << 17
 
 
 def _draws(state, n: int, first: Callable, slow: Callable):
-    """`n` draws in rounds of candidate words (`_round`), and the state after them."""
+    """`n` draws in rounds (`_round`) of at most BLOCK, and the state after them."""
     if n == 0:
         return np.zeros(0, np.float64), state
-    chunk, slots = sizes(n)
+    block = min(n, BLOCK)
+    chunk, slots, tails = sizes(block)
 
     def round_(state, out, filled):
         words, after = streams.candidates(state, chunk, 64)
         words = masks.once(words)
-        out, filled, used = _round(words, out, filled, n, slots, first, slow)
+        out, filled, used = _round(words, out, filled, n, block, slots, lambda w, a, c: slow(w, a, c, tails), first)
         return after(used), out, filled
 
     state, out, _ = repeat_while(lambda state, out, filled: filled < n, round_,
-                                 (state, np.zeros(n + 1, np.float64), np.int64(0)))
+                                 (state, np.zeros(n + block, np.float64), np.int64(0)))
     return out[:n], state
 
 
-def _round(words, out, filled, n: int, slots: int, first: Callable, slow: Callable):
-    """The draws `words` make, written to out[filled:] up to n: returns (out, filled, the words used).
-    Every word is taken as a start; the first `slots` slow starts are finished (`slow`) and chained
-    (`_chained`); a fast word's draw is kept unless a slow draw before it took the word, and every
-    draw goes to its place in order, up to the first start that cannot be told here."""
+def _round(words, out, filled, n: int, block: int, slots: int, slow: Callable, first: Callable):
+    """The draws `words` make, up to `block` of them and n in all, written to out[filled:]: returns (out,
+    filled, the words used); out has `block` places past n, where draws that are not written over
+    later may go. Every word is taken as a start; the first `slots` slow starts are finished (`slow`)
+    and chained (`_chained`) into spans of words, each making at most one draw; the draws are the
+    words between the spans and those the spans make, up to the first start that cannot be told
+    here. Each place finds its word from the spans that begin before it (`_Spans`): no array of the
+    words' places is made, and nothing is scattered a draw at a time."""
     count = words.shape[0]
-    position = np.arange(count)
-    value, fast, _ = first(words)
-    value, fast = masks.once(value), masks.once(fast)
-    packed, before = masks.packed(~fast)
+    packed, before = masks.packed(~first(words)[1])
     at = masks.first_set(packed, before, slots + 1, count)
     unknown, at = at[slots], at[:slots]  # the first slow start with no slot (count: none)
     end, makes, slow_value, complete = slow(words, at, count)
     live = _chained(at, end, count)
     boundary = np.minimum(unknown, np.min(np.where(live & ~complete, at, count)))
     live = live & complete & (at < boundary)
-    # Before slow start k: the words taken without a draw, and the furthest word a slow draw takes.
-    dropped = np.concatenate([np.zeros(1, np.int64), np.cumsum(np.where(live, end - at - makes, 0))])
-    reach = np.concatenate([np.zeros(1, np.int64), np.maximum.accumulate(np.where(live, end, 0))])
-    k = np.minimum(masks.counts_before(~fast), slots)
-    index, slot_index = position - dropped[k], at - dropped[:slots]
-    kept, slot_kept = fast & (reach[k] <= position) & (position < boundary), live & makes
-    need = n - filled
-    out = masks.scatter(out, np.where(kept & (index < need), filled + index, n), value)
-    out = masks.scatter(out, np.where(slot_kept & (slot_index < need), filled + slot_index, n), slow_value)
-    total = np.sum(kept) + np.sum(slot_kept)
-    last = np.min(np.where(kept & (index == need - 1), position, count))  # the n-th draw's start, if fast
-    last_slow = np.min(np.where(slot_kept & (slot_index == need - 1), end, count + 1))  # its end, if slow
-    used = np.where(total >= need, np.minimum(last + 1, last_slow),
-                    np.maximum(boundary, np.max(np.where(live, end, 0))))
-    return out, np.minimum(filled + total, n), used
+    spans = _Spans(at, end, makes, slow_value, live, block)
+    slow_one, value, source = spans.each()
+    value = np.where(slow_one, value, first(_word(words, source, count))[0])
+    out = masks.placed(out, value[:block], filled)
+    need = np.minimum(n - filled, block)
+    total = boundary - np.sum(np.where(live, np.minimum(end, boundary) - at - makes, 0))  # draws before the boundary
+    used = np.where(total >= need, spans.end_of(need - 1), np.maximum(boundary, np.max(np.where(live, end, 0))))
+    return out, filled + np.minimum(total, need), used
+
+
+class _Spans:
+    """The live slow starts of a round as spans of words [at, end), each making one draw or none, and
+    for each place of the round's draws the span it comes after, by a popcount of packed marks at the
+    places spans begin (of spans that begin at one place, all but the last make no draw: the last
+    stands for them)."""
+
+    def __init__(self, at, end, makes, value, live, n: int):
+        skipped = np.where(live, end - at - makes, 0)  # words a span takes past its draw
+        dropped = np.cumsum(skipped)  # ... with those of the spans before it
+        place = at - dropped + skipped  # the place of the draw a span begins at
+        later = np.minimum.accumulate(np.where(live, place, n)[::-1])[::-1]  # the place of the next live span
+        last = live & (np.concatenate([later[1:], np.full(1, n)]) != place)
+        row = np.where(last, np.cumsum(last) - 1, at.shape[0])
+        self.dropped, self.end = (masks.scatter(np.zeros(at.shape[0] + 1, np.int64), row, x) for x in (dropped, end))
+        self.values = masks.scatter(np.full(at.shape[0] + 1, np.nan), row, np.where(makes, value, np.nan))
+        self.marks = masks.marks(np.where(last, place, n), n)
+
+    def each(self):
+        """For each place j of the round's draws (and a few past them): whether its draw is a span's,
+        that draw (NaN where no span makes one at j), and the word j's draw comes from otherwise."""
+        marked, count = masks.each(*self.marks)
+        k = np.maximum(count - 1, 0)
+        value = self.values[k]
+        source = np.arange(count.shape[0]) + np.where(count > 0, self.dropped[k], 0)
+        return marked & ~np.isnan(value), value, source
+
+    def end_of(self, j):
+        """Where the words of draw j end (j traced, a scalar)."""
+        packed, before = self.marks
+        count = masks.counts_through(packed, before, j)
+        k = np.maximum(count - 1, 0)
+        marked = (packed[j // 64] >> (j & 63).astype(np.uint64)) & np.uint64(1) == 1
+        slow_one = marked & ~np.isnan(self.values[k])
+        return np.where(slow_one, self.end[k], j + np.where(count > 0, self.dropped[k], 0) + 1)
 
 
 def _chained(at, end, count: int):

@@ -1,5 +1,5 @@
 """Packing accepted draws: where the first k True of a mask are, on NumPy arrays and compiled,
-against np.nonzero; and the one-scatter write of distinct positions."""
+against np.nonzero; packed masks and their counts against np.cumsum; and the one-scatter writes."""
 
 from __future__ import annotations
 
@@ -32,3 +32,20 @@ def test_scatter_of_distinct_positions_and_a_spare_slot():
     got = solvent.jit(lambda i, v: masks.scatter(np.zeros((6, 2)), i, v))(index, new)
     want = masks.scatter(np.zeros((6, 2)), index, new)
     assert np.array_equal(got[:5], want[:5]) and np.array_equal(want[[3, 0]], new[[0, 3]])
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=300), st.integers(1, 40))
+def test_packed_masks_count_as_cumsum(mask, k):
+    """A mask packed from booleans or marked from positions: its bits, the counts up to each position
+    (all at once and at some), and where its first k True are."""
+    mask = np.array(mask, bool)
+    packed, before = masks.packed(mask)
+    marked = masks.marks(np.append(np.flatnonzero(mask), [mask.size, mask.size + 5]), mask.size)
+    assert np.array_equal(marked[0], packed) and np.array_equal(marked[1], before)
+    bits, counts = masks.each(packed, before)
+    assert np.array_equal(bits[:mask.size], mask) and np.array_equal(counts[:mask.size], np.cumsum(mask))
+    positions = np.arange(mask.size)[::7]
+    assert np.array_equal(masks.counts_through(packed, before, positions), np.cumsum(mask)[positions])
+    first = np.append(np.flatnonzero(mask), np.full(k, mask.size))[:k]
+    assert np.array_equal(masks.first_set(packed, before, k, mask.size), first)

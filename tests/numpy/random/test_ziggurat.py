@@ -1,6 +1,6 @@
 """NumPy's ziggurat draws as array code, run on NumPy arrays against NumPy itself: values and the
 state after, over seeds and sizes where the slow draws (layer edges and tails) are many, and with
-rounds so small that draws straddle them; and the packed counts the rounds are built on."""
+rounds so small that draws straddle them; and tails past the places a round has for them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from solvent.numpy.random import masks, ziggurat
+from solvent.numpy.random import ziggurat
 from solvent.numpy.random.argument import GeneratorArgument
 
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # see test_streams
@@ -34,21 +34,30 @@ def test_draws_as_numpy(kind, seed, n):
 
 
 @settings(max_examples=10, deadline=None)
-@given(seed=st.integers(0, 2 ** 32), n=st.integers(1, 3000), chunk=st.integers(3, 40), slots=st.integers(1, 4))
+@given(seed=st.integers(0, 2 ** 32), n=st.integers(1, 3000), chunk=st.integers(3, 40), slots=st.integers(1, 4),
+       tails=st.integers(1, 2), block=st.integers(1, 50))
 @pytest.mark.parametrize("kind", METHODS)
-def test_rounds_too_small_for_their_draws(kind, seed, n, chunk, slots):
-    """Rounds of a few words and slow starts: draws end in the next round, slow starts go without a
-    slot, tails need more words than a round has."""
+def test_rounds_too_small_for_their_draws(kind, seed, n, chunk, slots, tails, block):
+    """Rounds of a few words, slow starts and draws: draws end in the next round, slow starts go
+    without a slot, tails need more words than a round has, a round's words make more draws than it
+    may write."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(ziggurat, "sizes", lambda n: (chunk, slots))
+        patch.setattr(ziggurat, "sizes", lambda n: (chunk, slots, tails))
+        patch.setattr(ziggurat, "BLOCK", block)
         _check(kind, seed, n)
 
 
-@settings(max_examples=50, deadline=None)
-@given(st.lists(st.booleans(), min_size=1, max_size=300), st.integers(1, 40))
-def test_counts_and_positions_of_a_packed_mask(mask, k):
-    mask = np.array(mask, bool)
-    assert np.array_equal(masks.counts_before(mask), np.cumsum(mask) - mask)
-    packed, before = masks.packed(mask)
-    positions = np.append(np.flatnonzero(mask), np.full(k, mask.size))[:k]
-    assert np.array_equal(masks.first_set(packed, before, k, mask.size), positions)
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.integers(0, 2 ** 64 - 1), min_size=12, max_size=12), st.integers(1, 3))
+def test_tails_past_their_places_are_left_not_complete(noise, places):
+    """Three normal tails (base layer, a point past its threshold) among slow starts: with fewer places
+    for tails than tails, those past the places are not complete, the rest as with room for all."""
+    words = np.array(noise, np.uint64)
+    tail = np.uint64((2 ** 52 - 1) << 9)  # layer 0, the largest point
+    words[[0, 4, 8]] = tail
+    at = np.array([0, 4, 8, 12])  # the last: no start (past the words)
+    wide = ziggurat._normal_slow(words, at, 12, 3)
+    narrow = ziggurat._normal_slow(words, at, 12, places)
+    assert not narrow[3][places:3].any()
+    for got, want in zip(narrow, wide):
+        assert np.array_equal(got[:places], want[:places])
