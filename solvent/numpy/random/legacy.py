@@ -10,7 +10,7 @@ import numpy as np
 
 from solvent.errors import UnsupportedError
 from solvent.numpy.folding import traced_constant
-from solvent.numpy.random import forms, libm, mt19937, polar, shuffles, streams, weighted
+from solvent.numpy.random import forms, libm, loop, mt19937, polar, shuffles, streams, weighted
 from solvent.numpy.random.libm import rounded
 from solvent.numpy.values import is_traced
 
@@ -193,8 +193,10 @@ class TracedRandomState:
 
 def _exponentials(state, n: int):
     """n of NumPy's legacy standard exponentials, -log(1 - u) (1 - u is exact), and the state after."""
-    tops, state = mt19937.doubles(state, n)
-    return -libm.log(1.0 - forms.double(tops), libm.fused("log")), state
+    def draw(state, n):
+        tops, state = mt19937.doubles(state, n)
+        return -libm.log(1.0 - forms.double(tops), libm.fused("log")), state
+    return loop.blocked(draw, state, n, np.float64)
 
 
 def _masked(generator: TracedRandomState, n: int, span: int, width: int | None):
@@ -206,7 +208,7 @@ def _masked(generator: TracedRandomState, n: int, span: int, width: int | None):
     width = width or (32 if span <= 0xFFFFFFFF else 64)
     if width >= 32:
         words = mt19937.words32_and_after if width == 32 else mt19937.words64_and_after
-        return generator._draw(lambda state: _rejecting(state, n, span, width, words))
+        return generator._draw(lambda state: loop.blocked(_rejecting, state, n, np.uint64, span, width, words))
 
     def parts(state, count):
         return streams.parts_of_words(state, count, width, mt19937.words32_and_after)

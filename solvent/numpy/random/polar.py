@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from solvent.numpy.random import forms, libm, mt19937, streams
+from solvent.numpy.random import forms, libm, loop, mt19937, streams
 from solvent.numpy.random.libm import rounded
 
 _N = mt19937.N
@@ -38,6 +38,11 @@ def _inside(tops):
 
 
 def gaussians(state, n: int):
+    """`_gaussians` in blocks (`loop.blocked`)."""
+    return loop.blocked(_gaussians, state, n, np.float64)
+
+
+def _gaussians(state, n: int):
     """`n` standard normals as NumPy's legacy_gauss gives them one by one, and the state after: the
     one cached in the state first, then two from each accepted pair (f x2, then f x1 with
     f = sqrt(-2 log(r2) / r2)), the second of the last pair cached when it is left over."""

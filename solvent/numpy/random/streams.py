@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.numpy.random import masks, pcg64
-from solvent.numpy.random.loop import repeat_while
+from solvent.numpy.random.loop import blocked, repeat_while
 
 _LOW32 = np.uint64(0xFFFFFFFF)
 
@@ -71,10 +71,10 @@ def bounded(state, n: int, span: int, width: int):
     low bits first; the parts of the last one left unused are dropped, as NumPy drops its buffer."""
     if n == 0:
         return np.zeros(0, np.uint64), state
-    if width < 32:
+    if width < 32:  # (not in blocks: NumPy drops the unused parts of the last word of each call)
         values, state = _bounded(np.concatenate([state, np.zeros(1, np.uint64)]), n, span, width)
         return values, whole_words(state)
-    return _bounded(state, n, span, width)
+    return blocked(_bounded, state, n, np.uint64, span, width)
 
 
 def _bounded(state, n: int, span: int, width: int):

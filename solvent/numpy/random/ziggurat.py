@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from solvent.numpy.random import forms, libm, masks, streams, ziggurat_tables as tables
+from solvent.numpy.random import forms, libm, loop, masks, streams, ziggurat_tables as tables
 from solvent.numpy.random.libm import lookup, rounded
 from solvent.numpy.random.loop import repeat_while
 
@@ -142,17 +142,11 @@ def sizes(n: int) -> tuple[int, int, int]:
     return chunk, chunk // 32 + 64, chunk // 1024 + 16
 
 
-#: The most draws a round makes: a round of more would need more than 32 MiB of XLA's temporary
-#: memory, which the C library then maps afresh for every call (and the kernel zeroes page by page,
-#: a third of the time of a million normals).
-BLOCK = 1 << 17
-
-
 def _draws(state, n: int, first: Callable, slow: Callable):
-    """`n` draws in rounds (`_round`) of at most BLOCK, and the state after them."""
+    """`n` draws in rounds (`_round`) of at most `loop.BLOCK` draws, and the state after them."""
     if n == 0:
         return np.zeros(0, np.float64), state
-    block = min(n, BLOCK)
+    block = min(n, loop.BLOCK)
     chunk, slots, tails = sizes(block)
 
     def round_(state, out, filled):

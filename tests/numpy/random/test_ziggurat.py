@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from solvent.numpy.random import ziggurat
+from solvent.numpy.random import loop, ziggurat
 from solvent.numpy.random.argument import GeneratorArgument
 
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # see test_streams
@@ -43,7 +43,7 @@ def test_rounds_too_small_for_their_draws(kind, seed, n, chunk, slots, tails, bl
     may write."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(ziggurat, "sizes", lambda n: (chunk, slots, tails))
-        patch.setattr(ziggurat, "BLOCK", block)
+        patch.setattr(loop, "BLOCK", block)
         _check(kind, seed, n)
 
 
