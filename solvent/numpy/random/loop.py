@@ -35,7 +35,6 @@ def repeat_while(test: Callable, step: Callable, start: tuple) -> tuple:
     return tuple(values.wrap(r, scalar=False) for r in op.results)
 
 
-
 #: The most draws made at once: the arrays behind many more took XLA's temporary memory past 32 MiB,
 #: which the C library then maps afresh on every call and the kernel zeroes page by page (a million
 #: rejection-sampled draws ran three times slower than four blocks of a quarter million).

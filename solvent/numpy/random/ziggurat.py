@@ -6,9 +6,9 @@ point in it, kept if it lies under the layer's threshold. The rest are slow: a p
 edge is tested against the density with one more word (and the draw starts over if it fails), and
 one in the base layer is drawn from the tail with one or more words through log1p. Each slow draw
 is seen by the word it starts at, so the words are drawn in parallel, every word is taken as a
-possible start, the slow ones (a few in a thousand) are finished and chained in order, and the
-draws that result are packed in order. When the words of a round do not make enough draws, another
-round starts at the first start not yet used.
+possible start, the slow ones (one or two in a hundred) are finished and chained in order, and
+each place of the result finds the word its draw comes from. When the words of a round do not make
+enough draws, another round starts at the first start not yet used.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def _edge(x, layer, word, density, density_of):
 def _normal_slow(words, at, count: int, tails: int):
     """The slow normals starting at positions `at` of `words` (`count` of them real):
     (where each ends, whether it makes a draw, the draw, whether its words are all in `words`).
-    The tails among them (a few in a hundred) are gathered into `tails` places first, so that their
+    The tails among them (two in a hundred) are gathered into `tails` places first, so that their
     loop of tries runs over those alone; tails past the last place are left not complete."""
     x, _, layer = _normal_first(_word(words, at, count))
     nxt = _word(words, at + 1, count)
