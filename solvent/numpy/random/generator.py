@@ -57,12 +57,12 @@ class TracedGenerator:
 
     def standard_normal(self, size=None, dtype=np.float64, out=None):
         """Standard normals by NumPy's ziggurat, bit for bit (`ziggurat.normals`)."""
-        return self._doubles("standard_normal", ziggurat.normals, size, dtype, out)
+        return self._floats("standard_normal", ziggurat.normals, size, dtype, out)
 
     def standard_exponential(self, size=None, dtype=np.float64, method="zig", out=None):
         """Standard exponentials by NumPy's ziggurat, or for any other `method` (NumPy's "inv") -log1p(-u)."""
         draw = ziggurat.exponentials if method == "zig" else ziggurat.inverted_exponentials
-        return self._doubles("standard_exponential", draw, size, dtype, out)
+        return self._floats("standard_exponential", draw, size, dtype, out)
 
     def normal(self, loc=0.0, scale=1.0, size=None):
         """loc + scale * a standard normal (the product rounded first, as in NumPy's C), over the
@@ -79,17 +79,16 @@ class TracedGenerator:
         values = self._draw(ziggurat.exponentials, forms.count(shape)).reshape(shape)
         return forms.result(scale * values, shape, scalar, python=True)
 
-    def _doubles(self, method: str, draw, size, dtype, out):
-        """float64 draws of `shape` (or into `out`), a Python float for no size, as NumPy's double_fill."""
+    def _floats(self, method: str, draw, size, dtype, out):
+        """float64 or float32 draws of `shape` (or into `out`), a Python float for no size, as NumPy's
+        double_fill and float_fill."""
         dtype = np.dtype(dtype)
-        if dtype == np.float32:
-            raise UnsupportedError(f"Generator.{method} with dtype=float32 inside solvent.jit: solvent draws "
-                                   "NumPy's float64 stream so far; draw float64 outside the function, or convert")
-        if dtype != np.float64:
+        if dtype not in (np.float64, np.float32):
             raise TypeError(f"Unsupported dtype {dtype!r} for {method}")
         shape = forms.shape(size, out, dtype)
-        values = self._draw(draw, forms.count(shape))
-        return forms.result(values, shape, size is None and out is None, out, python=True)
+        values = self._draw(draw, forms.count(shape), dtype)
+        scalar = size is None and out is None
+        return forms.result(values.astype(np.float64) if scalar else values, shape, scalar, out, python=True)
 
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
         """Integers in [low, high) (or [low, high] with `endpoint`) by NumPy's bounded draws: Lemire's

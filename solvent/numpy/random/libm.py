@@ -1,15 +1,16 @@
-"""The C library's `log1p`, `exp` and `log` as array code, operation for operation, so that the values
-NumPy's ziggurat draws from its tails, and its legacy Gaussian's polar method, come out bit for bit as
-NumPy's C code computes them.
+"""The C library's `log1p`, `exp` and `log` (and `log1pf` and `expf`, of floats) as array code,
+operation for operation, so that the values NumPy's ziggurats draw from their tails and edges, and
+its legacy Gaussian's polar method, come out bit for bit as NumPy's C code computes them.
 
 glibc's double `log1p` is the SunPro (fdlibm) algorithm: reduce 1 + x to 2^k (1 + f) with
 sqrt(2)/2 < 1 + f < sqrt(2) (and a correction c for the rounding of 1 + x), then
 log(1 + f) = f - (f^2/2 - s (f^2/2 + R(s^2))) with s = f / (2 + f) and R a degree-7 polynomial in
-s^2, and k ln 2 added in two parts. glibc's `exp` is Szabolcs Nagy's table-driven one. On CPUs
-with FMA, glibc runs builds of both in which GCC fused some multiply-adds into one FMA (rounded
-once): those are written as a * b + c, which XLA's CPU compiler fuses alike, and every other
-product, and every sum XLA could fold with the next, is `rounded` on its own. `fused` tells which
-build this process runs, from inputs where the two differ.
+s^2, and k ln 2 added in two parts; `log1pf` is the same in float arithmetic. glibc's `exp` and
+`expf` are Szabolcs Nagy's table-driven ones. On CPUs with FMA, glibc runs builds of some of these
+in which GCC fused some multiply-adds into one FMA (rounded once): those are written as a * b + c,
+which XLA's CPU compiler fuses alike, and every other product, and every sum XLA could fold with the
+next, is `rounded` on its own. `fused` tells which build this process runs, from inputs where the two
+differ.
 """
 
 from __future__ import annotations
@@ -38,16 +39,19 @@ _LOW_WORD = np.uint64(0xFFFFFFFF)
 
 
 def rounded(value):
-    """`value` rounded to a double on its own before it is used: an identity to NumPy, and to XLA a
-    select it cannot see through, so that it neither fuses a product into the add that follows (one
-    FMA, rounded once) nor folds a sum with a constant into the next one ((1 + x) - 1 to x). The
-    select tests the value's bits against one NaN no computation makes: a test of x == x would be
-    folded away where the compiler knows x is no NaN (a product of converted integers)."""
-    bits = np.asarray(value, np.float64).view(np.int64) if not is_traced(value) else value.view(np.int64)
-    return np.where(bits != _NEVER, value, np.nan)
+    """`value` rounded to a double (a float32 stays one) on its own before it is used: an identity to
+    NumPy, and to XLA a select it cannot see through, so that it neither fuses a product into the add
+    that follows (one FMA, rounded once) nor folds a sum with a constant into the next one ((1 + x) - 1
+    to x). The select tests the value's bits against one NaN no computation makes: a test of x == x
+    would be folded away where the compiler knows x is no NaN (a product of converted integers)."""
+    single = np.result_type(value) == np.float32
+    value = value if is_traced(value) else np.asarray(value, np.float32 if single else np.float64)
+    bits = value.view(np.int32 if single else np.int64)
+    return np.where(bits != (_NEVER32 if single else _NEVER), value, np.float32(np.nan) if single else np.nan)
 
 
 _NEVER = np.int64(0x7FF0DEADBEEF0001)  # a signalling NaN's bits
+_NEVER32 = np.int32(0x7F80BEEF)  # and a float32 one's
 
 
 def lookup(table: np.ndarray, index):
@@ -119,6 +123,52 @@ def _general(f, k, dk, low, hfsq, fused: bool):
     return np.where(k == 0, plain, scaled)
 
 
+def _single(bits: int) -> np.float32:
+    return np.uint32(bits).view(np.float32)
+
+
+_LN2_HI_F, _LN2_LO_F = _single(0x3F317180), _single(0x3717F7D1)
+_LP_F = tuple(_single(b) for b in (0x3F2AAAAB, 0x3ECCCCCD, 0x3E924925, 0x3E638E29, 0x3E3A3325, 0x3E1CD04F, 0x3E178897))
+
+
+def log1pf(x, fused: bool):
+    """log(1 + x) of a float32 exactly as glibc's `log1pf` rounds it (the float version of `log1p`'s
+    algorithm, in float32 arithmetic), for -1 < x < 2^52 (NumPy's float32 ziggurat takes (-1, 0])."""
+    one, f32 = np.float32(1.0), np.float32
+    x = rounded(np.asarray(x, f32) if not is_traced(x) else x)
+    hx = x.view(np.int32).astype(np.int64)  # the bits, signed as C reads them
+    magnitude = hx & 0x7FFFFFFF
+    plain = (hx < 0x3ED413D7) & ((hx > 0) | (hx <= 0xBE95F61F - 2 ** 32))  # -0.2929 < x < 0.41422: k = 0
+    u = rounded(one + x)
+    hu = u.view(np.int32).astype(np.int64)
+    k = (hu >> 23) - 127
+    correction = np.where(k > 0, one - (u - x), x - (u - one)) / u
+    mantissa = hu & 0x007FFFFF
+    small = mantissa < 0x3504F7
+    k = np.where(plain, 0, np.where(small, k, k + 1))
+    reduced = np.where(small, mantissa | 0x3F800000, mantissa | 0x3F000000).astype(np.int32).view(f32)
+    hu = np.where(plain, 1, np.where(small, mantissa, (0x00800000 - mantissa) >> 2))
+    f = np.where(plain, x, reduced - one)
+    c = np.where(plain, f32(0.0), correction)
+    dk = k.astype(f32)
+    hfsq = rounded(rounded(f32(0.5) * f) * f)
+    low = _madd(dk, _LN2_LO_F, c, fused)  # k ln2_lo + c
+    near = rounded(hfsq * _madd(-f, _single(0x3F2AAAAB), one, fused))  # |f| < 2^-20
+    at_zero = np.where(k == 0, f32(0.0), _madd(dk, _LN2_HI_F, low, fused))
+    series = np.where(k == 0, f - near, _madd(dk, _LN2_HI_F, -((near - low) - f), fused))
+    s = f / (f32(2.0) + f)
+    z = rounded(s * s)
+    r = _madd(z, _LP_F[6], _LP_F[5], fused)
+    for coefficient in reversed(_LP_F[:5]):
+        r = _madd(z, r, coefficient, fused)
+    r = rounded(z * r)
+    spread = rounded(s * (hfsq + r))
+    general = np.where(k == 0, f - (hfsq - spread), _madd(dk, _LN2_HI_F, -((hfsq - (spread + low)) - f), fused))
+    result = np.where(hu == 0, np.where(f == 0.0, at_zero, series), general)
+    tiny = np.where(magnitude < 0x24800000, x, x - rounded(rounded(x * x) * f32(0.5)))  # |x| < 2^-29
+    return np.where(magnitude < 0x31000000, tiny, result)
+
+
 _N = 128  # glibc's exp tabulates 2^(i/N)
 _INV_LN2_N, _NEG_LN2_HI_N, _NEG_LN2_LO_N, _SHIFT = (_double(b) for b in (
     0x40671547652B82FE, 0xBF762E42FEFA0000, 0xBD0CF79ABC9E3B3A, 0x4338000000000000))
@@ -159,6 +209,36 @@ def exp(x, fused: bool):
 
 
 _LOG_NEAR_LOW, _LOG_NEAR_SPAN = np.uint64(0x3FEE000000000000), np.uint64(0x3FF1090000000000 - 0x3FEE000000000000)
+_NF = 32  # glibc's expf tabulates 2^(i/NF)
+_INV_LN2_NF, _SHIFT_F = float.fromhex("0x1.71547652b82fep+0") * _NF, float.fromhex("0x1.8p+52")
+#: The coefficients of 2^(r/NF) ~ C0 r^3 + C1 r^2 + C2 r + 1.
+_EXPF_POLY = (float.fromhex("0x1.c6af84b912394p-5") / _NF ** 3, float.fromhex("0x1.ebfce50fac4f3p-3") / _NF ** 2,
+              float.fromhex("0x1.62e42ff0c52d6p-1") / _NF)
+
+
+@functools.cache
+def _expf_table() -> np.ndarray:
+    """glibc's table for expf: the bits of 2^(i/NF) rounded, less i << 47 (which the exponent adds back)."""
+    decimal.getcontext().prec = 60
+    return np.array([(int(np.float64(float(decimal.Decimal(2) ** (decimal.Decimal(i) / _NF))).view(np.uint64))
+                      - (i << 47)) % 2 ** 64 for i in range(_NF)], np.uint64)
+
+
+def expf(x):
+    """e^x of a float32 exactly as glibc's `expf` rounds it (Szabolcs Nagy's, in double: x NF/ln2 =
+    k + r, e^x = 2^(k/NF) 2^(r/NF) with 2^(k/NF) from a table and 2^(r/NF) by a cubic), for |x| < 88.
+    Its plain and FMA builds give the same floats for every x in [-8, 0] (compiled both ways and
+    compared), the inputs NumPy's float32 ziggurat gives it: the plain one is written."""
+    z = rounded(_INV_LN2_NF * rounded(x.astype(np.float64)))
+    kd = rounded(z + _SHIFT_F)
+    ki = kd.view(np.uint64)
+    r = rounded(z - (kd - _SHIFT_F))
+    scale = (lookup(_expf_table(), (ki % np.uint64(_NF)).astype(np.int64)) + (ki << np.uint64(47))).view(np.float64)
+    linear = rounded(rounded(_EXPF_POLY[2] * r) + 1.0)
+    cubic = rounded(rounded(rounded(_EXPF_POLY[0] * r) + _EXPF_POLY[1]) * rounded(r * r)) + linear
+    return rounded(cubic * scale).astype(np.float32)
+
+
 _LOG_OFFSET = np.uint64(0x3FE6000000000000)  # the bits of 0x1.6p-1: each table interval's z lies in [0x1.6p-1, 0x1.6p0)
 _LN2_PAIR = (0x3FE62E42FEFA3800, 0x3D2EF35793C76730)  # glibc's ln2 in two parts, where its log's constants begin
 
@@ -246,6 +326,9 @@ _PROBES = {
     "log": (("0x1.6c2153e00d1a2p-1", "-0x1.5cfe207ddd216p-2", "-0x1.5cfe207ddd215p-2"),
             ("0x1.6abefddc57f44p-1", "-0x1.60e47b885dc68p-2", "-0x1.60e47b885dc67p-2"),
             ("0x1.dd48eb6270a3fp-1", "-0x1.1f95bcc045368p-4", "-0x1.1f95bcc045369p-4")),
+    "log1pf": (("-0x1.d404bap-1", "-0x1.3a2ed8p+1", "-0x1.3a2edap+1"),
+               ("-0x1.119424p-2", "-0x1.3e4c0cp-2", "-0x1.3e4c0ep-2"),
+               ("-0x1.579daep-1", "-0x1.1cb116p+0", "-0x1.1cb118p+0")),
 }
 
 
@@ -256,7 +339,8 @@ def fused(name: str) -> bool:
     path = ctypes.util.find_library("m")
     function = getattr(ctypes.CDLL(path), name, None) if path else None
     if function is not None:
-        function.restype, function.argtypes = ctypes.c_double, [ctypes.c_double]
+        kind = ctypes.c_float if name.endswith("f") else ctypes.c_double  # log1pf: of a float
+        function.restype, function.argtypes = kind, [kind]
         got = [function(float.fromhex(x)) for x, _, _ in _PROBES[name]]
         for column, fma in ((1, False), (2, True)):
             if got == [float.fromhex(probe[column]) for probe in _PROBES[name]]:

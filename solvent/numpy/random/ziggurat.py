@@ -13,8 +13,10 @@ enough draws, another round starts at the first start not yet used.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -22,106 +24,138 @@ from solvent.numpy.random import forms, libm, loop, masks, streams, ziggurat_tab
 from solvent.numpy.random.libm import lookup, rounded
 from solvent.numpy.random.loop import repeat_while
 
-_NOR_R = 3.6541528853610087963519472518  # where the normal's base layer's tail begins
-_NOR_INV_R = 0.27366123732975827203338247596
-_EXP_R = 7.69711747013104972  # where the exponential's does
-_MAGNITUDE = np.uint64(0x000FFFFFFFFFFFFF)
+@dataclass(frozen=True)
+class _Precision:
+    """What NumPy's float64 and float32 ziggurats differ in: the words (64- or 32-bit), the uniform
+    a word makes, the C library's log1p (and expf) of that precision, the tables, the constants, and
+    where a word's point lies (a normal's above its 9 low bits; an exponential's above its layer)."""
+    width: int
+    dtype: type
+    uniform: Callable
+    log1p: Callable
+    exp: Callable  # the exponential's density at its edges
+    normal_tables: tuple  # (k, w, f)
+    exponential_tables: tuple
+    normal_point: np.uint64  # the mask of a normal's point
+    exponential_shift: int  # the exponential's layer starts at this bit, its point 8 bits above
+    normal_r: float  # where the normal's base layer's tail begins, and its inverse
+    normal_inv_r: float
+    exponential_r: float  # where the exponential's does
+
+
+_DOUBLE = _Precision(
+    64, np.float64, lambda word: forms.double(word >> np.uint64(11)),
+    lambda x: libm.log1p(x, libm.fused("log1p")), lambda x: libm.exp(x, libm.fused("exp")),
+    (tables.KI, tables.WI.view(np.float64), tables.FI.view(np.float64)),
+    (tables.KE, tables.WE.view(np.float64), tables.FE.view(np.float64)),
+    np.uint64(0x000FFFFFFFFFFFFF), 3, 3.6541528853610087963519472518, 0.27366123732975827203338247596,
+    7.69711747013104972)
+_SINGLE = _Precision(
+    32, np.float32, lambda word: (word >> np.uint64(8)).astype(np.float32) * np.float32(2.0 ** -24),
+    lambda x: libm.log1pf(x, libm.fused("log1pf")), libm.expf,
+    (tables.KI_F, tables.WI_F.view(np.float32), tables.FI_F.view(np.float32)),
+    (tables.KE_F, tables.WE_F.view(np.float32), tables.FE_F.view(np.float32)),
+    np.uint64(0x007FFFFF), 1, np.float32(3.6541528853610087963519472518), np.float32(0.27366123732975827203338247596),
+    np.float32(7.69711747013104972))
 _BYTE = np.uint64(0xFF)
-_WI, _FI = tables.WI.view(np.float64), tables.FI.view(np.float64)
-_WE, _FE = tables.WE.view(np.float64), tables.FE.view(np.float64)
 
 
-def normals(state, n: int):
-    """`n` standard normals as NumPy's random_standard_normal draws them, and the state after."""
-    return _draws(state, n, _normal_first, _normal_slow)
+def normals(state, n: int, dtype=np.float64):
+    """`n` standard normals as NumPy's random_standard_normal (or for float32, its _f) draws them,
+    and the state after."""
+    p = _SINGLE if np.dtype(dtype) == np.float32 else _DOUBLE
+    return _draws(state, n, p, functools.partial(_normal_first, p=p), functools.partial(_normal_slow, p=p))
 
 
-def exponentials(state, n: int):
-    """`n` standard exponentials as NumPy's random_standard_exponential draws them, and the state after."""
-    return _draws(state, n, _exponential_first, _exponential_slow)
+def exponentials(state, n: int, dtype=np.float64):
+    """`n` standard exponentials as NumPy's random_standard_exponential (or its _f) draws them, and
+    the state after."""
+    p = _SINGLE if np.dtype(dtype) == np.float32 else _DOUBLE
+    return _draws(state, n, p, functools.partial(_exponential_first, p=p), functools.partial(_exponential_slow, p=p))
 
 
-def inverted_exponentials(state, n: int):
-    """`n` standard exponentials by inversion, -log1p(-u) of doubles (NumPy's method="inv")."""
-    words, state = streams.words64(state, n)
-    return -libm.log1p(-_double(words), libm.fused("log1p")), state
+def inverted_exponentials(state, n: int, dtype=np.float64):
+    """`n` standard exponentials by inversion (NumPy's method="inv"): -log1p(-u) of uniforms, in double
+    also for float32 ones (NumPy's C takes the double log1p of the float, and stores it as a float)."""
+    p = _SINGLE if np.dtype(dtype) == np.float32 else _DOUBLE
+    words, state = (streams.words32 if p.width == 32 else streams.words64)(state, n)
+    return (-_DOUBLE.log1p(-p.uniform(words).astype(np.float64))).astype(p.dtype), state
 
 
-def _double(word):
-    """NumPy's next_double of a word: its top 53 bits over 2^53."""
-    return forms.double(word >> np.uint64(11))
-
-
-def _normal_first(word):
+def _normal_first(word, p: _Precision):
     """(the draw a word makes, whether it is done at once, its layer) for a normal: the layer is
-    the low byte, the sign the next bit, the point the 52 bits above."""
+    the low byte, the sign the next bit, the point the bits above."""
     layer = (word & _BYTE).astype(np.int64)
-    point = (word >> np.uint64(9)) & _MAGNITUDE
-    x = point.astype(np.float64) * lookup(_WI, layer)
+    point = (word >> np.uint64(9)) & p.normal_point
+    k, w, _ = p.normal_tables
+    x = point.astype(p.dtype) * lookup(w, layer)
     x = np.where((word >> np.uint64(8)) & np.uint64(1) == 1, -x, x)
-    return x, point < lookup(tables.KI, layer), layer
+    return x, point < lookup(k, layer), layer
 
 
-def _exponential_first(word):
-    """As `_normal_first`, for an exponential: the layer is bits 3 to 10, the point the 53 above."""
-    layer = ((word >> np.uint64(3)) & _BYTE).astype(np.int64)
-    point = word >> np.uint64(11)
-    return point.astype(np.float64) * lookup(_WE, layer), point < lookup(tables.KE, layer), layer
+def _exponential_first(word, p: _Precision):
+    """As `_normal_first`, for an exponential: the layer is the byte at `exponential_shift`, the point
+    the bits above it."""
+    layer = ((word >> np.uint64(p.exponential_shift)) & _BYTE).astype(np.int64)
+    point = word >> np.uint64(p.exponential_shift + 8)
+    k, w, _ = p.exponential_tables
+    return point.astype(p.dtype) * lookup(w, layer), point < lookup(k, layer), layer
 
 
-def _edge(x, layer, word, density, density_of):
-    """Whether a point x in a layer's edge lies under the density, by one more word as NumPy tests it:
-    (f[i-1] - f[i]) u + f[i] < density(x), the product rounded on its own as NumPy's C rounds it."""
+def _edge(x, layer, u, density, density_of):
+    """Whether a point x in a layer's edge lies under the density, by one more uniform u as NumPy tests
+    it: (f[i-1] - f[i]) u + f[i] < density(x), the product rounded on its own as NumPy's C rounds it."""
     f = lookup(density, layer)
-    return rounded((lookup(density, np.maximum(layer - 1, 0)) - f) * _double(word)) + f < density_of(x)
+    return rounded((lookup(density, np.maximum(layer - 1, 0)) - f) * u) + f < density_of(x)
 
 
-def _normal_slow(words, at, count: int, tails: int):
+def _normal_slow(words, at, count: int, tails: int, p: _Precision):
     """The slow normals starting at positions `at` of `words` (`count` of them real):
     (where each ends, whether it makes a draw, the draw, whether its words are all in `words`).
     The tails among them (two in a hundred) are gathered into `tails` places first, so that their
-    loop of tries runs over those alone; tails past the last place are left not complete."""
-    x, _, layer = _normal_first(_word(words, at, count))
-    nxt = _word(words, at + 1, count)
-    kept = _edge(x, layer, nxt, _FI, lambda x: libm.exp(rounded(-0.5 * x) * x, libm.fused("exp")))
+    loop of tries runs over those alone; tails past the last place are left not complete. (The edge's
+    density is a double for either precision: NumPy's C calls exp on -0.5 x x, a double.)"""
+    x, _, layer = _normal_first(_word(words, at, count), p)
+    u = p.uniform(_word(words, at + 1, count))
+    xd = x.astype(np.float64)
+    kept = _edge(x, layer, u, p.normal_tables[2], lambda _: libm.exp(rounded(-0.5 * xd) * xd, libm.fused("exp")))
     tail = (layer == 0) & (at < count)
     rank = np.cumsum(tail) - 1
     place = np.where(tail & (rank < tails), rank, tails)
-    tail_end, tail_value = _normal_tails(words, masks.scatter(np.full(tails + 1, count), place, at)[:tails], count)
+    tail_end, tail_value = _normal_tails(words, masks.scatter(np.full(tails + 1, count), place, at)[:tails], count, p)
     pick = np.minimum(rank, tails - 1)
     end = np.where(tail, tail_end[pick], at + 2)
     complete = np.where(tail, (rank < tails) & (tail_end[pick] <= count), at + 1 < count)
     return end, tail | kept, np.where(tail, tail_value[pick], x), complete
 
 
-def _normal_tails(words, at, count: int):
+def _normal_tails(words, at, count: int, p: _Precision):
     """(where each ends, its draw) for the tails starting at `at` (`count`: none): tries from the two
     words after the last try's, until y + y > x * x; a tail whose words run out ends past `count`."""
     negative = (_word(words, at, count) >> np.uint64(17)) & np.uint64(1) == 1  # bit 8 of the point
-    fused_log = libm.fused("log1p")
 
     def attempt(j, done, value, end):
         """One more try of the tails not yet done."""
         a = at + 1 + 2 * j
         valid = a + 1 < count
-        logs = libm.log1p(-_double(_word(words, np.concatenate([a, a + 1]), count)), fused_log)
-        xx, yy = rounded(-_NOR_INV_R * logs[:a.shape[0]]), -logs[a.shape[0]:]
+        logs = p.log1p(-p.uniform(_word(words, np.concatenate([a, a + 1]), count)))
+        xx, yy = rounded(-p.normal_inv_r * logs[:a.shape[0]]), -logs[a.shape[0]:]
         new = ~done & valid & (yy + yy > xx * xx)
-        value = np.where(new, np.where(negative, -(_NOR_R + xx), _NOR_R + xx), value)
+        value = np.where(new, np.where(negative, -(p.normal_r + xx), p.normal_r + xx), value)
         return j + 1, done | new | ~valid, value, np.where(new, a + 2, end)
 
-    start = (np.int64(0), at >= count, np.zeros(at.shape, np.float64), np.full(at.shape, count + 2))
+    start = (np.int64(0), at >= count, np.zeros(at.shape, p.dtype), np.full(at.shape, count + 2))
     _, _, value, end = repeat_while(lambda j, done, *_: ~np.all(done), attempt, start)
     return end, value
 
 
-def _exponential_slow(words, at, count: int, tails: int):
+def _exponential_slow(words, at, count: int, tails: int, p: _Precision):
     """As `_normal_slow`, for exponentials: a tail takes one more word, r - log1p(-u)."""
-    x, _, layer = _exponential_first(_word(words, at, count))
-    nxt = _word(words, at + 1, count)
+    x, _, layer = _exponential_first(_word(words, at, count), p)
+    u = p.uniform(_word(words, at + 1, count))
     tail = layer == 0
-    kept = _edge(x, layer, nxt, _FE, lambda x: libm.exp(-x, libm.fused("exp")))
-    value = np.where(tail, _EXP_R - libm.log1p(-_double(nxt), libm.fused("log1p")), x)
+    kept = _edge(x, layer, u, p.exponential_tables[2], lambda x: p.exp(-x))
+    value = np.where(tail, p.exponential_r - p.log1p(-u), x)
     return at + 2, tail | kept, value, at + 1 < count
 
 
@@ -142,21 +176,21 @@ def sizes(n: int) -> tuple[int, int, int]:
     return chunk, chunk // 32 + 64, chunk // 1024 + 16
 
 
-def _draws(state, n: int, first: Callable, slow: Callable):
+def _draws(state, n: int, p: _Precision, first: Callable, slow: Callable):
     """`n` draws in rounds (`_round`) of at most `loop.BLOCK` draws, and the state after them."""
     if n == 0:
-        return np.zeros(0, np.float64), state
+        return np.zeros(0, p.dtype), state
     block = min(n, loop.BLOCK)
     chunk, slots, tails = sizes(block)
 
     def round_(state, out, filled):
-        words, after = streams.candidates(state, chunk, 64)
+        words, after = streams.candidates(state, chunk, p.width)
         words = masks.once(words)
         out, filled, used = _round(words, out, filled, n, block, slots, lambda w, a, c: slow(w, a, c, tails), first)
         return after(used), out, filled
 
     state, out, _ = repeat_while(lambda state, out, filled: filled < n, round_,
-                                 (state, np.zeros(n + block, np.float64), np.int64(0)))
+                                 (state, np.zeros(n + block, p.dtype), np.int64(0)))
     return out[:n], state
 
 

@@ -1,6 +1,6 @@
-"""glibc's log1p, exp and log as array code against the C library itself: bit for bit where XLA
-compiles them (with the FMA fusions of the build this machine's library runs), and the plain
-build where NumPy computes them, which no FMA fuses."""
+"""glibc's log1p, exp and log (and log1pf and expf, of floats) as array code against the C library
+itself: bit for bit where XLA compiles them (with the FMA fusions of the build this machine's
+library runs), and the plain build where NumPy computes them, which no FMA fuses."""
 
 from __future__ import annotations
 
@@ -19,8 +19,15 @@ _LIBRARY = ctypes.CDLL(ctypes.util.find_library("m"))
 
 def _c(name: str, x: np.ndarray) -> np.ndarray:
     function = getattr(_LIBRARY, name)
-    function.restype, function.argtypes = ctypes.c_double, [ctypes.c_double]
-    return np.array([function(float(v)) for v in x])
+    kind, dtype = (ctypes.c_float, np.float32) if name.endswith("f") else (ctypes.c_double, np.float64)
+    function.restype, function.argtypes = kind, [kind]
+    return np.array([function(float(v)) for v in x], dtype)
+
+
+def _floats(seed: int, n: int) -> np.ndarray:
+    """n of NumPy's float32 uniforms in [0, 1) (24 bits of a 32-bit word), the float ziggurat's inputs."""
+    words = np.random.default_rng(seed).integers(0, 2 ** 32, n, dtype=np.uint64)
+    return (words >> np.uint64(8)).astype(np.float32) * np.float32(2.0 ** -24)
 
 
 def _doubles(seed: int, n: int) -> np.ndarray:
@@ -55,8 +62,28 @@ def test_the_plain_build_compiled_as_numpy_computes_it(name):
         assert np.array_equal(compiled(x).view(np.uint64), getattr(libm, name)(x, False).view(np.uint64))
 
 
+FLOAT_INPUTS = {
+    "log1pf": lambda u: [-u, u * np.float32(0.4), -u * np.float32(1e-5),
+                         np.array([0.0, -0.0, -0.5, -0.25], np.float32)],
+    "expf": lambda u: [-8 * u, -u * np.float32(1e-6), 80 * (u - np.float32(0.5)),
+                       np.array([0.0, -0.0, -1.0], np.float32)],
+}
+
+
+@settings(max_examples=3, deadline=None)
+@given(st.integers(0, 2 ** 32))
+@pytest.mark.parametrize("name", ["log1pf", "expf"])
+def test_floats_compiled_and_on_numpy_arrays_as_the_c_library_rounds(name, seed):
+    function = (lambda x: libm.log1pf(x, libm.fused(name))) if name == "log1pf" else libm.expf
+    compiled = solvent.jit(function)
+    for x in FLOAT_INPUTS[name](_floats(seed, 20000)):
+        want = _c(name, x).view(np.uint32)
+        assert np.array_equal(compiled(x).view(np.uint32), want)
+        assert np.array_equal(function(x).view(np.uint32), want)
+
+
 def test_the_build_is_told_by_its_probes():
-    for name in ("log1p", "exp", "log"):
+    for name in ("log1p", "exp", "log", "log1pf"):
         probes = libm._PROBES[name]
         got = _c(name, np.array([float.fromhex(x) for x, _, _ in probes]))
         column = 2 if libm.fused(name) else 1

@@ -1,6 +1,7 @@
-"""NumPy's ziggurat draws as array code, run on NumPy arrays against NumPy itself: values and the
-state after, over seeds and sizes where the slow draws (layer edges and tails) are many, and with
-rounds so small that draws straddle them; and tails past the places a round has for them."""
+"""NumPy's ziggurat draws (of float64 and float32) as array code, run on NumPy arrays against NumPy
+itself: values and the state after, over seeds and sizes where the slow draws (layer edges and
+tails) are many, and with rounds so small that draws straddle them; tails past the places a round
+has for them; and the tables, as NumPy's own binary holds them."""
 
 from __future__ import annotations
 
@@ -8,21 +9,24 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from solvent.numpy.random import loop, ziggurat
+from solvent.numpy.random import loop, ziggurat, ziggurat_tables
 from solvent.numpy.random.argument import GeneratorArgument
 
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # see test_streams
 
-METHODS = {"normal": (ziggurat.normals, "standard_normal"),
-           "exponential": (ziggurat.exponentials, "standard_exponential")}
+METHODS = {f"{name} {np.dtype(dtype)}": (draw, method, dtype)
+           for name, draw, method in (("normal", ziggurat.normals, "standard_normal"),
+                                      ("exponential", ziggurat.exponentials, "standard_exponential"))
+           for dtype in (np.float64, np.float32)}
 
 
 def _check(kind: str, seed: int, n: int):
-    draw, method = METHODS[kind]
+    draw, method, dtype = METHODS[kind]
     rng = np.random.default_rng(seed)
-    values, state = draw(GeneratorArgument().read(rng), n)
-    want = getattr(rng, method)(n)
-    assert values.dtype == np.float64 and np.array_equal(values.view(np.uint64), want.view(np.uint64))
+    values, state = draw(GeneratorArgument().read(rng), n, dtype)
+    want = getattr(rng, method)(n, dtype=dtype)
+    assert values.dtype == dtype and np.array_equal(values, want)
+    assert np.array_equal(np.signbit(values), np.signbit(want))
     assert np.array_equal(state, GeneratorArgument().read(rng))
 
 
@@ -56,8 +60,16 @@ def test_tails_past_their_places_are_left_not_complete(noise, places):
     tail = np.uint64((2 ** 52 - 1) << 9)  # layer 0, the largest point
     words[[0, 4, 8]] = tail
     at = np.array([0, 4, 8, 12])  # the last: no start (past the words)
-    wide = ziggurat._normal_slow(words, at, 12, 3)
-    narrow = ziggurat._normal_slow(words, at, 12, places)
+    wide = ziggurat._normal_slow(words, at, 12, 3, ziggurat._DOUBLE)
+    narrow = ziggurat._normal_slow(words, at, 12, places, ziggurat._DOUBLE)
     assert not narrow[3][places:3].any()
     for got, want in zip(narrow, wide):
         assert np.array_equal(got[:places], want[:places])
+
+
+def test_tables_are_those_numpy_is_built_with():
+    """Each table, as bytes, lies in the binary of NumPy's Generator that this process imports."""
+    with open(np.random._generator.__file__, "rb") as compiled:
+        binary = compiled.read()
+    for name in ("KI", "WI", "FI", "KE", "WE", "FE", "KI_F", "WI_F", "FI_F", "KE_F", "WE_F", "FE_F"):
+        assert getattr(ziggurat_tables, name).tobytes() in binary, name
