@@ -116,6 +116,27 @@ def case_heat_2d():
     return {"spec": spec(u), **facts(heat, u, 0.1)}
 
 
+def noisy_walk(x, rng):
+    """A random walk over a sharded array: NumPy's stream, drawn once per step."""
+    for _ in range(3):
+        x += 0.1 * rng.standard_normal(x.shape) + rng.random(x.shape)
+    return x.sum(), rng.integers(0, 100, 5)
+
+
+def case_random_draws_on_a_mesh():
+    """Draws in a program over 8 devices: the same bits as NumPy's (which has one), and the generator
+    left in NumPy's state."""
+    host = RNG.standard_normal((16, 8))
+    x = put(host, "x", "y")
+    ours, numpys = np.random.default_rng(5), np.random.default_rng(5)
+    total, picks = solvent.jit(noisy_walk)(x, ours)
+    want_total, want_picks = noisy_walk(host, numpys)
+    assert np.array_equal(np.asarray(x), host) and np.array_equal(np.asarray(picks), want_picks)
+    assert float(total) == float(want_total) or abs(float(total) - float(want_total)) < 1e-12 * abs(want_total)
+    assert ours.bit_generator.state == numpys.bit_generator.state
+    return {"spec": spec(x), **facts(noisy_walk, x, np.random.default_rng(5))}
+
+
 def case_host_arguments_placed_as_xla_asks():
     a_host, b_host = RNG.standard_normal(64), RNG.standard_normal(64)
     a = put(a_host, "x", mesh=LINE)

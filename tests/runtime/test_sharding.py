@@ -55,6 +55,12 @@ def test_stencil_with_in_place_update_exchanges_halos_and_donates(cases, name):
     assert result["spec"] == "P('x',)"  # the mutated array keeps its layout
 
 
+def test_random_draws_over_devices_are_numpys(cases):
+    """The draws' bits do not depend on the number of devices: the case compares them with NumPy's."""
+    result = case(cases, "random_draws_on_a_mesh")
+    assert result["partitions"] and result["spec"] == "P('x', 'y')"
+
+
 def test_gspmd_export_writes_mhlo_shardings(cases):
     assert case(cases, "stencil_gspmd")["mhlo"]
 

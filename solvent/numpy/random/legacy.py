@@ -187,6 +187,8 @@ class TracedRandomState:
         return self._draw(shuffles.shuffled, max(n, 0), 1, shuffles.masked, 1, mt19937.words32_and_after)[0]
 
     def __getattr__(self, name):
+        if name.startswith("__"):  # what copy.copy looks for on a new, empty instance: no NumPy method
+            raise AttributeError(name)
         raise forms.not_reproduced(self.name, name, SUPPORTED, "draw the others outside the function and pass "
                                    "them in as arrays, or draw from a np.random.Generator argument")
 

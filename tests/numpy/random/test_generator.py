@@ -354,3 +354,16 @@ def test_a_generator_seeded_inside_the_function():
 def test_a_generator_made_inside_needs_a_seed(seed):
     with pytest.raises(solvent.UnsupportedError, match="default_rng with (no seed|a generator from outside)"):
         solvent.jit(lambda x: x + np.random.default_rng(seed).random())(np.zeros(2))
+
+
+def test_draws_are_constants_for_derivatives():
+    """solvent.grad of a function drawing from a Generator argument: the gradient of sum(x * z) is
+    the draws z, and the generator moves on as it does in one call of the function."""
+    def f(x, rng):
+        return np.sum(x * rng.standard_normal(3)) + rng.random()
+
+    ours, numpys = np.random.default_rng(4), np.random.default_rng(4)
+    gradient = solvent.grad(f)(np.ones(3), ours)
+    assert_same(gradient, numpys.standard_normal(3))
+    numpys.random()
+    assert ours.bit_generator.state == numpys.bit_generator.state
