@@ -11,6 +11,7 @@ import operator
 import numpy as np
 
 from solvent.errors import UnsupportedError
+from solvent.numpy.random import libm
 from solvent.numpy.values import is_traced
 
 
@@ -19,11 +20,17 @@ def double(top):
     return top.astype(np.float64) * (1.0 / 9007199254740992.0)
 
 
-def product(span, top, method: str = "Generator.uniform"):
+def product(span, top, method: str = "Generator.uniform", ordered: bool = True):
     """span * (top / 2^53) rounded once, as NumPy forms it before adding low. XLA would fuse a
-    multiply and add (rounding once) and fold products of constants; so the product is formed from
-    span's mantissa (span = m 2^e, one rounding), then scaled by 2^(e - 53) in its exponent bits (exact,
-    and no multiply for XLA to fuse). Spans below 2^-960, whose products may be subnormal, are refused."""
+    multiply and add (rounding once) and fold products of constants; so a known span's product is
+    formed from its mantissa (span = m 2^e, one rounding), then scaled by 2^(e - 53) in its exponent
+    bits (exact, and no multiply for XLA to fuse); known spans below 2^-960, whose products may be
+    subnormal, are refused. A traced span (no constant to fold) is multiplied, the product kept
+    apart; where it is not finite, or (`ordered`) below 0, the draws are NaN where NumPy raises."""
+    if is_traced(span):
+        drawn = libm.rounded(span * libm.rounded(double(top)))
+        bad = ~np.isfinite(span) | (span < 0) if ordered else ~np.isfinite(span)
+        return np.where(bad, np.nan, drawn)
     if np.any((span != 0) & (np.abs(span) < 2.0 ** -960)):
         raise UnsupportedError(f"{method} over a range narrower than 2^-960 inside solvent.jit: "
                                "scale a wider range instead")

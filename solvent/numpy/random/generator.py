@@ -45,12 +45,13 @@ class TracedGenerator:
         return forms.result(values.astype(np.float64) if scalar else values, shape, scalar, out, python=True)
 
     def uniform(self, low=0.0, high=1.0, size=None):
-        """low + (high - low) * a double, over the bounds broadcast (to `size` if given) as NumPy does."""
-        (low, high), shape, scalar = forms.parameters("Generator.uniform", size, low=low, high=high)
+        """low + (high - low) * a double, over the bounds broadcast (to `size` if given) as NumPy does;
+        they may be traced (`forms.product`)."""
+        (low, high), shape, scalar = forms.parameters("Generator.uniform", size, traced=True, low=low, high=high)
         span = high - low
-        if not np.all(np.isfinite(span)):
+        if not is_traced(span) and not np.all(np.isfinite(span)):
             raise OverflowError("high - low range exceeds valid bounds" if span.ndim == 0 else "Range exceeds valid bounds")
-        if np.any(span < 0):
+        if not is_traced(span) and np.any(span < 0):
             raise ValueError("high - low < 0")
         top = (self._draw(streams.words64, forms.count(shape)) >> 11).astype(np.float64).reshape(shape)
         return forms.result(low + forms.product(span, top), shape, scalar, python=True)

@@ -100,14 +100,15 @@ class TracedRandomState:
         return forms.result(values, shape, size is None, python=python)
 
     def uniform(self, low=0.0, high=1.0, size=None):
-        """low + (high - low) * a double, over the bounds broadcast (to `size` if given)."""
+        """low + (high - low) * a double, over the bounds broadcast (to `size` if given); they may be
+        traced (`forms.product`)."""
         method = f"{self.name}.uniform"
-        (low, high), shape, scalar = forms.parameters(method, size, low=low, high=high)
+        (low, high), shape, scalar = forms.parameters(method, size, traced=True, low=low, high=high)
         span = high - low
-        if not np.all(np.isfinite(span)):
+        if not is_traced(span) and not np.all(np.isfinite(span)):
             raise OverflowError("Range exceeds valid bounds")
         top = self._draw(mt19937.doubles, forms.count(shape)).astype(np.float64).reshape(shape)
-        return forms.result(low + forms.product(span, top, method), shape, scalar, python=True)
+        return forms.result(low + forms.product(span, top, method, ordered=False), shape, scalar, python=True)
 
     def standard_normal(self, size=None):
         """Standard normals by NumPy's legacy polar method (`polar`), a Python float for no size."""

@@ -160,6 +160,14 @@ def test_uniform(seed, size, bounds):
     check_draws(lambda rs: rs.uniform(*bounds, size=size), seed)
 
 
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), SIZES, st.floats(-1e6, 1e6), st.floats(-1e300, 1e300))
+def test_uniform_with_traced_bounds(seed, size, low, high):
+    """Bounds given as arrays are traced (a reversed range too, which the legacy generator allows)."""
+    check_draws(lambda rs, low, high: rs.uniform(low, high, size=size), seed, np.array(low), np.array(high))
+    check_global(lambda low, high: np.random.uniform(low, high, size), seed, np.array(low), np.array(high))
+
+
 def test_choice():
     a = np.array([1.5, -2.0, 7.0, 0.25, 9.0])
     p, even = np.array([0.1, 0.2, 0.3, 0.15, 0.25]), np.full(6, 1 / 6)
