@@ -24,6 +24,7 @@ from solvent.numpy.random import forms, libm, loop, masks, streams, ziggurat_tab
 from solvent.numpy.random.libm import lookup, rounded
 from solvent.numpy.random.loop import repeat_while
 
+
 @dataclass(frozen=True)
 class _Precision:
     """What NumPy's float64 and float32 ziggurats differ in: the words (64- or 32-bit), the uniform
@@ -60,24 +61,28 @@ _SINGLE = _Precision(
 _BYTE = np.uint64(0xFF)
 
 
+def _precision(dtype) -> _Precision:
+    return _SINGLE if np.dtype(dtype) == np.float32 else _DOUBLE
+
+
 def normals(state, n: int, dtype=np.float64):
     """`n` standard normals as NumPy's random_standard_normal (or for float32, its _f) draws them,
     and the state after."""
-    p = _SINGLE if np.dtype(dtype) == np.float32 else _DOUBLE
+    p = _precision(dtype)
     return _draws(state, n, p, functools.partial(_normal_first, p=p), functools.partial(_normal_slow, p=p))
 
 
 def exponentials(state, n: int, dtype=np.float64):
     """`n` standard exponentials as NumPy's random_standard_exponential (or its _f) draws them, and
     the state after."""
-    p = _SINGLE if np.dtype(dtype) == np.float32 else _DOUBLE
+    p = _precision(dtype)
     return _draws(state, n, p, functools.partial(_exponential_first, p=p), functools.partial(_exponential_slow, p=p))
 
 
 def inverted_exponentials(state, n: int, dtype=np.float64):
     """`n` standard exponentials by inversion (NumPy's method="inv"): -log1p(-u) of uniforms, in double
     also for float32 ones (NumPy's C takes the double log1p of the float, and stores it as a float)."""
-    p = _SINGLE if np.dtype(dtype) == np.float32 else _DOUBLE
+    p = _precision(dtype)
     words, state = (streams.words32 if p.width == 32 else streams.words64)(state, n)
     return (-_DOUBLE.log1p(-p.uniform(words).astype(np.float64))).astype(p.dtype), state
 
