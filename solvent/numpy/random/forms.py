@@ -20,6 +20,11 @@ def double(top):
     return top.astype(np.float64) * (1.0 / 9007199254740992.0)
 
 
+def single(words):
+    """The floats in [0, 1) that NumPy makes of 32-bit words (next_float): their top 24 bits / 2^24."""
+    return (words >> np.uint64(8)).astype(np.float32) * np.float32(1.0 / 16777216.0)
+
+
 def product(span, top, method: str = "Generator.uniform", ordered: bool = True):
     """span * (top / 2^53) rounded once, as NumPy forms it before adding low. XLA would fuse a
     multiply and add (rounding once) and fold products of constants; so a known span's product is

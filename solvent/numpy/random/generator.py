@@ -3,7 +3,6 @@ bits from the traced PCG64 state and replacing it in place, so that loops and br
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from solvent.errors import UnsupportedError
@@ -14,7 +13,6 @@ from solvent.numpy.values import is_traced
 
 SUPPORTED = ("random", "uniform", "integers", "standard_normal", "normal", "standard_exponential", "exponential",
              "choice", "shuffle", "permutation", "permuted")
-_FLOAT = np.float32(1.0 / 16777216.0)  # 2^-24: a float from the top 24 bits of a 32-bit word
 _INTEGERS = {np.dtype(t) for t in (np.int64, np.uint64, np.int32, np.uint32, np.int16, np.uint16, np.int8, np.uint8,
                                    np.bool_)}
 _normalize_axis = np.lib.array_utils.normalize_axis_index
@@ -38,7 +36,7 @@ class TracedGenerator:
         if dtype == np.float64:
             values = forms.double(self._draw(streams.words64, forms.count(shape)) >> 11)
         elif dtype == np.float32:
-            values = (self._draw(streams.words32, forms.count(shape)) >> 8).astype(np.float32) * _FLOAT
+            values = forms.single(self._draw(streams.words32, forms.count(shape)))
         else:
             raise TypeError(f"Unsupported dtype {dtype!r} for random")
         scalar = size is None and out is None
@@ -49,10 +47,12 @@ class TracedGenerator:
         they may be traced (`forms.product`)."""
         (low, high), shape, scalar = forms.parameters("Generator.uniform", size, traced=True, low=low, high=high)
         span = high - low
-        if not is_traced(span) and not np.all(np.isfinite(span)):
-            raise OverflowError("high - low range exceeds valid bounds" if span.ndim == 0 else "Range exceeds valid bounds")
-        if not is_traced(span) and np.any(span < 0):
-            raise ValueError("high - low < 0")
+        if not is_traced(span):  # (a traced range NumPy refuses gives NaN draws: `forms.product`)
+            if not np.all(np.isfinite(span)):
+                raise OverflowError("high - low range exceeds valid bounds" if span.ndim == 0
+                                    else "Range exceeds valid bounds")
+            if np.any(span < 0):
+                raise ValueError("high - low < 0")
         top = (self._draw(streams.words64, forms.count(shape)) >> 11).astype(np.float64).reshape(shape)
         return forms.result(low + forms.product(span, top), shape, scalar, python=True)
 

@@ -52,7 +52,7 @@ _DOUBLE = _Precision(
     np.uint64(0x000FFFFFFFFFFFFF), 3, 3.6541528853610087963519472518, 0.27366123732975827203338247596,
     7.69711747013104972)
 _SINGLE = _Precision(
-    32, np.float32, lambda word: (word >> np.uint64(8)).astype(np.float32) * np.float32(2.0 ** -24),
+    32, np.float32, forms.single,
     lambda x: libm.log1pf(x, libm.fused("log1pf")), libm.expf,
     (tables.KI_F, tables.WI_F.view(np.float32), tables.FI_F.view(np.float32)),
     (tables.KE_F, tables.WE_F.view(np.float32), tables.FE_F.view(np.float32)),
