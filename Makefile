@@ -27,4 +27,4 @@ docs: $(STAMP)
 	$(VENV)/bin/python -c 'from solvent.numpy.registry import coverage_markdown as c; print(c(), end="")' > docs/supported.md
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info .cache

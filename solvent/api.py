@@ -16,6 +16,8 @@ import warnings
 import numpy as np
 from jaxlib.mlir import ir
 
+import solvent.ir
+import solvent.passes
 from solvent.passes import block_updates, pipelines as passes
 from solvent.sharding import gspmd, placement as placements
 from solvent.compiler import thunk as thunks
@@ -111,9 +113,11 @@ def lower(fn, args, kwargs, options: Options) -> Lowered:
 
 
 def _optimized(traced_text: str, level: str, no_nan: bool) -> str:
-    """The pass pipeline's output, from the persistent cache when this module was optimized before."""
+    """The pass pipeline's output, from the persistent cache when this module was optimized before
+    by the same code (solvent's passes and the printer they end with)."""
     pipeline = passes.passes_for(traced_text, level, no_nan)
-    return disk.cached("passes", (traced_text, pipeline),
+    code = disk.fingerprint(solvent.passes, solvent.ir)
+    return disk.cached("passes", (traced_text, pipeline, code),
                        lambda: passes.run(traced_text, level, no_nan).encode()).decode()
 
 
@@ -130,10 +134,12 @@ def _executable(xla_text: str, device, **where):
     def load(blob: bytes) -> None:  # an entry this jaxlib cannot load is compiled and stored anew
         made.append(executables.deserialize(blob, device, **where))
 
-    placed = [(d.platform, d.device_kind, d.id) for d in executables.devices_and_options(device, **where)[1]]
+    _, placed, options = executables.devices_and_options(device, **where)
+    placed = [(d.platform, d.device_kind, d.id) for d in placed]
     partitioning = {k: v for k, v in where.items() if k != "mesh"}
     mesh_shape = None if mesh is None else (mesh.devices.shape, tuple(mesh.axis_names))
-    disk.cached("xla", (xla_text, placed, mesh_shape, sorted(partitioning.items())), compile_now, check=load)
+    disk.cached("xla", (xla_text, placed, mesh_shape, sorted(partitioning.items()), options.SerializeAsString()),
+                compile_now, check=load)
     return made[-1]
 
 

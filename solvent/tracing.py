@@ -8,6 +8,7 @@ become extra program outputs that the thunk writes back to the caller's objects.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -92,9 +93,18 @@ class Built:
     padded: bool = False  # its result has a length known only at run time: to be inlined, not called
 
 
+def _free_name(module, base: str) -> str:
+    """`base_k` for the least k no symbol of `module` has: a module's text then depends on the
+    module alone, not on what the process traced before (the persistent cache's key)."""
+    taken = {op.attributes["sym_name"].value for op in (o.operation for o in module.body.operations)
+             if "sym_name" in op.attributes}
+    return next(f"{base}_{k}" for k in itertools.count() if f"{base}_{k}" not in taken)
+
+
 def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace | None = None,
                    unroll: int | None = None) -> Built:
-    """Trace `fn(*args, **kwargs)` for `tree = (args, kwargs)` into a new `func.func @name`.
+    """Trace `fn(*args, **kwargs)` for `tree = (args, kwargs)` into a new `func.func @name`
+(for a name other than "main", `@name_k` with the least k free in `module`).
 
     Outside any trace this starts a new one; `within` an enclosing trace (call
     outlining) the body is traced as a region of it, so writes to its arrays are seen.
@@ -105,6 +115,8 @@ def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace 
     pending = inputs.tracers
     with context(), ir.Location.unknown():
         types = [tensor_type(t.aval.shape, t.aval.dtype) for t in pending]
+        if name != "main":
+            name = _free_name(module, name)
         with ir.InsertionPoint(module.body):
             function = func.FuncOp(name, ir.FunctionType.get(types, []))
         if name != "main":

@@ -2,16 +2,20 @@
 second process skips both for a function it compiled before.
 
 Entries are keyed by everything that decides them: the module text (with its source locations),
-the optimize level, the devices (and for a sharded program its mesh and partitioning), the host's
-CPU features and XLA_FLAGS, and the versions of solvent, jaxlib and enzyme-ad. They live in
+the optimize level, the devices (and for a sharded program its mesh and partitioning), XLA's
+compile options, the host's CPU features and XLA_FLAGS, and the versions of solvent, jaxlib and
+enzyme-ad. They live in
 `SOLVENT_CACHE_DIR` (default `$XDG_CACHE_HOME/solvent`, else `~/.cache/solvent`; empty turns the
 cache off). Writes are atomic (a temporary file renamed into place); an entry whose checksum does
 not hold (truncated, corrupt) is removed and recomputed, never used; the least recently used
-entries go when the cache passes `SOLVENT_CACHE_BYTES` (default 1 GiB).
+entries go when the cache passes `SOLVENT_CACHE_BYTES` (default 1 GiB). An entry that Python code
+of solvent computes (the pass pipeline's output) is keyed by that code too (`fingerprint`), so an
+edited checkout never takes an entry its old code made.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import platform
@@ -47,6 +51,20 @@ def _host() -> tuple:
 #: The versions of the packages that decide what solvent compiles (an export records them too).
 VERSIONS = {name: package_version(name) for name in ("solvent", "jaxlib", "enzyme-ad")}
 _VERSIONS = (*VERSIONS.values(), _host())
+
+
+@functools.cache
+def fingerprint(*packages) -> str:
+    """A digest of the Python sources of `packages` (imported packages or modules)."""
+    digest = hashlib.sha256()
+    for package in packages:
+        paths = getattr(package, "__path__", None)
+        files = sorted(os.path.join(d, n) for d in paths for n in os.listdir(d) if n.endswith(".py")) \
+            if paths else [package.__file__]
+        for path in files:
+            with open(path, "rb") as f:
+                digest.update(path.rsplit(os.sep, 1)[-1].encode() + b"\0" + f.read())
+    return digest.hexdigest()
 
 
 def directory() -> str | None:
@@ -113,12 +131,29 @@ def _store(where: str, path: str, payload: bytes) -> None:
             f.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
         os.replace(temporary, path)
         STATS["stores"] += 1
-        _evict(where)
+        _keep_bound(where, len(payload))
     except OSError:  # a read-only or full disk: the cache is an optimisation only
         pass
 
 
-def _evict(where: str) -> None:
+#: Per directory: (its size when last listed plus what this process stored since, stores since).
+_SIZES: dict[str, tuple[int, int]] = {}
+#: The directory is listed again after this many stores (other processes write to it too).
+RELIST = 256
+
+
+def _keep_bound(where: str, stored: int) -> None:
+    """Evict when the directory may pass the bound: a cache of many entries is listed once per
+    RELIST stores or when this process's own stores take it past the bound, not on every store."""
+    size, stores = _SIZES.get(where, (None, 0))
+    if size is None or stores >= RELIST or size + stored > limit():
+        _SIZES[where] = (_evict(where), 0)
+    else:
+        _SIZES[where] = (size + stored, stores + 1)
+
+
+def _evict(where: str) -> int:
+    """Remove the least recently used entries until the directory is within the bound; its size."""
     entries = []
     for name in os.listdir(where):
         if name.endswith(_SUFFIX):
@@ -133,6 +168,7 @@ def _evict(where: str) -> None:
             break
         _remove(os.path.join(where, name))
         total -= size
+    return total
 
 
 def _remove(path: str) -> None:

@@ -12,7 +12,6 @@ mutates come back as outputs and are written back by `Lifted.finish`.
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from dataclasses import dataclass
 
@@ -27,9 +26,6 @@ from solvent.tracing import Built, build_function
 from solvent.transforms import equivalents
 from solvent.transforms.source import rewrite
 from solvent.transforms.outline import build_result
-
-_names = itertools.count()
-
 
 @dataclass
 class Lifted:
@@ -104,7 +100,7 @@ def lift(fn, args: tuple, kwargs: dict, purpose: str, operand=value) -> Lifted:
     session = trace.current()
     fn = _converted(fn)
     name = re.sub(r"\W", "_", getattr(fn, "__name__", "fn"))
-    built = build_function(session.module, f"{name}_{purpose.split('.')[-1]}_{next(_names)}",
+    built = build_function(session.module, f"{name}_{purpose.split('.')[-1]}",
                            _returning_copies(fn), (args, kwargs), within=session)
     if built.padded:
         built.function.operation.erase()

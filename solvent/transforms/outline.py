@@ -12,7 +12,6 @@ remembered as such.
 from __future__ import annotations
 
 import functools
-import itertools
 
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
@@ -24,9 +23,6 @@ from solvent.tracing import build_function
 from solvent.transforms.identity import Either
 
 _INLINE = object()
-_names = itertools.count()
-
-
 def outlined(fn, key=None):
     """`fn`, called as an outlined function while tracing (and as itself otherwise).
 
@@ -65,8 +61,7 @@ def _filled(cell) -> bool:
 
 
 def _outline(session, fn, args, kwargs):
-    built = build_function(session.module, f"{getattr(fn, '__name__', 'fn')}_{next(_names)}", fn,
-                           (args, kwargs), within=session)
+    built = build_function(session.module, getattr(fn, "__name__", "fn"), fn, (args, kwargs), within=session)
     arguments = set(map(id, built.copied.tracers))
     returns_view = any(t._parent is not None and id(t.root()) in arguments for t in built.outputs)
     pure = not (built.outside_writes or built.signature.setters or built.signature.deleted or returns_view

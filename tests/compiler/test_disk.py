@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import types
 
 import numpy as np
 
@@ -117,3 +118,34 @@ def test_an_entry_this_process_cannot_load_is_compiled_and_replaced(tmp_path, mo
     hits = disk.STATS["hits"]
     solvent.compile(f, np.arange(3.0))
     assert disk.STATS["hits"] == hits + 2  # ...and used from then on
+
+
+def test_a_module_text_does_not_depend_on_what_the_process_traced_before():
+    # the functions grad and outlining add are named within their module, not by a process-wide count
+    # (which made a second process miss every entry of a program with derivatives)
+    def traced(loss, x):
+        return solvent.compile(solvent.grad(loss), x).lowered.traced_text
+
+    loss = lambda x: np.sum(np.sin(x) * x)  # noqa: E731
+    first = traced(loss, np.arange(3.0))
+    traced(lambda x: np.sum(x ** 3), np.arange(4.0))
+    assert traced(loss, np.arange(3.0)) == first
+
+
+def test_the_fingerprint_follows_the_code(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    old, new = types.ModuleType("old"), types.ModuleType("new")
+    old.__path__ = new.__path__ = [str(tmp_path)]
+    before = disk.fingerprint(old)
+    (tmp_path / "a.py").write_text("x = 2\n")
+    assert disk.fingerprint(new) != before
+    assert disk.fingerprint(old) == before  # one digest per package per process
+
+
+def test_a_store_lists_the_directory_only_now_and_then(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOLVENT_CACHE_DIR", str(tmp_path))
+    listed, listdir = [], os.listdir
+    monkeypatch.setattr(disk.os, "listdir", lambda where: listed.append(where) or listdir(where))
+    for k in range(20):
+        disk.cached("test", (k,), lambda: b"x" * 100)
+    assert len(listed) <= 1 + 20 // disk.RELIST
