@@ -15,6 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from solvent.numpy.random import masks
+from solvent.numpy.random.libm import lookup
 
 MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645  # PCG's default 128-bit multiplier (NumPy's PCG64)
 _MOD = (1 << 128) - 1
@@ -77,17 +78,22 @@ def _geometric(k: int) -> int:
     return total
 
 
+#: Bits of a traced step count that `jump` takes per affine step (from a table of 2^CHUNK steps).
+CHUNK = 4
+
+
 def jump(state, inc, k, most: int):
-    """The state k steps on, for k from 0 to `most` (k may be traced): one affine step of 2^b
-    steps for each bit b set in k, so no array of states is needed to find it."""
+    """The state k steps on, for k from 0 to `most` (k may be traced): one affine step for each
+    CHUNK bits of k, its (M^j, G_j) taken from a table of the 2^CHUNK values those bits can have, so
+    no array of states is needed to find it (and the program stays small: a step is some 50 ops)."""
     if isinstance(k, int):
         (a_high, a_low), (g_high, g_low) = _jumps(k, 1, 1)
         return add(multiply((a_high[0], a_low[0]), state), multiply((g_high[0], g_low[0]), inc))
-    for bit in range(max(1, most.bit_length())):
-        (a_high, a_low), (g_high, g_low) = _jumps(1 << bit, 1, 1)
-        stepped = add(multiply((a_high[0], a_low[0]), state), multiply((g_high[0], g_low[0]), inc))
-        take = (k >> bit) & 1 == 1
-        state = (np.where(take, stepped[0], state[0]), np.where(take, stepped[1], state[1]))
+    for shift in range(0, max(1, most.bit_length()), CHUNK):
+        tables = _jumps(0, 1 << shift, min(1 << CHUNK, (most >> shift) + 1))
+        bits = (k >> shift) & ((1 << CHUNK) - 1)
+        (a_high, a_low), (g_high, g_low) = ((lookup(high, bits), lookup(low, bits)) for high, low in tables)
+        state = add(multiply((a_high, a_low), state), multiply((g_high, g_low), inc))
     return state
 
 
