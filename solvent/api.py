@@ -17,6 +17,8 @@ import numpy as np
 from jaxlib.mlir import ir
 
 import solvent.ir
+import solvent.ops.base
+import solvent.ops.constant
 import solvent.passes
 from solvent.passes import block_updates, pipelines as passes
 from solvent.sharding import gspmd, placement as placements
@@ -114,9 +116,9 @@ def lower(fn, args, kwargs, options: Options) -> Lowered:
 
 def _optimized(traced_text: str, level: str, no_nan: bool) -> str:
     """The pass pipeline's output, from the persistent cache when this module was optimized before
-    by the same code (solvent's passes and the printer they end with)."""
+    by the same code (solvent's passes, the parser and printer, and the ops they build)."""
     pipeline = passes.passes_for(traced_text, level, no_nan)
-    code = disk.fingerprint(solvent.passes, solvent.ir)
+    code = disk.fingerprint(solvent.passes, solvent.ir, solvent.ops.base, solvent.ops.constant)
     return disk.cached("passes", (traced_text, pipeline, code),
                        lambda: passes.run(traced_text, level, no_nan).encode()).decode()
 
