@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import solvent
+from solvent.compiler.lower import Options
 
 pytestmark = pytest.mark.filterwarnings("ignore::solvent.RecompileWarning")  # many signatures on purpose
 
@@ -24,4 +25,4 @@ def test_a_function_called_with_ever_new_shapes_stays_bounded():
     f = solvent.jit(lambda x: x * 2)
     for n in range(1, 200):
         f(np.zeros(n))
-    assert len(f.cache) == solvent.api.Options().cache_size
+    assert len(f.cache) == Options().cache_size

@@ -5,6 +5,7 @@ import re
 import numpy as np
 
 import solvent
+from solvent.compiler.lower import Options, lower
 from solvent.passes import loop_broadcasts
 from solvent.ir.module import parse
 from differential import check_like_numpy
@@ -52,7 +53,6 @@ def test_a_table_of_per_iteration_broadcasts_is_told_from_rows_of_data():
 
 
 def test_kept_in_loops_passes_each_varying_scalar_of_a_loop_body_through_a_barrier():
-    from solvent import api
-    traced = api.lower(ramp, (np.ones(8),), {}, api.Options(optimize=False)).traced_text
+    traced = lower(ramp, (np.ones(8),), {}, Options(optimize=False)).traced_text
     kept = loop_broadcasts.kept_in_loops(traced)
     assert kept.count("stablehlo.optimization_barrier") == 1  # `i`, not the constant 0.5
