@@ -477,7 +477,9 @@ def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
 
 @implements(np.bincount)
 def bincount(x, weights=None, minlength=0):
-    """Counts into a static length: `minlength` for traced `x`; values outside [0, minlength) are dropped."""
+    """Counts of a traced `x` at NumPy's length where its dtype bounds the values (bool, 8 and 16
+    bits: a prefix of 2, 256 or 65536 counts, as long as max(x) + 1 and `minlength`, cut when returned);
+    for wider dtypes at the static length `minlength`, values outside [0, minlength) dropped."""
     x = x if is_traced(x) else np.asarray(x)
     if minlength is None or operator.index(minlength) < 0:
         raise ValueError("'minlength' must not be negative")
@@ -486,15 +488,18 @@ def bincount(x, weights=None, minlength=0):
                          "object of too small depth for desired array")
     if not np.can_cast(x.dtype, np.intp, "safe"):
         raise TypeError(f"Cannot cast array data from {x.dtype!r} to dtype('int64') according to the rule 'safe'")
+    bound = _VALUES.get(x.dtype.itemsize, 0) if x.dtype.kind in "iu" else 2 if x.dtype == np.bool_ else 0
     if is_traced(x):
-        if minlength == 0:
-            raise UnsupportedError("np.bincount of a traced array has a data-dependent length; pass "
-                                   "minlength= at least max(x) + 1 (larger values are then dropped)")
-        length = minlength
+        if minlength == 0 and not bound:
+            raise UnsupportedError("np.bincount of a traced array wider than 16 bits has a data-dependent "
+                                   "length; pass minlength= at least max(x) + 1 (larger values are then dropped)")
+        length = max(bound, minlength) if x.size else minlength
     else:
         if x.size and x.min() < 0:
             raise ValueError("'list' argument must have no negative elements")
         length = max(int(x.max()) + 1 if x.size else 0, minlength)
+    if not x.size:  # NumPy returns before it looks at the weights
+        return wrap(full(0, (length,), np.int64), scalar=False) if is_traced(x) else np.zeros(length, np.int64)
     dtype = np.dtype(np.int64 if weights is None else np.float64)
     if weights is None:
         updates = full(1, shape(x), dtype)
@@ -505,7 +510,14 @@ def bincount(x, weights=None, minlength=0):
                            np.float64, "safe"):
             raise TypeError("Cannot cast array data from complex to float64 according to the rule 'safe'")
         updates = value(weights, dtype)
-    return _accumulate(x, updates, length)
+    counts = _accumulate(x, updates, length)
+    if is_traced(x) and length > minlength:  # NumPy's length: max(x) + 1, at least minlength
+        return counts[np.arange(length) < np.maximum(np.max(x).astype(np.int64) + 1, minlength)]
+    return counts
+
+
+#: The number of values an integer of each size (bytes) holds, where bincount can count them all.
+_VALUES = {1: 1 << 8, 2: 1 << 16}
 
 
 @implements(np.digitize)

@@ -182,8 +182,24 @@ def test_bincount():
     check(lambda x: np.bincount(x, minlength=4), np.zeros(0, dtype=np.int64))
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from([np.bool_, np.uint8, np.int8, np.uint16, np.int16]), st.integers(0, 12),
+       st.sampled_from([0, 3, 300]), st.integers(0, 2 ** 32 - 1))
+def test_bincount_of_small_integers_has_numpys_length(dtype, size, minlength, seed):
+    """Values of 8 and 16 bits (and bools) are bounded: the counts are NumPy's at NumPy's length,
+    max(x) + 1 or `minlength`, also without minlength, and as what later code reads (len, the mode)."""
+    top = 1 if dtype == np.bool_ else min(np.iinfo(dtype).max, 400)
+    x = np.random.default_rng(seed).integers(0, top, size, endpoint=True).astype(dtype)
+    w = np.linspace(-1.0, 2.0, size)
+    check(lambda x, w: (np.bincount(x, minlength=minlength), np.bincount(x, w, minlength=minlength),
+                        len(np.bincount(x))), x, w)
+    if size:
+        check(lambda x: (np.argmax(np.bincount(x)), np.bincount(x).max()), x)
+
+
 def test_bincount_drops_values_beyond_minlength():
-    """Documented difference: NumPy would grow the result; solvent keeps the static length and drops them."""
+    """Documented difference for values wider than 16 bits: NumPy would grow the result; solvent
+    keeps the static length and drops them."""
     result = solvent.jit(lambda x: np.bincount(x, minlength=3))(np.array([0, 2, 2, 3, 9, -1]))
     np.testing.assert_array_equal(result, [1, 0, 2])
 

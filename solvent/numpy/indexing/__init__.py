@@ -1,3 +1,4 @@
 """NumPy indexing on traced arrays: basic, advanced (integer arrays, static masks), traced boolean
-masks, slices with traced bounds (`traced_bounds`, with loop-index forms in `affine`), the entry
+masks, slices with traced bounds (`traced_bounds`, with loop-index forms in `affine` and the NumPy
+functions on them in `bounded_functions`), the entry
 points (`subscripts`) and the index functions (`functions`: take, put, where, ...)."""

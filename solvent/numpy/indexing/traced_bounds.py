@@ -26,7 +26,7 @@ from solvent.core.traced import TracedArray, padded
 from solvent.errors import UnsupportedError, is_library_file, user_location
 from solvent.numpy.indexing import affine
 from solvent.numpy.indexing.finite_products import exact_unless_finite
-from solvent.numpy.values import assigned_value, full, is_traced, normalize_axes, value, wrap
+from solvent.numpy.values import assigned_value, full, is_traced, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import iota
@@ -299,7 +299,7 @@ def getitem(array, key):
     lengths = tuple(a[2] for a in axes if _sliced(a))
     shape = tuple(n for a, n in zip(axes, array.shape) if _sliced(a))
     if not is_traced(array):
-        return _result(read(value(array), axes, filled=False, aligned=True), lengths, _starts(axes),
+        return masked_result(read(value(array), axes, filled=False, aligned=True), lengths, _starts(axes),
                        [a[3] for a in axes if _sliced(a)])
     view = MaskedArray.view_of(array, Aval(shape, array.dtype), lambda v: read(v, axes),
                                lambda parent, new: write(parent, axes, new))
@@ -331,12 +331,12 @@ def _write_masked(v, axes, new):
 
 
 # NumPy on masked arrays: the valid part of each result.
-# Operands are lined up (`_lined_up`, `_product`); those a product sums over are
+# Operands are lined up (`lined_up`, `_product`); those a product sums over are
 # zero outside their valid part, reductions fill it with their identity, and
-# every result is zeroed outside its own valid part again (`_result`).
+# every result is zeroed outside its own valid part again (`masked_result`).
 
 
-def _plain(x):
+def plain_value(x):
     return wrap(x.value, scalar=False) if isinstance(x, MaskedArray) else x
 
 
@@ -356,7 +356,7 @@ def _to_zero(form, axis, ndim):
         form[1][axis] = form[2][axis] = None
 
 
-def _lined_up(inputs, ndim, filled=()):
+def lined_up(inputs, ndim, filled=()):
     """The inputs as plain arrays, lined up axis by axis: where every masked input has the same
     start along an axis, its data stay where they are in the base; elsewhere they move to start at
     0. Data outside the valid part are zero for the inputs in `filled`, anything for the others
@@ -374,21 +374,21 @@ def _lined_up(inputs, ndim, filled=()):
     return plain, starts, keys
 
 
-def _ndim(x) -> int:
+def ndim_of(x) -> int:
     return len(x.shape) if hasattr(x, "shape") else np.ndim(x)
 
 
-def _lengths(x, ndim):
+def lengths_of(x, ndim):
     """`x`'s valid lengths aligned to the last `ndim` axes (NumPy's broadcasting)."""
-    own = list(x.lengths) if isinstance(x, MaskedArray) else [None] * _ndim(x)
+    own = list(x.lengths) if isinstance(x, MaskedArray) else [None] * ndim_of(x)
     return [None] * (ndim - len(own)) + own
 
 
-def _merge(*length_lists):
+def merged_lengths(*length_lists):
     return [next((l for l in column if l is not None), None) for column in zip(*length_lists)]
 
 
-def _result(v, lengths, starts=None, keys=None):
+def masked_result(v, lengths, starts=None, keys=None):
     """The masked array of an op's data `v` (aligned at `starts`, anything outside the valid part)."""
     if all(length is None for length in lengths):
         return wrap(v)
@@ -399,23 +399,23 @@ def _result(v, lengths, starts=None, keys=None):
     return make(fill(canonical, lengths, 0), lengths, v, starts, keys)
 
 
-def _emitting():
+def emitting_here():
     return trace.current().emitting(user_location())
 
 
 def ufunc_on_masked(uf, method, inputs, kwargs):
-    with _emitting():
+    with emitting_here():
         if method != "__call__":
             raise UnsupportedError(f"np.{uf.__name__}.{method} on a slice whose bounds are traced")
         out = kwargs.pop("out", None)
         if uf is np.matmul:
             result = _matmul(*inputs, **kwargs)
         else:
-            ndim = max(_ndim(x) for x in inputs)
-            lengths = _merge(*[_lengths(x, ndim) for x in inputs])
+            ndim = max(ndim_of(x) for x in inputs)
+            lengths = merged_lengths(*[lengths_of(x, ndim) for x in inputs])
             _check_extents(inputs, lengths, ndim)
-            plain, starts, keys = _lined_up(inputs, ndim)
-            result = _result(uf(*plain, **kwargs).value, lengths, starts, keys)
+            plain, starts, keys = lined_up(inputs, ndim)
+            result = masked_result(uf(*plain, **kwargs).value, lengths, starts, keys)
         if out is None:
             return result
         target = out[0] if isinstance(out, tuple) else out
@@ -429,12 +429,12 @@ def _check_extents(inputs, lengths, ndim) -> None:
     """An operand of full extent along an axis of traced length: NumPy pairs it with the valid part
     only when the lengths match (or broadcasts a length of 1), which only the data decides."""
     for x in inputs:
-        if isinstance(x, MaskedArray) or not _ndim(x):
+        if isinstance(x, MaskedArray) or not ndim_of(x):
             continue
-        extents = [None] * (ndim - _ndim(x)) + list(np.shape(x) if not isinstance(x, TracedArray) else x.shape)
+        extents = [None] * (ndim - ndim_of(x)) + list(np.shape(x) if not isinstance(x, TracedArray) else x.shape)
         if any(length is not None and extent not in (None, 1) for length, extent in zip(lengths, extents)):
             raise UnsupportedError(
-                f"an array of shape {tuple(extents[ndim - _ndim(x):])} combined with one whose length depends on "
+                f"an array of shape {tuple(extents[ndim - ndim_of(x):])} combined with one whose length depends on "
                 "traced values: NumPy pairs them only when the lengths are equal, which is known only when the "
                 "program runs; select both the same way (x[m] * y[m], x[:k] * y[:k])")
 
@@ -458,7 +458,7 @@ def _summed_masked(x, axis) -> bool:
     return isinstance(x, MaskedArray) and x.lengths[axis] is not None
 
 
-def _contracted(numpy_function, a, b, b_axis, result_parts):
+def contracted(numpy_function, a, b, b_axis, result_parts):
     """`numpy_function(a, b)` (np.matmul or np.dot) summed over a's last axis and b's `b_axis`:
     a vector and a matrix that both have a traced length there with only the vector zeroed (see
     `finite_products`). Elsewhere zeroing costs little beside the product itself."""
@@ -470,131 +470,31 @@ def _contracted(numpy_function, a, b, b_axis, result_parts):
     parts = [result_parts(x, y) for x, y in zip(*parts)]
     v = numpy_function(pa, pb).value
     if all(zeroed):
-        return _result(v, *parts)
+        return masked_result(v, *parts)
 
     def exact():
         (pa, pb), _ = _product(a, b, b_axis)
         return numpy_function(pa, pb).value
-    return _result(exact_unless_finite(v, mask(shape_of(v), parts[0], parts[1]), exact), *parts)
+    return masked_result(exact_unless_finite(v, mask(shape_of(v), parts[0], parts[1]), exact), *parts)
 
 
 def _matmul(a, b):
-    return _contracted(np.matmul, a, b, -2 if len(b.shape) > 1 else -1,
+    return contracted(np.matmul, a, b, -2 if len(b.shape) > 1 else -1,
                        lambda x, y: (x[:-1] if len(x) > 1 else []) + (y[-1:] if len(y) > 1 else []))
 
 
-def _reduction(a, axis, keepdims, filler):
-    """The data with `filler` outside the valid part, the axes reduced, and (lengths, starts, keys)
-    of the result."""
-    lengths = list(a.lengths)
-    axes = normalize_axes(axis, len(a.shape))
-    _, starts, keys = a.aligned(False)
-    data = wrap(a.filled(filler), scalar=False)
-    parts = [[None if i in axes else x for i, x in enumerate(column)] if keepdims
-             else [x for i, x in enumerate(column) if i not in axes] for column in (lengths, starts, keys)]
-    return data, axes, parts
-
-
-def _count(a, axes):
-    total = value(np.asarray(1, _I64))
-    for i in axes:
-        n = a.lengths[i] if a.lengths[i] is not None else value(np.asarray(a.shape[i], _I64))
-        total = ew.binary("multiply", total, n)
-    return total
-
-
-def _extreme(dtype, sign):
-    if np.issubdtype(dtype, np.floating):
-        return sign * np.inf
-    info = np.iinfo(dtype)
-    return info.min if sign < 0 else info.max
+#: NumPy function -> its form on masked arrays (filled by `bounded_functions`).
+FUNCTIONS: dict = {}
 
 
 def function_on_masked(func, args, kwargs):
-    with _emitting():
-        handler = _FUNCTIONS.get(func)
+    """`func(*args, **kwargs)` where an argument is a masked array, by its entry in FUNCTIONS."""
+    with emitting_here():
+        handler = FUNCTIONS.get(func)
         if handler is None:
             raise UnsupportedError(f"np.{getattr(func, '__name__', func)} on a slice whose bounds are traced "
-                                   "(loop-dependent slices support ufuncs, sum, mean, max, min, dot, matmul, outer)")
+                                   "(loop-dependent slices support ufuncs, sum, mean, max, min, argmax, argmin, "
+                                   "dot, matmul, outer)")
         if kwargs.pop("out", None) is not None or kwargs.pop("where", True) is not True:
             raise UnsupportedError(f"np.{func.__name__} with out= or where= on a slice whose bounds are traced")
         return handler(*args, **kwargs)
-
-
-def _sum(a, axis=None, dtype=None, keepdims=False, initial=np._NoValue):
-    data, _, parts = _reduction(a, axis, keepdims, 0)
-    return _result(np.sum(data, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial).value, *parts)
-
-
-def _extremum(numpy_function, sign):
-    def apply(a, axis=None, keepdims=False, initial=np._NoValue):
-        data, _, parts = _reduction(a, axis, keepdims, _extreme(a.dtype, sign))
-        return _result(numpy_function(data, axis=axis, keepdims=keepdims, initial=initial).value, *parts)
-    return apply
-
-
-def _mean(a, axis=None, dtype=None, keepdims=False):
-    total = _sum(a, axis, dtype, keepdims=keepdims)
-    count = _count(a, normalize_axes(axis, len(a.shape)))
-    lengths = list(total.lengths) if isinstance(total, MaskedArray) else []
-    quotient = np.true_divide(_plain(total), wrap(count))
-    return _result(quotient.value, lengths)
-
-
-def _filled_reduction(numpy_function, filler):
-    """A reduction of the valid part: the padding set to the reduction's identity first."""
-    def apply(a, axis=None, *args, keepdims=False, **kwargs):
-        data, _, parts = _reduction(a, axis, keepdims, filler)
-        return _result(numpy_function(data, axis, *args, keepdims=keepdims, **kwargs).value, *parts)
-    return apply
-
-
-def _var(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    """NumPy's two passes over the valid part: the mean, then the mean squared deviation from it."""
-    count = wrap(_count(a, normalize_axes(axis, len(a.aval.shape))))
-    deviation = a - _sum(a, axis, dtype, keepdims=True) / count
-    squares = np.real(deviation * np.conj(deviation)) if a.dtype.kind == "c" else deviation * deviation
-    total = _sum(squares, axis, dtype, keepdims=keepdims)
-    lengths = list(total.lengths) if isinstance(total, MaskedArray) else []
-    return _result(np.true_divide(_plain(total), np.maximum(count - ddof, 0)).value, lengths)
-
-
-def _std(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    return np.sqrt(_var(a, axis, dtype, ddof=ddof, keepdims=keepdims))
-
-
-def _dot(a, b):
-    if not _ndim(a) or not _ndim(b):
-        return np.multiply(a, b)
-    return _contracted(np.dot, a, b, -2 if len(b.shape) > 1 else -1,
-                       lambda x, y: x[:-1] + (y[:-2] + y[-1:] if len(y) > 1 else []))
-
-
-def _outer(a, b):
-    if len(a.shape) != 1 or len(b.shape) != 1:
-        raise UnsupportedError("np.outer of slices with traced bounds that are not 1-d")
-    (pa,), sa, ka = _lined_up([a], 1, filled=(0,))  # zeroed: an unzeroed row read of an argument
-    (pb,), sb, kb = _lined_up([b], 1, filled=(0,))  # lets the optimizer hoist a 3-D broadcast of it
-    v = np.multiply(np.reshape(pa, (-1, 1)), pb).value
-    return _result(v, _lengths(a, 1) + _lengths(b, 1), sa + sb, ka + kb)
-
-
-def _where(condition, x, y):
-    ndim = max(_ndim(v) for v in (condition, x, y))
-    lengths = _merge(*[_lengths(v, ndim) for v in (condition, x, y)])
-    plain, starts, keys = _lined_up([condition, x, y], ndim)
-    return _result(np.where(*plain).value, lengths, starts, keys)
-
-
-def _copy(a, order="K", subok=False):
-    data, starts, keys = a.aligned(False)
-    return make(a.value, a.lengths, data, starts, keys)
-
-
-_FUNCTIONS = {
-    np.sum: _sum, np.mean: _mean, np.max: _extremum(np.max, -1), np.amax: _extremum(np.max, -1),
-    np.min: _extremum(np.min, 1), np.amin: _extremum(np.min, 1), np.dot: _dot, np.outer: _outer,
-    np.where: _where, np.copy: _copy, np.prod: _filled_reduction(np.prod, 1), np.any: _filled_reduction(np.any, 0),
-    np.all: _filled_reduction(np.all, 1), np.count_nonzero: _filled_reduction(np.count_nonzero, 0),
-    np.var: _var, np.std: _std,
-}
