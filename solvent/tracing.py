@@ -104,7 +104,7 @@ def _free_name(module, base: str) -> str:
 def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace | None = None,
                    unroll: int | None = None) -> Built:
     """Trace `fn(*args, **kwargs)` for `tree = (args, kwargs)` into a new `func.func @name`
-(for a name other than "main", `@name_k` with the least k free in `module`).
+    (for a name other than "main", `@name_k` with the least k free in `module`).
 
     Outside any trace this starts a new one; `within` an enclosing trace (call
     outlining) the body is traced as a region of it, so writes to its arrays are seen.

@@ -1,16 +1,15 @@
 """The persistent compilation cache: pass-pipeline output and XLA executables on disk, so that a
 second process skips both for a function it compiled before.
 
-Entries are keyed by everything that decides them: the module text (with its source locations),
-the optimize level, the devices (and for a sharded program its mesh and partitioning), XLA's
-compile options, the host's CPU features and XLA_FLAGS, and the versions of solvent, jaxlib and
-enzyme-ad. They live in
-`SOLVENT_CACHE_DIR` (default `$XDG_CACHE_HOME/solvent`, else `~/.cache/solvent`; empty turns the
-cache off). Writes are atomic (a temporary file renamed into place); an entry whose checksum does
-not hold (truncated, corrupt) is removed and recomputed, never used; the least recently used
-entries go when the cache passes `SOLVENT_CACHE_BYTES` (default 1 GiB). An entry that Python code
-of solvent computes (the pass pipeline's output) is keyed by that code too (`fingerprint`), so an
-edited checkout never takes an entry its old code made.
+Entries are keyed by everything that decides them: the module text (with its source locations), the
+optimize level, the devices (and for a sharded program its mesh and partitioning), XLA's compile
+options, the host's CPU features and XLA_FLAGS, and the versions of solvent, jaxlib and enzyme-ad.
+They live in `SOLVENT_CACHE_DIR` (default `$XDG_CACHE_HOME/solvent`, else `~/.cache/solvent`; empty
+turns the cache off). Writes are atomic (a temporary file renamed into place); an entry whose
+checksum does not hold (truncated, corrupt) is removed and recomputed, never used; the least
+recently used entries go when the cache passes `SOLVENT_CACHE_BYTES` (default 1 GiB). An entry that
+Python code of solvent computes (the pass pipeline's output) is keyed by that code too
+(`fingerprint`), so an edited checkout never takes an entry its old code made.
 """
 
 from __future__ import annotations

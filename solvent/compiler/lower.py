@@ -1,6 +1,7 @@
 """Lowering one signature to an executable: the stages of STAGES, in that order, each with why
-it sits where it does. Modules cross into text only where the persistent cache keys them and
-where enzyme_call and PJRT read them."""
+it sits where it does. The traced module becomes text for the pass pipeline (enzyme_call reads
+text, and the persistent cache keys it) and stays text on to PJRT: donation, block updates and
+the mhlo export each parse it once where they have work to do."""
 
 from __future__ import annotations
 
@@ -95,6 +96,7 @@ class Stages(dict):
 
 
 def lower(fn, args, kwargs, options: Options) -> Lowered:
+    """`fn` for this call's signature, through the stages of STAGES up to the text PJRT compiles."""
     stages = Stages()
     parameters = _parameters(fn)
     with stages("source rewrite"):
@@ -207,5 +209,5 @@ def executable_for(lowered: Lowered, options: Options):
                          "drop device= (the shardings say where the program runs)")
     free_inputs, free_outputs = placement.free()
     executable = cached_executable(lowered.xla_text, None, mesh=placement.mesh, free_inputs=tuple(free_inputs),
-                             free_outputs=tuple(free_outputs), shardy=options.shardy_passes == "none")
+                                   free_outputs=tuple(free_outputs), shardy=options.shardy_passes == "none")
     return executable, placements.settle(placement, executable)

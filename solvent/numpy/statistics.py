@@ -477,9 +477,10 @@ def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
 
 @implements(np.bincount)
 def bincount(x, weights=None, minlength=0):
-    """Counts of a traced `x` at NumPy's length where its dtype bounds the values (bool, 8 and 16
-    bits: a prefix of 2, 256 or 65536 counts, as long as max(x) + 1 and `minlength`, cut when returned);
-    for wider dtypes at the static length `minlength`, values outside [0, minlength) dropped."""
+    """Counts of a traced `x` at NumPy's length where its dtype bounds the values (bools, 8 and 16
+    bits: 2, 256 or 65536 counts, of which a prefix as long as max(x) + 1 or `minlength`, whichever
+    is larger, is the result, cut when returned); for wider dtypes at the static length `minlength`,
+    values outside [0, minlength) dropped (compiled code cannot raise on negative ones)."""
     x = x if is_traced(x) else np.asarray(x)
     if minlength is None or operator.index(minlength) < 0:
         raise ValueError("'minlength' must not be negative")
