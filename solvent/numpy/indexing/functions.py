@@ -300,9 +300,10 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
            sorted=True):
     """The sorted distinct values, as many as there are (see `packed`), one NaN where `equal_nan`;
     with `return_index` the index of each one's first occurrence, `return_inverse` each element's
-    place among them (of `ar`'s shape), `return_counts` how often each occurs."""
+    place among them (of `ar`'s shape), `return_counts` how often each occurs; along an `axis`,
+    the same of its slices."""
     if axis is not None:
-        _data_dependent("unique", "np.unique along an axis is not compiled; np.unique of the whole array is")
+        return _unique_along(ar, normalize_axis(axis, np.ndim(ar)), return_index, return_inverse, return_counts)
     if not (return_index or return_inverse or return_counts):
         s, first = sorted_distinct(ar, equal_nan)
         return s if s.size == 0 else s[first]
@@ -322,6 +323,30 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         runs = np.bincount(run, minlength=s.size) if s.size else np.zeros(0, np.intp)
         result.append(packed.like(runs, values) if s.size else runs)  # zero past the last run
     return tuple(result)
+
+
+def _unique_along(ar, axis, return_index, return_inverse, return_counts):
+    """np.unique of the slices along `axis`, in NumPy's order (lexicographic, as the rows of its
+    structured view sort; ties kept in their order, as its mergesort keeps them), one slice of each
+    run of equal ones (a NaN equals nothing, as in NumPy's comparison of structured rows)."""
+    n = np.shape(ar)[axis]
+    wanted = (return_index, return_inverse, return_counts)
+    width = int(np.prod(np.delete(np.shape(ar), axis)))
+    if n == 0 or width == 0:  # no slices, or slices all empty and so all equal: the result is static
+        extras = [np.zeros(min(n, 1), np.intp), np.zeros(n, np.intp), np.full(min(n, 1), n, np.intp)]
+        result = [np.take(ar, np.arange(min(n, 1)), axis=axis)] + [e for e, flag in zip(extras, wanted) if flag]
+        return result[0] if len(result) == 1 else tuple(result)
+    rows = np.reshape(np.moveaxis(ar, axis, 0), (n, width))
+    order = np.lexsort(rows.T[::-1])
+    s = rows[order]
+    first = np.concatenate([np.ones(1, np.bool_), np.any(s[1:] != s[:-1], axis=1)])
+    kept, run = order[first], np.cumsum(first) - 1
+    inverse = np.zeros_like(order)
+    inverse[order] = run
+    extras = (kept, inverse, packed.like(np.bincount(run, minlength=n), kept))
+    result = [np.take(ar, order, axis=axis)[(slice(None),) * axis + (first,)]]
+    result += [extra for extra, flag in zip(extras, wanted) if flag]
+    return result[0] if len(result) == 1 else tuple(result)
 
 
 _SET_RESULTS = np.lib._arraysetops_impl  # (NumPy's named tuples of the unique_* functions)

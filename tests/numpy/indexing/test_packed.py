@@ -84,6 +84,22 @@ def test_unique_with_indices_inverse_and_counts(x):
     assert_same(_unique_parts(x), unique_parts(x))
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([(6, 2), (2, 5), (3, 4, 2), (0, 3)]), st.integers(0, 2),
+       st.sampled_from([np.int64, np.float64]), st.data())
+def test_unique_along_an_axis(shape, axis, dtype, data):
+    """Rows (slices along the axis) in NumPy's lexicographic order, their first indices, each row's
+    place and the counts; a row holding NaN equals no other, as in NumPy's structured comparison."""
+    axis %= len(shape)
+    values = [0.0, 1.0, 2.0, np.nan] if dtype == np.float64 else [0, 1, 2]
+    x = data.draw(hnp.arrays(dtype, shape, elements=st.sampled_from(values)))
+
+    def rows(x):
+        values, index, inverse, counts = np.unique(x, True, True, True, axis=axis)
+        return values, index, inverse, counts, np.unique(x, axis=axis), len(counts)
+    check_like_numpy(rows, x)
+
+
 def test_unique_keeps_one_nan():
     def f(x):
         u = np.unique(x)
