@@ -330,22 +330,21 @@ def _unique_along(ar, axis, return_index, return_inverse, return_counts):
     structured view sort; ties kept in their order, as its mergesort keeps them), one slice of each
     run of equal ones (a NaN equals nothing, as in NumPy's comparison of structured rows)."""
     n = np.shape(ar)[axis]
-    wanted = (return_index, return_inverse, return_counts)
     width = int(np.prod(np.delete(np.shape(ar), axis)))
     if n == 0 or width == 0:  # no slices, or slices all empty and so all equal: the result is static
-        extras = [np.zeros(min(n, 1), np.intp), np.zeros(n, np.intp), np.full(min(n, 1), n, np.intp)]
-        result = [np.take(ar, np.arange(min(n, 1)), axis=axis)] + [e for e, flag in zip(extras, wanted) if flag]
-        return result[0] if len(result) == 1 else tuple(result)
-    rows = np.reshape(np.moveaxis(ar, axis, 0), (n, width))
-    order = np.lexsort(rows.T[::-1])
-    s = rows[order]
-    first = np.concatenate([np.ones(1, np.bool_), np.any(s[1:] != s[:-1], axis=1)])
-    kept, run = order[first], np.cumsum(first) - 1
-    inverse = np.zeros_like(order)
-    inverse[order] = run
-    extras = (kept, inverse, packed.like(np.bincount(run, minlength=n), kept))
-    result = [np.take(ar, order, axis=axis)[(slice(None),) * axis + (first,)]]
-    result += [extra for extra, flag in zip(extras, wanted) if flag]
+        values = np.take(ar, np.arange(min(n, 1)), axis=axis)
+        extras = (np.zeros(min(n, 1), np.intp), np.zeros(n, np.intp), np.full(min(n, 1), n, np.intp))
+    else:
+        rows = np.reshape(np.moveaxis(ar, axis, 0), (n, width))
+        order = np.lexsort(rows.T[::-1])
+        s = rows[order]
+        first = np.concatenate([np.ones(1, np.bool_), np.any(s[1:] != s[:-1], axis=1)])
+        kept, run = order[first], np.cumsum(first) - 1
+        inverse = np.zeros_like(order)
+        inverse[order] = run
+        values = np.take(ar, order, axis=axis)[(slice(None),) * axis + (first,)]
+        extras = (kept, inverse, packed.like(np.bincount(run, minlength=n), kept))
+    result = [values] + [extra for extra, flag in zip(extras, (return_index, return_inverse, return_counts)) if flag]
     return result[0] if len(result) == 1 else tuple(result)
 
 
