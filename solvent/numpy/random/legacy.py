@@ -188,8 +188,9 @@ class TracedRandomState:
         return self._draw(shuffles.shuffled, max(n, 0), 1, shuffles.masked, 1, mt19937.words32_and_after)[0]
 
     def __getattr__(self, name):  # (its name from __dict__: copy.copy probes a new instance that has none)
-        raise forms.not_reproduced(self.__dict__.get("name", "RandomState"), name, SUPPORTED, "draw the others outside the function and pass "
-                                   "them in as arrays, or draw from a np.random.Generator argument")
+        raise forms.not_reproduced(self.__dict__.get("name", "RandomState"), name, SUPPORTED,
+                                   "draw the others outside the function and pass them in as arrays, or draw "
+                                   "from a np.random.Generator argument")
 
 
 def _exponentials(state, n: int):
