@@ -115,6 +115,11 @@ class ControlFlowError(SolventError, TypeError):
     """A branch or loop body returned another structure, shape or dtype than it must."""
 
 
+class LayoutError(SolventError, AttributeError):
+    """A call would give an array argument a shape its memory cannot take without a copy (NumPy's
+    "Incompatible shape for in-place modification" of `x.shape = ...`)."""
+
+
 class ShardingError(SolventError, ValueError):
     """Shardings that do not fit together (several meshes, a PartitionSpec without a mesh, ...)."""
 

@@ -44,6 +44,7 @@ class Signature:
     deleted: list = field(default_factory=list)   # (container path, step) removed keys
     input_shardings: list = field(default_factory=list)  # per input: its sharding if over several devices
     byteswapped: set = field(default_factory=set)  # inputs given in the other byte order (converted in)
+    reshaped: dict = field(default_factory=dict)  # input index -> (file, line) of its `x.shape = ...`
 
 
 #: Inputs a program may take beyond its arguments, at path (2, i) of its inputs' tree (args, kwargs,
@@ -113,16 +114,10 @@ def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace 
     inputs = _Inputs(layout, structure.shared_memory(layout.leaves) if within is None else {})
     copied = structure.copy_structure(tree, inputs.tracer)
     pending = inputs.tracers
-    with context(), ir.Location.unknown():
-        types = [tensor_type(t.aval.shape, t.aval.dtype) for t in pending]
-        if name != "main":
-            name = _free_name(module, name)
-        with ir.InsertionPoint(module.body):
-            function = func.FuncOp(name, ir.FunctionType.get(types, []))
-        if name != "main":
-            function.attributes["sym_visibility"] = ir.StringAttr.get("private")
-        block = function.add_entry_block()
+    avals = [t.aval for t in pending]  # (`x.shape = ...` may give an argument another)
+    function, block = _new_function(module, name, avals)
     arguments = list(block.arguments)
+    types = [a.type for a in arguments]
     for tracer, argument in zip(pending, arguments):
         tracer._value = argument
     call_args, call_kwargs = copied.tree[:2]
@@ -143,7 +138,7 @@ def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace 
         with session.inside(block) as region:
             result = fn(*call_args, **call_kwargs, **(static_kwargs or {}))
         writes = dict(region.writes)
-    signature = Signature(inputs.paths, [t.aval for t in pending], [type(x) for x in inputs.objects])
+    signature = Signature(inputs.paths, avals, [type(x) for x in inputs.objects])
     if within is not None and any(t.padded for t in structure.flatten(result) if isinstance(t, TracedArray)):
         return Built(function, signature, copied, session, result, writes, padded=True)
     signature.input_shardings = [_sharding_of(x) for x in inputs.objects]
@@ -154,11 +149,27 @@ def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace 
         for i, tracer in enumerate(pending):
             if tracer._value != arguments[i]:
                 signature.mutated[i] = outputs.add(tracer)
+            if tracer.reshaped_at is not None:
+                signature.reshaped[i] = tracer.reshaped_at
         _find_reassignments(copied, outputs, signature)
         func.ReturnOp(outputs.values)
         function.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
             types, [v.type for v in outputs.values]))
     return Built(function, signature, copied, session, result, writes, outputs.keep)
+
+
+def _new_function(module, name: str, avals: list):
+    """A new `func.func` in `module` taking arrays of `avals` (private, and named `name_k`, unless
+    "main"), and its entry block."""
+    with context(), ir.Location.unknown():
+        types = [tensor_type(a.shape, a.dtype) for a in avals]
+        if name != "main":
+            name = _free_name(module, name)
+        with ir.InsertionPoint(module.body):
+            function = func.FuncOp(name, ir.FunctionType.get(types, []))
+        if name != "main":
+            function.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        return function, function.add_entry_block()
 
 
 class _Inputs:
@@ -199,7 +210,9 @@ class _Inputs:
         if aval.dtype not in SUPPORTED_DTYPES:
             raise UnsupportedError(f"argument of dtype {aval.dtype} cannot be compiled")
         scalar = getattr(leaf, "is_scalar", False) or isinstance(leaf, TracedScalar)
-        return self._keep((TracedScalar if scalar else TracedArray)(None, aval), leaf, path)
+        tracer = (TracedScalar if scalar else TracedArray)(None, aval)
+        tracer.host_array = isinstance(leaf, np.ndarray)
+        return self._keep(tracer, leaf, path)
 
     def _keep(self, tracer: TracedArray, leaf, path) -> TracedArray:
         tracer.argument = True

@@ -192,6 +192,8 @@ def _for_xla(text: str, signature: Signature, options: Options) -> str:
         attributes = list(main.arg_attrs) if "arg_attrs" in main.attributes else [
             ir.DictAttr.get({}) for _ in signature.input_avals]
         for i, k in signature.mutated.items():
+            if i in signature.reshaped:  # (XLA aliases buffers of one shape only)
+                continue
             entries = {a.name: a.attr for a in ir.DictAttr(attributes[i])}
             entries["tf.aliasing_output"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), k)
             attributes[i] = ir.DictAttr.get(entries)

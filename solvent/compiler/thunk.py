@@ -7,6 +7,7 @@ attribute/item access, each write-back one assignment.
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -14,7 +15,7 @@ import numpy as np
 from jax.errors import JaxRuntimeError
 
 from solvent.core import structure
-from solvent.errors import ExecutionError, ReadOnlyError
+from solvent.errors import ExecutionError, LayoutError, ReadOnlyError
 from solvent.runtime import devices, interrupts, memory
 from solvent.runtime.array import BUFFERS, Array, Scalar, array_key, asarray
 from solvent.runtime.dispatch import fast_executor, python_executor, x64_on, x64_restore
@@ -97,6 +98,9 @@ def _write_back(signature: Signature, out_shardings, ns: _Namespace) -> list[str
         kind = signature.input_kinds[i]
         if kind in structure.STATEFUL:
             lines.append(f"{ns.name(structure.STATEFUL[kind].write, 'write')}(x{i}, outs[{k}])")
+        elif i in signature.reshaped:  # `x.shape = ...`: the data, then the shape (`_checks` saw it fits)
+            lines.append(f"_copyto(x{i}, _np_asarray(outs[{k}]).reshape({signature.input_avals[i].shape!r}))")
+            lines.append(f"x{i}.shape = {signature.output_avals[k].shape!r}")
         elif not issubclass(kind, Array):
             lines.append(f"_copyto(x{i}, outs[{k}])")  # one copy, out of the device buffer
         elif out_shardings is None or out_shardings[k] == signature.input_shardings[i]:
@@ -335,12 +339,27 @@ def _checks(signature: Signature, executable, device, name: str, undonated, ns: 
                 f"{name} writes into {path}, but that array is read-only (flags.writeable is False, as for a "
                 "np.broadcast_to view); pass a writable copy (x.copy())")
             lines.append(f"if not x{i}.flags.writeable: raise _read_only{i}()")
+    for i, where in signature.reshaped.items():
+        shape = signature.output_avals[signature.mutated[i]].shape
+        ns[f"_reshape{i}"] = functools.partial(_reshapes_in_place, shape=shape, message=(
+            f"{name} sets the shape of {describe_path(signature.input_paths[i])} to {shape} at {where[0]}:{where[1]}, "
+            "but that array's memory cannot take it in place (NumPy: \"Incompatible shape for in-place "
+            "modification\"); pass a contiguous array (np.ascontiguousarray), or write x = x.reshape(...)"))
+        lines.append(f"_reshape{i}(x{i})")
     donates = any(issubclass(signature.input_kinds[i], Array) for i in signature.mutated)
     size = memory.needed(executable)
     if undonated is not None and donates and size > memory.CHECKED_ABOVE:
         ns["_undonated"], ns["_may_not_fit"] = undonated, lambda: memory.may_not_fit(size, device)
         lines.append("if _may_not_fit(): return _undonated(args, kwargs)")
     return lines
+
+
+def _reshapes_in_place(x, shape, message) -> None:
+    """Raise `LayoutError(message)` unless NumPy can give `x` the `shape` without copying it."""
+    try:
+        x.view().shape = shape
+    except AttributeError:
+        raise LayoutError(message) from None
 
 
 def _failed(error, name: str, executable) -> ExecutionError:

@@ -16,7 +16,7 @@ from jaxlib.mlir import ir
 
 from solvent.core import dispatch, operators
 from solvent.core.aval import Aval
-from solvent.errors import EscapedValueError, TracerConversionError, UnsupportedError, numpy_entry
+from solvent.errors import EscapedValueError, TracerConversionError, UnsupportedError, numpy_entry, user_location
 
 
 class Region:
@@ -68,6 +68,8 @@ class TracedArray:
     weak = False   # a rolled loop's index, a Python int in NumPy's loop: promotes as one (NEP 50)
     padded = False  # a slice with traced bounds, zero past its valid part (numpy.indexing.traced_bounds)
     argument = False  # one of the program's inputs (its shape is the caller's)
+    host_array = False  # an argument the caller passed as a NumPy array
+    reshaped_at = None  # where `x.shape = ...` gave an ndarray argument its new shape (the thunk sets it)
     known = None  # its value as NumPy computed it at trace time, until written (see numpy.folding)
 
     def __init__(self, value: ir.Value, aval: Aval):
@@ -138,19 +140,22 @@ class TracedArray:
     # -- array attributes ----------------------------------------------------
 
     def _reshape_in_place(self, shape) -> None:
-        """`a.shape = s`: NumPy gives the array itself the new shape, its data unchanged."""
+        """`a.shape = s`: NumPy gives the array itself the new shape, its data unchanged. An
+        ndarray argument takes it too: the call gives the caller's array that shape."""
         if isinstance(self, TracedScalar):
             raise AttributeError("attribute 'shape' of 'numpy.generic' objects is not writable")
         views = self.__dict__.get("_views")
-        if self._parent is not None or self.argument or self.alternatives() is not None or \
-                self.depth < len(REGIONS.stack) or (views is not None and len(views)):
+        if self._parent is not None or (self.argument and not self.host_array) or self.alternatives() is not None \
+                or self.depth < len(REGIONS.stack) or (views is not None and len(views)):
             raise UnsupportedError(
-                "`x.shape = ...` on an argument, a view, an array with views or one made outside the "
-                "branch or loop that reshapes it: solvent reshapes in place only arrays the same code "
-                "made and does not view; write x = x.reshape(...)")
+                "`x.shape = ...` on a solvent.Array argument, a view, an array with views or one made outside "
+                "the branch or loop that reshapes it: solvent reshapes in place only NumPy arrays that nothing "
+                "else views; write x = x.reshape(...)")
         new = np.copy(np.reshape(self, shape))  # NumPy's errors for a size that does not match
         self._value, self.aval, self.known = new.value, new.aval, None
         self.version += 1
+        if self.argument:
+            self.reshaped_at = user_location()
 
     shape = property(lambda self: self.aval.shape, _reshape_in_place)
     dtype = property(lambda self: self.aval.dtype)

@@ -21,7 +21,39 @@ def test_shape_assignment_reshapes_the_array_itself():
 
 
 def reshapes_an_argument(a):
-    a.shape = (3, 2)
+    a.shape = (3, -1)
+    a[0] += 1
+    return a.sum(axis=0), a
+
+
+def only_reshapes_an_argument(a):
+    a.shape = (2, 3)
+
+
+@pytest.mark.parametrize("fn", [reshapes_an_argument, only_reshapes_an_argument])
+def test_shape_assignment_reshapes_the_callers_array(fn):
+    a = np.arange(6.0)
+    result = check_like_numpy(fn, a)
+    if result is not None:
+        b = np.arange(6.0)
+        assert solvent.jit(fn)(b)[1] is b and b.shape == (3, 2)
+
+
+def flattens_an_argument(a):
+    a.shape = (-1,)
+    a[0] = 7.0
+
+
+def test_an_argument_whose_memory_cannot_take_the_shape_is_refused_before_the_call():
+    jitted = solvent.jit(flattens_an_argument)
+    jitted(np.ones((2, 3)))  # compiled for a (2, 3) float64 array, and run on a transposed one:
+    with pytest.raises(AttributeError, match="Incompatible shape"):
+        flattens_an_argument(np.ones((3, 2)).T)  # NumPy's own refusal
+    a = np.arange(6.0).reshape(3, 2).T
+    before = a.copy()
+    with pytest.raises(solvent.LayoutError, match=r"test_traced.py:\d+.*np.ascontiguousarray"):
+        jitted(a)
+    assert a.shape == (2, 3) and np.array_equal(a, before)
 
 
 def reshapes_a_viewed_array(a):
@@ -31,11 +63,12 @@ def reshapes_a_viewed_array(a):
     return first
 
 
-@pytest.mark.parametrize("fn", [reshapes_an_argument, reshapes_a_viewed_array])
-def test_shape_assignment_where_others_see_the_old_shape_is_refused(fn):
+def test_shape_assignment_where_others_see_the_old_shape_is_refused():
     a = np.arange(6.0)
     with pytest.raises(solvent.UnsupportedError, match="x.reshape"):
-        solvent.jit(fn)(a)
+        solvent.jit(reshapes_a_viewed_array)(a)
+    with pytest.raises(solvent.UnsupportedError, match="solvent.Array argument"):
+        solvent.jit(only_reshapes_an_argument)(solvent.asarray(a))
     assert a.shape == (6,)
 
 
