@@ -1,7 +1,7 @@
 """Lowering one signature to an executable: the stages of STAGES, in that order, each with why
 it sits where it does. The traced module becomes text for the pass pipeline (enzyme_call reads
-text, and the persistent cache keys it) and stays text on to PJRT: donation, block updates and
-the mhlo export each parse it once where they have work to do."""
+text, and the persistent cache keys it) and stays text on to PJRT, parsed once between for the
+Module -> Module steps of the export for XLA (donation, block updates, the mhlo export)."""
 
 from __future__ import annotations
 
@@ -11,16 +11,14 @@ import inspect
 import time
 import warnings
 
-from jaxlib.mlir import ir
-
 import solvent.ir
 import solvent.ops.base
 import solvent.ops.constant
 import solvent.passes
 from solvent.compiler import disk
 from solvent.errors import EscapedValueError
-from solvent.ir.module import find_function, parse, to_text
-from solvent.passes import block_updates, pipelines as passes
+from solvent.ir.module import parse, to_text
+from solvent.passes import block_updates, donation, pipelines as passes
 from solvent.runtime import executable as executables
 from solvent.sharding import gspmd, placement as placements
 from solvent.tracing import Signature, trace
@@ -112,11 +110,7 @@ def lower(fn, args, kwargs, options: Options) -> Lowered:
     with stages("pass pipeline"):
         optimized = _optimized(traced_text, passes.level_name(options.optimize), options.no_nan)
     with stages("export for XLA"):
-        xla_text = _for_xla(optimized, traced.signature, options)
-        if placement is not None:
-            xla_text = _for_partitioner(xla_text, placement, options)
-        elif options.optimize is not False and options.optimize != "none":
-            xla_text = block_updates.rewrite(xla_text, min_fraction=LARGE_BLOCK)
+        xla_text = _for_xla(optimized, traced.signature, placement, options)
     return Lowered(traced.signature, traced_text, optimized, xla_text, placement, dict(stages))
 
 
@@ -155,14 +149,6 @@ def cached_executable(xla_text: str, device, **where):
 LARGE_BLOCK = 0.5
 
 
-def _for_partitioner(text: str, placement: placements.Placement, options: Options) -> str:
-    """Block updates as pad + select (halo exchanges, not gathers); mhlo shardings if asked for."""
-    text = block_updates.rewrite(text)
-    if options.shardy_passes == "to_mhlo_shardings":
-        text = gspmd.export(text, placement.mesh)
-    return text
-
-
 def _trace(fn, args, kwargs, options: Options):
     try:
         return trace(fn, args, kwargs, options.static_argnames, options.unroll)
@@ -182,23 +168,22 @@ def _parameters(fn) -> tuple:
         return ()
 
 
-def _for_xla(text: str, signature: Signature, options: Options) -> str:
-    """Mark each mutated input as donated to (aliased with) its new value's output."""
-    if not (options.donate and signature.mutated):
-        return text
+def _for_xla(text: str, signature: Signature, placement, options: Options) -> str:
+    """The optimized module as PJRT compiles it, parsed once and printed once if a step changed it:
+    mutated inputs donated (those of a new shape cannot alias); block updates as pad + select,
+    which XLA's partitioner turns into halo exchanges instead of gathers, and on one device where
+    they cover most of their array; then mhlo shardings if GSPMD partitions."""
     module = parse(text)
-    main = find_function(module, "main")
-    with module.context:
-        attributes = list(main.arg_attrs) if "arg_attrs" in main.attributes else [
-            ir.DictAttr.get({}) for _ in signature.input_avals]
-        for i, k in signature.mutated.items():
-            if i in signature.reshaped:  # (XLA aliases buffers of one shape only)
-                continue
-            entries = {a.name: a.attr for a in ir.DictAttr(attributes[i])}
-            entries["tf.aliasing_output"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), k)
-            attributes[i] = ir.DictAttr.get(entries)
-        main.attributes["arg_attrs"] = ir.ArrayAttr.get(attributes)
-    return to_text(module)
+    aliases = {i: k for i, k in signature.mutated.items() if i not in signature.reshaped}
+    changed = options.donate and donation.alias(module, aliases)
+    if placement is not None:
+        changed |= block_updates.rewrite(module)
+        if options.shardy_passes == "to_mhlo_shardings":
+            gspmd.export(module, placement.mesh)
+            changed = True
+    elif options.optimize is not False and options.optimize != "none":
+        changed |= block_updates.rewrite(module, min_fraction=LARGE_BLOCK)
+    return to_text(module) if changed else text
 
 
 def executable_for(lowered: Lowered, options: Options):

@@ -25,7 +25,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.ir.context import context
-from solvent.ir.module import defining_op, in_loop, parse, to_text
+from solvent.ir.module import defining_op, in_loop
 from solvent.ops.base import create, dtype_of, i64_array, one, shape_of
 from solvent.ops.constant import constant, iota
 
@@ -35,9 +35,9 @@ _REWRITES = ("stablehlo.dynamic_update_slice", "stablehlo.concatenate")
 MOST_PIECES = 3
 
 
-def rewrite(module_text: str, min_fraction: float = 0.0) -> str:
-    """The module with every constant-offset dynamic_update_slice, and every concatenate of up to
-    `MOST_PIECES` pieces, as pad + select.
+def rewrite(module: ir.Module, min_fraction: float = 0.0) -> bool:
+    """Every constant-offset dynamic_update_slice, and every concatenate of up to `MOST_PIECES`
+    pieces, of `module` as pad + select, in place; False when there was none.
 
     On one device the rewrite pays off only for large blocks (a stencil's interior: XLA then
     fuses the update instead of copying the array); `min_fraction` skips ops whose largest
@@ -47,7 +47,6 @@ def rewrite(module_text: str, min_fraction: float = 0.0) -> str:
 
         dynamic_update_slice(u, body, 1)  ->  select(1 <= iota < 63, pad(body, 1, 1), u)
     """
-    module = parse(module_text)
     found = []
 
     def collect(op):
@@ -60,7 +59,7 @@ def rewrite(module_text: str, min_fraction: float = 0.0) -> str:
 
     module.operation.walk(collect)
     if not found:
-        return module_text
+        return False
     with context():
         for op in found:
             with ir.InsertionPoint(op), op.location:
@@ -68,7 +67,7 @@ def rewrite(module_text: str, min_fraction: float = 0.0) -> str:
             if new is not None:
                 op.results[0].replace_all_uses_with(new)
                 op.erase()
-    return to_text(module)
+    return True
 
 
 #: Ops whose results XLA writes to memory of their own rather than fusing them into a consumer:

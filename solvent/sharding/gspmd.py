@@ -13,20 +13,19 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
 from solvent.ir.context import context
-from solvent.ir.module import find_function, parse, to_text
+from solvent.ir.module import find_function
 from solvent.runtime import sharding as layouts
 from solvent.runtime.sharding import Mesh, NamedSharding
 
 
-def export(module_text: str, mesh: Mesh) -> str:
-    """`module_text` with every `sdy` sharding as `mhlo.sharding` and no `sdy` op left.
+def export(module: ir.Module, mesh: Mesh) -> None:
+    """Every `sdy` sharding of `module` as `mhlo.sharding`, and no `sdy` op left, in place.
 
     Example (what changes)::
 
         %arg0: tensor<8xf64> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>}
         %arg0: tensor<8xf64> {mhlo.sharding = "{devices=[4]<=[4]}"}
     """
-    module = parse(module_text)
     with context(), ir.Location.unknown():
         main = find_function(module, "main")
         for key in ("arg_attrs", "res_attrs"):
@@ -45,7 +44,6 @@ def export(module_text: str, mesh: Mesh) -> str:
         for op in list(module.body.operations):
             if op.operation.name == "sdy.mesh":
                 op.erase()
-    return to_text(module)
 
 
 def hlo_sharding(attribute: ir.Attribute, mesh: Mesh, ndim: int) -> str:
