@@ -9,8 +9,9 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
 from solvent.ir.types import tensor_type
-from solvent.ops.base import check, create, dtype_of, one, shape_of
+from solvent.ops.base import check, dtype_of, one, shape_of
 from solvent.ops.constant import constant, iota
+from solvent.ops.control import while_op
 from solvent.ops.elementwise import binary, compare, select
 from solvent.ops.reduction import reduce
 from solvent.ops.shape import broadcast_in_dim, dynamic_slice, reshape
@@ -42,8 +43,7 @@ def pivots_to_permutation(pivots: ir.Value, m: int) -> ir.Value:
     int32 = np.dtype(np.int32)
     scalar = tensor_type((), int32)
     types = [scalar, tensor_type(shape, int32), pivots.type]
-    op = create("stablehlo.while", [constant(np.int32(0)), iota(shape, int32, len(batch)), pivots], types,
-                regions=2)
+    op = while_op([constant(np.int32(0)), iota(shape, int32, len(batch)), pivots])
     with ir.InsertionPoint(op.regions[0].blocks.append(*types)) as point:
         i = point.block.arguments[0]
         stablehlo.ReturnOp([compare("LT", i, constant(np.int32(k)))])

@@ -30,8 +30,8 @@ from solvent.core import structure, trace
 from solvent.core.traced import TracedScalar
 from solvent.errors import UnsupportedError
 from solvent.numpy.values import full, value, wrap
-from solvent.ops import elementwise as ew, shape as shape_ops
-from solvent.ops.base import create, shape_of
+from solvent.ops import elementwise as ew, enzyme, shape as shape_ops
+from solvent.ops.base import shape_of
 from solvent.ops.constant import iota
 from solvent.transforms import batching
 from solvent.transforms.lifting import Lifted, lift, reach
@@ -41,26 +41,21 @@ from solvent.transforms.outline import build_result
 # -- Enzyme ops ----------------------------------------------------------------------------
 
 
-def _activity(name: str) -> ir.Attribute:
-    return ir.Attribute.parse(f"#enzyme<activity<enzyme_{name}>>")
-
-
 def _reverse(lifted: Lifted, active: list[bool], seeds: dict, keep):
     """`enzyme.autodiff` of `lifted`: seeds[k] is output k's cotangent; `keep` the outputs whose
     primal values are wanted (True: all). Returns ({k: primal}, {i: gradient of input i})."""
     outputs = lifted.output_values()
     operands = lifted.operands
-    activity = [_activity("active" if i < len(active) and active[i] else "const") for i in range(len(operands))]
+    activity = ["active" if i < len(active) and active[i] else "const" for i in range(len(operands))]
     returns, types = [], []
     for k, out in enumerate(outputs):
         need = keep is True or k in keep
-        returns.append(_activity(("active" if k in seeds else "const") + ("" if need else "noneed")))
+        returns.append(("active" if k in seeds else "const") + ("" if need else "noneed"))
         types += [out.type] if need else []
     wanted = [k for k in range(len(outputs)) if keep is True or k in keep]
     differentiated = [i for i, a in enumerate(active) if a]
-    op = create("enzyme.autodiff", operands + [seeds[k] for k in sorted(seeds)],
-                types + [operands[i].type for i in differentiated], _attributes(lifted, activity, returns))
-    results = list(op.results)
+    results = enzyme.autodiff(lifted.name, operands + [seeds[k] for k in sorted(seeds)],
+                              types + [operands[i].type for i in differentiated], activity, returns)
     return dict(zip(wanted, results)), dict(zip(differentiated, results[len(wanted):]))
 
 
@@ -72,28 +67,22 @@ def _forward(lifted: Lifted, tangents: dict, differentiate: set, keep):
         operands.append(operand)
         if i in tangents:
             operands.append(tangents[i])
-        activity.append(_activity("dup" if i in tangents else "const"))
+        activity.append("dup" if i in tangents else "const")
     returns, types, slots = [], [], []
     for k, out in enumerate(lifted.output_values()):
         need = keep is True or k in keep
         kind = "dup" if k in differentiate else "const"
-        returns.append(_activity(kind + ("" if need else "noneed")))
+        returns.append(kind + ("" if need else "noneed"))
         if need:
             types.append(out.type)
             slots.append(("primal", k))
         if k in differentiate:
             types.append(out.type)
             slots.append(("tangent", k))
-    op = create("enzyme.fwddiff", operands, types, _attributes(lifted, activity, returns))
     primals, derivatives = {}, {}
-    for (slot, k), result in zip(slots, op.results):
+    for (slot, k), result in zip(slots, enzyme.fwddiff(lifted.name, operands, types, activity, returns)):
         (primals if slot == "primal" else derivatives)[k] = result
     return primals, derivatives
-
-
-def _attributes(lifted, activity, returns) -> dict:
-    return {"fn": ir.FlatSymbolRefAttr.get(lifted.name), "activity": ir.ArrayAttr.get(activity),
-            "ret_activity": ir.ArrayAttr.get(returns)}
 
 
 # -- arguments and results ------------------------------------------------------------------

@@ -20,8 +20,8 @@ from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray, TracedScalar
 from solvent.errors import UnsupportedError
 from solvent.numpy.values import value, wrap
-from solvent.ops import shape as shape_ops
-from solvent.ops.base import create, i64_array, shape_of
+from solvent.ops import enzyme, shape as shape_ops
+from solvent.ops.base import shape_of
 from solvent.transforms.lifting import lift
 
 
@@ -63,9 +63,7 @@ def _batch(fn, args, kwargs, in_axes, out_axes, axis_size):
     operands = lifted.operands[:count] + [_spread(v, size) for v in lifted.operands[count:]]
     types = [ir.RankedTensorType.get([size, *ir.RankedTensorType(v.type).shape],
                                      ir.RankedTensorType(v.type).element_type) for v in lifted.output_values()]
-    op = create("enzyme.batch", operands, types,
-                {"fn": ir.FlatSymbolRefAttr.get(lifted.name), "batch_shape": i64_array([size])})
-    results = list(op.results)
+    results = enzyme.batch(lifted.name, operands, types, size)
     if signature.setters or signature.deleted:
         raise UnsupportedError("a function mapped by solvent.vmap reassigns attributes or items of its "
                                "arguments; return the new values instead")

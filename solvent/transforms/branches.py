@@ -12,7 +12,7 @@ from solvent.core.aval import Aval
 from solvent.core.traced import REGIONS, TracedArray
 from solvent.errors import ControlFlowError
 from solvent.numpy.values import carried_value, wrap
-from solvent.ops.base import create
+from solvent.ops.control import case_op
 from solvent.transforms.branch_writes import hoist
 from solvent.transforms.identity import FRESH, Either, as_value, bind, made_before
 from solvent.transforms.regions import (Eraser, aval_of, convert, is_scalar, is_weak, leaves_of, new_writes,
@@ -35,7 +35,7 @@ class Case:
 
     def __init__(self, session, index, branches, operands):
         self.implicit: list[TracedArray] = []
-        scratch = create("stablehlo.case", [index], [], regions=len(branches))
+        scratch = case_op(index, [], len(branches))
         with Eraser(scratch) as self.eraser:
             ends = [self._branch(session, scratch.regions[k], k, branch, operands)
                     for k, branch in enumerate(branches)]
@@ -107,7 +107,7 @@ class Case:
                           for a, h in zip(self.implicit, self.hoisted)]  # others: the value before
                 stablehlo.ReturnOp(values + which + passed)
         types = [v.type for v in ends[0].block.operations[len(ends[0].block.operations) - 1].operands]
-        op = create("stablehlo.case", [index], types, regions=len(ends))
+        op = case_op(index, types, len(ends))
         for k, end in enumerate(ends):
             end.block.append_to(op.regions[k])
         scratch.erase()

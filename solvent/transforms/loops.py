@@ -19,7 +19,8 @@ from solvent.core.traced import REGIONS, Region, TracedArray, padded
 from solvent.errors import ControlFlowError
 from solvent.numpy.values import carried_value, value, wrap
 from solvent.ops import elementwise as ew
-from solvent.ops.base import create, dtype_of, shape_of
+from solvent.ops.base import dtype_of, shape_of
+from solvent.ops.control import while_op
 from solvent.transforms.lengths import Carried, traced_lengths
 from solvent.transforms.identity import (FRESH, Binding, Either, as_value, bind, flatten, has_identity, made_before,
                                          roots)
@@ -296,7 +297,7 @@ def loop(cond_fn, body_fn, init, fixed=None, runs_once=False, written=()):
         while True:
             operands = loop.operands()
             types = [v.type for v in operands]
-            op = create("stablehlo.while", operands, types, regions=2)
+            op = while_op(operands)
             with Eraser(op) as eraser:
                 condition = loop.trace(session, op.regions[0], eraser, cond_fn, types, condition=True)
                 body = loop.trace(session, op.regions[1], eraser, body_fn, types)

@@ -14,7 +14,8 @@ from solvent.core.traced import Region, TracedArray, TracedScalar
 from solvent.errors import ControlFlowError, SolventError, raised_at
 from solvent.numpy.values import value
 from solvent.ops import elementwise as ew
-from solvent.ops.base import create, dtype_of, shape_of
+from solvent.ops.base import dtype_of, shape_of
+from solvent.ops.control import case_op
 
 
 def _is_number(x) -> bool:
@@ -160,7 +161,7 @@ def probe(fn):
     """
     session = trace.current()
     with session.emitting():
-        scratch = create("stablehlo.case", [value(np.int32(0))], [], regions=1)
+        scratch = case_op(value(np.int32(0)), [], 1)
         block = scratch.regions[0].blocks.append()
         record = Region()
         try:

@@ -8,12 +8,12 @@ import contextlib
 import numpy as np
 import pytest
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import func
+from jaxlib.mlir.dialects import func, stablehlo
 
 from solvent.ir.context import context
 from solvent.ir.module import defining_op, new_module, same_value, verify
 from solvent.ir.types import tensor_type
-from solvent.ops import elementwise as ew, linalg, reduction, scatter, shape as ops
+from solvent.ops import control, elementwise as ew, enzyme, linalg, reduction, scatter, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import constant, iota
 
@@ -181,3 +181,43 @@ def test_constant_round_trips_dtypes():
     with building() as ():
         for dtype in (np.bool_, np.int8, np.uint32, np.float32, np.float64, np.complex128):
             assert aval(constant(np.ones((2,), dtype))) == ((2,), np.dtype(dtype))
+
+
+def test_control_flow_ops_take_their_operands_types():
+    with building(((3,), F64), ((), I32)) as (x, i):
+        loop = control.while_op([i, x])
+        assert [str(t) for t in loop.results.types] == ["tensor<i32>", "tensor<3xf64>"]
+        for region, returned in ((0, lambda c: [ew.compare("LT", c[0], constant(np.int32(4)))]), (1, list)):
+            block = loop.regions[region].blocks.append(i.type, x.type)
+            with ir.InsertionPoint(block):
+                stablehlo.ReturnOp(returned(list(block.arguments)))
+        case = control.case_op(i, [x.type], 2)
+        for k in range(2):
+            with ir.InsertionPoint(case.regions[k].blocks.append()):
+                stablehlo.ReturnOp([x if k else ew.unary("negate", x)])
+        assert aval(case.results[0]) == ((3,), F64)
+        with pytest.raises(ValueError, match="0-d int32"):
+            control.case_op(x, [x.type], 2)
+
+
+def test_enzyme_ops_give_the_result_types_asked_for():
+    module = new_module()
+    with context(), ir.Location.unknown():
+        t = tensor_type((3,), F64)
+        with ir.InsertionPoint(module.body):
+            square = func.FuncOp("square", ir.FunctionType.get([t], [t]))
+            square.attributes["sym_visibility"] = ir.StringAttr.get("private")
+            with ir.InsertionPoint(square.add_entry_block()):
+                func.ReturnOp([ew.binary("multiply", square.arguments[0], square.arguments[0])])
+            main = func.FuncOp("main", ir.FunctionType.get([t], []))
+        with ir.InsertionPoint(main.add_entry_block()):
+            x = main.arguments[0]
+            (gradient,) = enzyme.autodiff("square", [x, x], [t], ["active"], ["activenoneed"])
+            primal, tangent = enzyme.fwddiff("square", [x, x], [t, t], ["dup"], ["dup"])
+            rows = ops.broadcast_in_dim(x, (2, 3), [1])
+            (batched,) = enzyme.batch("square", [rows], [tensor_type((2, 3), F64)], 2)
+            func.ReturnOp([])
+        assert [aval(v) for v in (gradient, primal, tangent)] == [((3,), F64)] * 3
+        assert aval(batched) == ((2, 3), F64)
+        assert "ret_activity = [#enzyme.activity<enzyme_activenoneed>]" in str(gradient.owner)
+    verify(module)

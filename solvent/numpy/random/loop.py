@@ -11,7 +11,7 @@ from jaxlib.mlir.dialects import stablehlo
 from solvent.core import trace
 from solvent.numpy import values
 from solvent.numpy.random import masks
-from solvent.ops.base import create
+from solvent.ops import control
 
 
 def repeat_while(test: Callable, step: Callable, start: tuple) -> tuple:
@@ -26,7 +26,7 @@ def repeat_while(test: Callable, step: Callable, start: tuple) -> tuple:
     with session.emitting():
         initial = [values.value(x) for x in start]
         types = [v.type for v in initial]
-        op = create("stablehlo.while", initial, types, regions=2)
+        op = control.while_op(initial)
         for region, body in ((0, lambda *c: [values.value(test(*c))]),
                              (1, lambda *c: [values.value(x) for x in step(*c)])):
             block = op.regions[region].blocks.append(*types)
