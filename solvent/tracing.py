@@ -17,8 +17,9 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 
 import solvent.numpy  # noqa: F401  (fills the dispatch table)
-from solvent.core import structure
+from solvent.core import spec, structure
 from solvent.core.aval import Aval
+from solvent.core.spec import Argument, Cut, Either, Input, Node, Output, Static
 from solvent.core.trace import NeedsGlobalRandom, Trace, tracing
 from solvent.core.traced import TracedArray, TracedScalar, padded
 from solvent.errors import EscapedValueError, UnsupportedError
@@ -38,9 +39,9 @@ class Signature:
     input_kinds: list[type]    # type of the caller's object for each input
     output_avals: list[Aval] = field(default_factory=list)
     output_scalar: list[bool] = field(default_factory=list)
-    result: tuple = ()         # spec of the result structure (see `_spec`)
+    result: spec.Spec = None   # how the thunk rebuilds the result
     mutated: dict = field(default_factory=dict)   # input index -> output index (in-place)
-    setters: list = field(default_factory=list)   # (container path, step, spec) reassignments
+    setters: list = field(default_factory=list)   # (container path, step, Spec) reassignments
     deleted: list = field(default_factory=list)   # (container path, step) removed keys
     input_shardings: list = field(default_factory=list)  # per input: its sharding if over several devices
     byteswapped: set = field(default_factory=set)  # inputs given in the other byte order (converted in)
@@ -255,7 +256,7 @@ class _Outputs:
         self.index: dict[int, int] = {}
         self.keep: list = []
         # an argument array returned as itself: the caller's input, or (a view sharing memory) its path
-        self.returned = {id(leaf): ("input", inputs.of_leaf[i]) if i in inputs.of_leaf else ("argument", path)
+        self.returned = {id(leaf): Input(inputs.of_leaf[i]) if i in inputs.of_leaf else Argument(path)
                          for i, (leaf, path) in enumerate(zip(copied.leaves, copied.paths))}
 
     def add(self, tracer: TracedArray, padding: bool = False) -> int:
@@ -269,43 +270,40 @@ class _Outputs:
             self.signature.output_scalar.append(isinstance(tracer, TracedScalar))
         return self.index[id(tracer)]
 
-    def spec(self, x):
-        """How the thunk rebuilds `x`: ("input", i), ("output", k), ("argument", path),
-        ("static", value), ("either", which spec, [choice specs], own spec) for an array that is
-        one of several by a traced index, ("cut", data spec, [(axis, length spec)]) for one of
-        traced length, or (container type, [(step, spec), ...])."""
+    def spec(self, x) -> spec.Spec:
+        """How the thunk rebuilds `x` from the program's outputs and the caller's objects."""
         original = self.copied.originals.get(id(x))
         alternatives = x.alternatives() if isinstance(x, TracedArray) else None
         if alternatives is not None:
             which, choices, own = alternatives
-            return ("either", self.spec(TracedScalar(which, Aval((), np.dtype(np.int32)))),
-                    [self.spec(c) for c in choices], self.spec(own))
+            return Either(self.spec(TracedScalar(which, Aval((), np.dtype(np.int32)))),
+                          tuple(self.spec(c) for c in choices), self.spec(own))
         if isinstance(x, TracedArray):
             if original is not None:  # an argument array returned: the caller's own object
                 return self.returned[id(original)]
             if x.padded and self.cuts and getattr(x, "lengths", None):
                 return self._cut(x)
-            return ("output", self.add(x))
+            return Output(self.add(x))
         if original is not None and type(original) in structure.STATEFUL:  # a generator returned: itself
             return self.returned[id(original)]
         if original is not None and not structure.is_array(original):
-            return ("argument", self.copied.container_paths[id(x)])
+            return Argument(self.copied.container_paths[id(x)])
         kids = structure.children(x)
         if kids is None:
-            return ("static", x)
-        return (type(x), [(step, self.spec(v)) for step, v in kids])
+            return Static(x)
+        return Node(type(x), tuple((step, self.spec(v)) for step, v in kids))
 
-    def _cut(self, x):
-        """("cut", data, [(axis, length)]) for a result of traced length (x[mask], x[:k]): its data at
-        full size and each traced length are outputs (one per length, however many results share
-        it), and the thunk cuts it to NumPy's shape."""
+    def _cut(self, x) -> Cut:
+        """A result of traced length (x[mask], x[:k]): its data at full size and each traced length
+        are outputs (one per length, however many results share it), and the thunk cuts it to
+        NumPy's shape."""
         lengths = []
         for axis, n in enumerate(x.lengths):
             if n is not None:
                 if n not in self.lengths:
                     self.lengths[n] = self.add(TracedScalar(n, Aval((), np.dtype(np.int64))))
-                lengths.append((axis, ("output", self.lengths[n])))
-        return ("cut", ("output", self.add(x, padding=True)), lengths)
+                lengths.append((axis, Output(self.lengths[n])))
+        return Cut(Output(self.add(x, padding=True)), tuple(lengths))
 
 
 def _find_reassignments(copied: structure.Copied, outputs: _Outputs, signature: Signature) -> None:
@@ -317,7 +315,7 @@ def _find_reassignments(copied: structure.Copied, outputs: _Outputs, signature: 
         path = copied.container_paths[id(copy)]
         if isinstance(copy, list):  # append/pop/insert: replace the contents wholesale
             if len(now) != len(before) or any(before[s] is not c for s, c in now):
-                signature.setters.append((path, structure.ALL, (list, [(s, outputs.spec(c)) for s, c in now])))
+                signature.setters.append((path, structure.ALL, Node(list, tuple((s, outputs.spec(c)) for s, c in now))))
             continue
         for step, child in now:
             if step not in before or before[step] is not child:

@@ -30,7 +30,7 @@ from solvent.compiler.disk import VERSIONS
 from solvent.core import structure
 from solvent.errors import LoadError, UnsupportedError
 
-FORMAT = 1
+FORMAT = 2  # 2: result specs are `core.spec` nodes
 _META, _MODULE, _SIGNATURE = "meta.json", "module.mlirbc", "signature.pickle"
 
 
@@ -85,11 +85,13 @@ def read(path, platform: str) -> tuple[dict, str, dict]:
 
 
 def _allowed() -> set[str]:
+    from solvent.core import spec
     from solvent.core.aval import Aval
     from solvent.core.structure import Shared
     from solvent.runtime.array import Array, Scalar
     from solvent.tracing import Signature
-    kinds = [Aval, Shared, Array, Scalar, Signature, *structure.STATEFUL, np.ndarray, np.dtype]
+    nodes = [spec.Input, spec.Output, spec.Argument, spec.Static, spec.Either, spec.Cut, spec.Node]
+    kinds = [Aval, Shared, Array, Scalar, Signature, *nodes, *structure.STATEFUL, np.ndarray, np.dtype]
     kinds += list(np.sctypeDict.values()) + [type(np.dtype(t)) for t in np.sctypeDict.values()]
     names = {f"{k.__module__}.{k.__qualname__}" for k in kinds}
     names |= {f"builtins.{k.__name__}" for k in (tuple, list, dict, set, frozenset, slice, int, float, complex,

@@ -14,7 +14,7 @@ import numpy as np
 
 from jax.errors import JaxRuntimeError
 
-from solvent.core import structure
+from solvent.core import spec, structure
 from solvent.errors import ExecutionError, LayoutError, ReadOnlyError
 from solvent.runtime import devices, interrupts, memory
 from solvent.runtime.array import BUFFERS, Array, Scalar, array_key, asarray
@@ -146,25 +146,24 @@ def _reach(path, constant) -> str:
 
 
 def _builder(ns: _Namespace):
-    """`build(spec)`: source rebuilding a result or reassigned value from its spec (see tracing)."""
+    """`build(spec)`: source rebuilding a result or reassigned value from its spec (see `core.spec`)."""
 
-    def build(spec) -> str:
-        tag = spec[0]
-        if tag == "input":
-            return f"x{spec[1]}"
-        if tag == "output":
-            return f"o{spec[1]}"
-        if tag == "argument":
-            return _reach(spec[1], ns.name) if spec[1] else "(args, kwargs)"
-        if tag == "static":
-            return ns.name(spec[1], "s")
-        if tag == "either":
-            _, which, choices, own = spec
-            return f"_choose({build(which)}, ({''.join(build(c) + ', ' for c in choices)}), {build(own)})"
-        if tag == "cut":
-            _, data, lengths = spec
-            return f"_cut({build(data)}, ({''.join(f'({axis}, {build(n)}), ' for axis, n in lengths)}))"
-        kind, kids = spec
+    def build(node: spec.Spec) -> str:
+        if isinstance(node, spec.Input):
+            return f"x{node.index}"
+        if isinstance(node, spec.Output):
+            return f"o{node.index}"
+        if isinstance(node, spec.Argument):
+            return _reach(node.path, ns.name) if node.path else "(args, kwargs)"
+        if isinstance(node, spec.Static):
+            return ns.name(node.value, "s")
+        if isinstance(node, spec.Either):
+            choices = "".join(build(c) + ", " for c in node.choices)
+            return f"_choose({build(node.which)}, ({choices}), {build(node.own)})"
+        if isinstance(node, spec.Cut):
+            lengths = "".join(f"({axis}, {build(n)}), " for axis, n in node.lengths)
+            return f"_cut({build(node.data)}, ({lengths}))"
+        kind, kids = node.kind, node.children
         items = [build(s) for _, s in kids]
         if kind is tuple:
             return f"({''.join(i + ', ' for i in items)})"
@@ -233,8 +232,8 @@ def generate(signature: Signature, executable, device=None, sync: bool = False, 
         exchange = ["with _lock:"] + _indented(exchange)
     body += exchange
     build = _builder(ns)
-    for path, step, spec in signature.setters:
-        body.append(f"_set({_reach(path, ns.name)}, {ns.name(step, 'step')}, {build(spec)})")
+    for path, step, new in signature.setters:
+        body.append(f"_set({_reach(path, ns.name)}, {ns.name(step, 'step')}, {build(new)})")
     for path, step in signature.deleted:
         body.append(f"_delete({_reach(path, ns.name)}, {ns.name(step, 'step')})")
     body.append(f"return {build(signature.result)}")

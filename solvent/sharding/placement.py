@@ -18,6 +18,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
 from solvent.core import structure
+from solvent.core.spec import Node, Spec
 from solvent.errors import ShardingError
 from solvent.ir.context import context
 from solvent.ir.module import find_function
@@ -200,28 +201,20 @@ def _entry(shardings, key, positional: bool, parameters):
     return shardings
 
 
-def _result_outputs(spec, shardings):
+def _result_outputs(result: Spec, shardings):
     """(output index, sharding) for each output the `out_shardings` option covers."""
     if isinstance(shardings, (tuple, list, dict)):
-        kind, kids = spec if isinstance(spec[0], type) else (None, [])
+        kind = result.kind if isinstance(result, Node) else None
         if kind is None or not isinstance(shardings, dict if kind is dict else (tuple, list)):
             raise ShardingError(f"out_shardings is a {type(shardings).__name__} but the function returns "
                              "something else; give one sharding for all results, or one per returned item")
         keyed = shardings if isinstance(shardings, dict) else dict(enumerate(shardings))
-        for step, child in kids:
+        for step, child in result.children:
             given = keyed.get(step[1])
             if given is not None:
-                yield from ((k, given) for k in _outputs_in(child))
+                yield from ((k, given) for k in child.outputs())
         return
-    yield from ((k, shardings) for k in _outputs_in(spec))
-
-
-def _outputs_in(spec):
-    if spec[0] == "output":
-        yield spec[1]
-    elif isinstance(spec[0], type):
-        for _, child in spec[1]:
-            yield from _outputs_in(child)
+    yield from ((k, shardings) for k in result.outputs())
 
 
 def _resolve(given, mesh: Mesh) -> NamedSharding:

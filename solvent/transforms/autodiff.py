@@ -26,7 +26,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 
-from solvent.core import structure, trace
+from solvent.core import spec, structure, trace
 from solvent.core.traced import TracedScalar
 from solvent.errors import UnsupportedError
 from solvent.numpy.values import full, value, wrap
@@ -143,22 +143,27 @@ def _wrap_outputs(lifted: Lifted, primals: dict) -> list:
             for k in range(len(signature.output_avals))]
 
 
-def _split_aux(spec, has_aux: bool, purpose: str):
+def _split_aux(result: spec.Spec, has_aux: bool, purpose: str):
     """(spec of the differentiated result, spec of aux or None)."""
     if not has_aux:
-        return spec, None
-    if spec[0] not in (tuple, list) or len(spec[1]) != 2:
+        return result, None
+    if not isinstance(result, spec.Node) or result.kind not in (tuple, list) or len(result.children) != 2:
         raise TypeError(f"{purpose}(..., has_aux=True) needs a function returning a pair (output, aux)")
-    return spec[1][0][1], spec[1][1][1]
+    return result.children[0][1], result.children[1][1]
 
 
-def _output_indices(spec) -> list[int]:
+def _returned(node: spec.Spec) -> str:
+    """What a function returned instead of a traced array, for an error message."""
+    if isinstance(node, spec.Static):
+        return repr(node.value)
+    if isinstance(node, spec.Node):
+        return f"a {node.kind.__name__}"
+    return "an argument returned as itself"
+
+
+def _output_indices(result: spec.Spec) -> list[int]:
     """Output indices under a result spec, in the order the structure lists them."""
-    if spec[0] == "output":
-        return [spec[1]]
-    if isinstance(spec[0], type):
-        return [k for _, child in spec[1] for k in _output_indices(child)]
-    return []
+    return list(result.outputs())
 
 
 def _ones(shape, dtype) -> ir.Value:
@@ -235,9 +240,9 @@ def _value_and_grad(fn, args, kwargs, argnums, has_aux, checkpoint):
     args = _traced_scalars(args, numbers)
     lifted = lift(fn, args, kwargs, purpose)
     loss_spec, _ = _split_aux(lifted.signature.result, has_aux, purpose)
-    if loss_spec[0] != "output":
-        raise TypeError(f"{purpose} needs a function returning a float scalar array, got {loss_spec[1]!r}")
-    k = loss_spec[1]
+    if not isinstance(loss_spec, spec.Output):
+        raise TypeError(f"{purpose} needs a function returning a float scalar array, got {_returned(loss_spec)}")
+    k = loss_spec.index
     aval = lifted.signature.output_avals[k]
     if aval.shape != () or not _is_float(aval.dtype):
         raise TypeError(f"{purpose} needs a function returning a float scalar, got {aval}; "
@@ -289,24 +294,24 @@ def vjp(fn, *primals, has_aux=False, checkpoint=None):
     return (out, pullback, everything[1]) if has_aux else (out, pullback)
 
 
-def _seeds(lifted: Lifted, spec, cotangent) -> dict:
+def _seeds(lifted: Lifted, result: spec.Spec, cotangent) -> dict:
     """Output index -> its cotangent value, pairing `cotangent` with the result's structure."""
     seeds: dict = {}
     signature = lifted.signature
 
-    def pair(spec, ct):
-        if spec[0] == "output":
-            aval = signature.output_avals[spec[1]]
+    def pair(node, ct):
+        if isinstance(node, spec.Output):
+            k, aval = node.index, signature.output_avals[node.index]
             if _is_float(aval.dtype) and ct is not None:
                 v = value(ct, aval.dtype, aval.shape)
-                seeds[spec[1]] = ew.binary("add", seeds[spec[1]], v) if spec[1] in seeds else v
-        elif isinstance(spec[0], type):
+                seeds[k] = ew.binary("add", seeds[k], v) if k in seeds else v
+        elif isinstance(node, spec.Node):
             kids = structure.children(ct) or []
-            if len(kids) != len(spec[1]):
-                raise TypeError(f"the cotangent has {len(kids)} parts where the output has {len(spec[1])}")
-            for (_, child_spec), (_, child) in zip(spec[1], kids):
+            if len(kids) != len(node.children):
+                raise TypeError(f"the cotangent has {len(kids)} parts where the output has {len(node.children)}")
+            for (_, child_spec), (_, child) in zip(node.children, kids):
                 pair(child_spec, child)
-    pair(spec, cotangent)
+    pair(result, cotangent)
     return seeds
 
 

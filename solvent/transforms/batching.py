@@ -15,7 +15,7 @@ import functools
 import numpy as np
 from jaxlib.mlir import ir
 
-from solvent.core import dispatch, structure, trace
+from solvent.core import dispatch, spec, structure, trace
 from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray, TracedScalar
 from solvent.errors import UnsupportedError
@@ -147,22 +147,22 @@ def _spread(v: ir.Value, size: int) -> ir.Value:
     return shape_ops.broadcast_in_dim(v, (size, *shape), range(1, len(shape) + 1))
 
 
-def _out_axes(spec, out_axes) -> dict:
+def _out_axes(result, out_axes) -> dict:
     """Output index -> the batch axis `out_axes` (a prefix of the result's structure) gives it."""
     placed = {}
 
-    def walk(spec, axes):
-        if spec[0] == "output":
+    def walk(node, axes):
+        if isinstance(node, spec.Output):
             if axes is not None and not isinstance(axes, (int, np.integer)):
                 raise ValueError(f"vmap out_axes {out_axes!r} does not match the result's structure")
-            placed[spec[1]] = axes
-        elif isinstance(spec[0], type):
-            for (_, key), child in spec[1]:
+            placed[node.index] = axes
+        elif isinstance(node, spec.Node):
+            for (_, key), child in node.children:
                 try:
                     walk(child, axes if axes is None or isinstance(axes, int) else axes[key])
                 except (KeyError, IndexError, TypeError):
                     raise ValueError(f"vmap out_axes {out_axes!r} does not match the result's structure") from None
-    walk(spec, out_axes)
+    walk(result, out_axes)
     return placed
 
 

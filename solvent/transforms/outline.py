@@ -16,7 +16,7 @@ import functools
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 
-from solvent.core import structure, trace
+from solvent.core import spec, structure, trace
 from solvent.core.traced import TracedArray
 from solvent.numpy.values import value, wrap
 from solvent.tracing import build_function
@@ -92,34 +92,18 @@ def _call(session, built, args, kwargs):
     return build_result(signature.result, leaves, outputs, (args, kwargs))
 
 
-def build_result(spec, leaves, outputs, root):
-    """Rebuild a traced function's result from its spec (see `tracing._Outputs.spec`)."""
-    tag = spec[0]
-    if tag == "input":
-        return leaves[spec[1]]
-    if tag == "output":
-        return outputs[spec[1]]
-    if tag == "static":
-        return spec[1]
-    if tag == "either":
-        _, which, choices, own = spec
-        return Either(value(build_result(which, leaves, outputs, root)),
-                      [build_result(c, leaves, outputs, root) for c in choices],
-                      build_result(own, leaves, outputs, root))
-    if tag == "argument":
-        node = root
-        for kind, key in spec[1]:
-            node = getattr(node, key) if kind == structure.ATTR else node[key]
-        return node
-    kind, kids = spec
-    items = [build_result(child, leaves, outputs, root) for _, child in kids]
-    if kind is tuple or kind is list:
-        return kind(items)
-    if kind is dict:
-        return {step[1]: item for (step, _), item in zip(kids, items)}
-    if issubclass(kind, tuple):
-        return kind(*items)
-    obj = kind.__new__(kind)
-    for (step, _), item in zip(kids, items):
-        object.__setattr__(obj, step[1], item)
-    return obj
+def build_result(node: spec.Spec, leaves, outputs, root):
+    """Rebuild a traced function's result from its spec (see `core.spec`)."""
+    if isinstance(node, spec.Input):
+        return leaves[node.index]
+    if isinstance(node, spec.Output):
+        return outputs[node.index]
+    if isinstance(node, spec.Static):
+        return node.value
+    if isinstance(node, spec.Either):
+        return Either(value(build_result(node.which, leaves, outputs, root)),
+                      [build_result(c, leaves, outputs, root) for c in node.choices],
+                      build_result(node.own, leaves, outputs, root))
+    if isinstance(node, spec.Argument):
+        return node.reach(root)
+    return node.build([build_result(child, leaves, outputs, root) for _, child in node.children])
