@@ -127,6 +127,7 @@ class Jitted:
         self.first_static = _first_static(fn, options.static_argnames)
         self.statics = options.static_argnames
         self.fast = thunks.no_fast_path  # the latest signature's call, checking its own arguments
+        self.layouts = False  # whether call keys hold the strides of NumPy arrays (see `numpy.layout`)
         self.recompiles = Recompiles(fn, options.explain)
         functools.update_wrapper(self, fn)
 
@@ -139,13 +140,17 @@ class Jitted:
                 return result
         if self.first_static:
             args, kwargs = _move_statics(args, kwargs, self.first_static)
-        key = call_key(args, kwargs, self.statics)
+        key = call_key(args, kwargs, self.statics, self.layouts)
         thunk = self.cache.get(key)
         if thunk is None:
             self.recompiles.compiling(self.fn, args, kwargs)
             lowered = lower(self.fn, args, kwargs, self.options)
             compiled = Compiled(self.fn, args, kwargs, lowered, self.options)
             report_stages(self.recompiles.name, compiled.seconds)
+            if lowered.signature.layouts and not self.layouts:  # from now on keys tell layouts apart
+                self.layouts = True
+                self.cache.entries.clear()
+                key = call_key(args, kwargs, self.statics, True)
             thunk = self.cache.put(key, compiled.thunk)
         self.fast = thunk.fast
         return thunk(args, kwargs)

@@ -46,6 +46,7 @@ class Signature:
     input_shardings: list = field(default_factory=list)  # per input: its sharding if over several devices
     byteswapped: set = field(default_factory=set)  # inputs given in the other byte order (converted in)
     reshaped: dict = field(default_factory=dict)  # input index -> (file, line) of its `x.shape = ...`
+    layouts: dict = field(default_factory=dict)   # input index -> the strides the program depends on
 
 
 #: Inputs a program may take beyond its arguments, at path (2, i) of its inputs' tree (args, kwargs,
@@ -152,6 +153,8 @@ def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace 
                 signature.mutated[i] = outputs.add(tracer)
             if tracer.reshaped_at is not None:
                 signature.reshaped[i] = tracer.reshaped_at
+            if tracer.layout_read:
+                signature.layouts[i] = tuple(inputs.objects[i].strides)
         _find_reassignments(copied, outputs, signature)
         func.ReturnOp(outputs.values)
         function.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
@@ -213,6 +216,9 @@ class _Inputs:
         scalar = getattr(leaf, "is_scalar", False) or isinstance(leaf, TracedScalar)
         tracer = (TracedScalar if scalar else TracedArray)(None, aval)
         tracer.host_array = isinstance(leaf, np.ndarray)
+        tracer.memory = _memory(leaf)
+        if isinstance(leaf, TracedArray):
+            tracer.stands_for = leaf
         return self._keep(tracer, leaf, path)
 
     def _keep(self, tracer: TracedArray, leaf, path) -> TracedArray:
@@ -221,6 +227,14 @@ class _Inputs:
         self.objects.append(leaf)
         self.paths.append(path)
         return tracer
+
+
+def _memory(leaf):
+    """NumPy's layout of an argument (see `numpy.layout`): a caller's ndarray's strides unless it is
+    C-contiguous, the layout a traced array has in the enclosing trace (outlining, transforms)."""
+    if isinstance(leaf, np.ndarray):
+        return "C" if leaf.flags.c_contiguous else tuple(leaf.strides)
+    return leaf.memory if isinstance(leaf, TracedArray) else "C"
 
 
 def _argument_aval(leaf) -> Aval:

@@ -14,20 +14,21 @@ _KEYED = frozenset({Array, Scalar})  # carry their own key (aval, and sharding)
 _STATIC = frozenset({int, float, bool, complex, str, type(None)})
 
 
-def call_key(args: tuple, kwargs: dict, static_argnames=()) -> tuple:
-    """Structure, array shapes/dtypes, static values and aliasing of one call's arguments.
+def call_key(args: tuple, kwargs: dict, static_argnames=(), layouts: bool = False) -> tuple:
+    """Structure, array shapes/dtypes, static values and aliasing of one call's arguments, and
+    with `layouts` the strides of NumPy arrays (for a function whose programs depend on them).
 
     A flat positional list of NumPy arrays, `solvent.Array`s and Python or NumPy scalars takes a
     short path (one entry per argument, no walk); anything else, and arrays passed twice or
     that may share memory, walk the structure (`full_key`), whose key says how they alias.
     """
     if kwargs:
-        return full_key(args, kwargs, static_argnames)
+        return full_key(args, kwargs, static_argnames, layouts)
     parts, arrays, views = [], [], False
     for x in args:
         kind = type(x)
         if kind is np.ndarray:
-            parts.append((kind, x.shape, x.dtype))
+            parts.append((kind, x.shape, x.dtype, x.strides) if layouts else (kind, x.shape, x.dtype))
             arrays.append(id(x))
             views = views or x.base is not None
         elif kind in _KEYED:
@@ -36,17 +37,17 @@ def call_key(args: tuple, kwargs: dict, static_argnames=()) -> tuple:
         elif kind in _STATIC or isinstance(x, np.generic):
             parts.append(static_key(x))
         else:
-            return full_key(args, kwargs, static_argnames)
+            return full_key(args, kwargs, static_argnames, layouts)
     if len(arrays) > 1 and (views or len(set(arrays)) < len(arrays)):
-        return full_key(args, kwargs, static_argnames)
+        return full_key(args, kwargs, static_argnames, layouts)
     return tuple(parts)
 
 
-def full_key(args: tuple, kwargs: dict, static_argnames=()) -> tuple:
+def full_key(args: tuple, kwargs: dict, static_argnames=(), layouts: bool = False) -> tuple:
     """`call_key` by walking the whole structure (what `describe` reads)."""
     if static_argnames:
         kwargs = {k: ("static", static_key(v)) if k in static_argnames else v for k, v in kwargs.items()}
-    return signature_key((args, kwargs))
+    return signature_key((args, kwargs), layouts)
 
 
 class ThunkCache:

@@ -15,7 +15,7 @@ import numpy as np
 from jax.errors import JaxRuntimeError
 
 from solvent.core import spec, structure
-from solvent.errors import ExecutionError, LayoutError, ReadOnlyError
+from solvent.errors import ExecutionError, LayoutError, ReadOnlyError, SignatureError
 from solvent.runtime import devices, interrupts, memory
 from solvent.runtime.array import BUFFERS, Array, Scalar, array_key, asarray
 from solvent.runtime.dispatch import fast_executor, python_executor, x64_on, x64_restore
@@ -240,7 +240,8 @@ def generate(signature: Signature, executable, device=None, sync: bool = False, 
     mutates = bool(signature.mutated or signature.setters or signature.deleted)
     if mutates:  # Ctrl-C is delivered once every argument has its new value
         body = ["try:"] + _indented(body) + ["finally:", "    if _pending: _deliver()"]
-    source = "def thunk(args, kwargs):\n" + "".join(f"    {line}\n" for line in body) + _fast(example, body, ns)
+    source = "def thunk(args, kwargs):\n" + "".join(f"    {line}\n" for line in body) + \
+        _fast(example, body, ns, bool(signature.layouts))
     filename = f"<solvent thunk {next(_counter)}>"
     exec(compile(source, filename, "exec"), ns)
     thunk = ns["thunk"]
@@ -262,9 +263,10 @@ def no_fast_path(args):
 _STATIC_TYPES = (int, float, bool, complex, str, type(None))
 
 
-def _guard(example, ns: _Namespace) -> str | None:
+def _guard(example, ns: _Namespace, layouts: bool = False) -> str | None:
     """A test that positional `args` have the signature of the `example` call (arrays of the same
-    type, shape and dtype, equal static values, no array twice), or None if it is not that simple.
+    type, shape and dtype, and with `layouts` the same strides, equal static values, no array
+    twice), or None if it is not that simple.
 
     A call that passes it needs no call key: `Jitted` tries the latest signature's `fast` first.
     """
@@ -277,6 +279,8 @@ def _guard(example, ns: _Namespace) -> str | None:
         if kind is np.ndarray:  # (a dtype equal but not identical to NumPy's own instance takes the slow path)
             dtype = ns.name(a.dtype, "dtype")
             tests.append(f"type({x}) is _ndarray and {x}.shape == {a.shape!r} and {x}.dtype is {dtype}")
+            if layouts:
+                tests.append(f"{x}.strides == {a.strides!r}")
             arrays.append(i)
         elif kind in (Array, Scalar):
             tests.append(f"type({x}) is {ns.name(kind, 'type')} and {x}.key == {ns.name(a.key, 'key')}")
@@ -309,10 +313,10 @@ def _run(signature: Signature, executable, placement, single, ns: _Namespace) ->
     return run
 
 
-def _fast(example, body: list[str], ns: _Namespace) -> str:
+def _fast(example, body: list[str], ns: _Namespace, layouts: bool = False) -> str:
     """Source of `fast(args)`: the same call, for positional arguments of exactly the signature of
     `example`, checked by `_guard` (or "" when the signature is not that simple)."""
-    guard = _guard(example, ns)
+    guard = _guard(example, ns, layouts)
     if guard is None:
         return ""
     ns["_no_kwargs"] = {}
@@ -338,6 +342,11 @@ def _checks(signature: Signature, executable, device, name: str, undonated, ns: 
                 f"{name} writes into {path}, but that array is read-only (flags.writeable is False, as for a "
                 "np.broadcast_to view); pass a writable copy (x.copy())")
             lines.append(f"if not x{i}.flags.writeable: raise _read_only{i}()")
+    for i, strides in signature.layouts.items():
+        ns[f"_layout{i}"] = lambda path=describe_path(signature.input_paths[i]), strides=strides: SignatureError(
+            f"{name} was compiled for {path} of strides {strides}, on which the program depends (NumPy's "
+            "reshape or ravel gives a view or a copy by them); call solvent.compile again for this array")
+        lines.append(f"if x{i}.strides != {strides!r}: raise _layout{i}()")
     for i, where in signature.reshaped.items():
         shape = signature.output_avals[signature.mutated[i]].shape
         ns[f"_reshape{i}"] = functools.partial(_reshapes_in_place, shape=shape, message=(

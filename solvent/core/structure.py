@@ -109,18 +109,23 @@ def static_key(x):
     return (type(x), x)
 
 
-def leaf_key(x) -> tuple:
+def leaf_key(x, layouts: bool = False) -> tuple:
+    """An array's key: type, shape and dtype; a traced array's layout (see `numpy.layout`); an
+    ndarray's strides too with `layouts` (for a function whose programs depend on them)."""
     if type(x) in STATEFUL:
         return STATEFUL[type(x)].key(x)
     if KEYED_TYPES and isinstance(x, tuple(KEYED_TYPES)):
         return x.key
     aval = getattr(x, "aval", None)
-    return (type(x), aval if isinstance(aval, Aval) else Aval.of(x))
+    if isinstance(aval, Aval):
+        return (type(x), aval, getattr(x, "memory", None))
+    return (type(x), Aval.of(x), x.strides) if layouts and isinstance(x, np.ndarray) else (type(x), Aval.of(x))
 
 
-def signature_key(tree) -> tuple:
+def signature_key(tree, layouts: bool = False) -> tuple:
     """The cache key of a structure: types, array shapes and dtypes, static values, aliasing
-    (one object reached twice, and ndarrays sharing memory: see `shared_memory`)."""
+    (one object reached twice, and ndarrays sharing memory: see `shared_memory`); with `layouts`
+    the strides of ndarrays."""
     seen: dict[int, int] = {}
     arrays: list = []
 
@@ -130,7 +135,7 @@ def signature_key(tree) -> tuple:
         if is_array(x):
             seen[id(x)] = len(seen)
             arrays.append(x)
-            return leaf_key(x)
+            return leaf_key(x, layouts)
         kids = children(x)
         if kids is None:
             return ("method", x.__func__, walk(x.__self__)) if bound_to_container(x) else static_key(x)

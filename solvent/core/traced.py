@@ -71,6 +71,10 @@ class TracedArray:
     host_array = False  # an argument the caller passed as a NumPy array
     reshaped_at = None  # where `x.shape = ...` gave an ndarray argument its new shape (the thunk sets it)
     known = None  # its value as NumPy computed it at trace time, until written (see numpy.folding)
+    memory = "C"  # NumPy's layout: "C", byte strides, or None if unknown (see numpy.layout)
+    layout_read = False  # an argument whose layout a view-or-copy decision read (see numpy.layout)
+    stands_for = None  # the traced array of an enclosing trace an argument stands for (outlining, transforms)
+    layout_from = ()  # the operands whose layouts decided this result's (see numpy.layout)
 
     def __init__(self, value: ir.Value, aval: Aval):
         self._value = value
@@ -84,10 +88,11 @@ class TracedArray:
             REGIONS.stack[-1].created.append(self)
 
     @classmethod
-    def view_of(cls, parent: "TracedArray", aval: Aval, read, write) -> "TracedArray":
-        """A view that reads `read(parent)` and writes back with `write(parent, new)`."""
+    def view_of(cls, parent: "TracedArray", aval: Aval, read, write, memory=None) -> "TracedArray":
+        """A view that reads `read(parent)` and writes back with `write(parent, new)`; `memory`
+        its byte strides in NumPy (None: not known)."""
         view = cls.__new__(cls)
-        view._value, view.aval, view.version = None, aval, 0
+        view._value, view.aval, view.version, view.memory = None, aval, 0, memory
         view._parent, view._view, view._seen = parent, (read, write), None
         view.depth = len(REGIONS.stack)
         parent.__dict__.setdefault("_views", weakref.WeakSet()).add(view)
@@ -151,6 +156,11 @@ class TracedArray:
                 "`x.shape = ...` on a solvent.Array argument, a view, an array with views or one made outside "
                 "the branch or loop that reshapes it: solvent reshapes in place only NumPy arrays that nothing "
                 "else views; write x = x.reshape(...)")
+        if not self.argument and self.memory != "C":  # (an argument's is checked by the call: see thunk)
+            raise UnsupportedError(
+                "`x.shape = ...` on an array that is not C-contiguous in NumPy (a result computed from "
+                "transposed or strided arrays): whether NumPy can reshape it in place depends on its "
+                "layout; write x = x.reshape(...)")
         new = np.copy(np.reshape(self, shape))  # NumPy's errors for a size that does not match
         self._value, self.aval, self.known = new.value, new.aval, None
         self.version += 1
@@ -167,7 +177,7 @@ class TracedArray:
     mT = property(lambda self: np.swapaxes(self, -1, -2))
     real = property(lambda self: np.real(self))
     imag = property(lambda self: np.imag(self))
-    flat = property(lambda self: np.ravel(self))
+    flat = property(lambda self: dispatch.HOOKS.array_method(self, "flat")())
     base = property(lambda self: None if self._parent is None else self.root(),
                     doc="`ndarray.base`: the array a view reads from, None for an array that owns its data.")
 

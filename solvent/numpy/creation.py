@@ -21,9 +21,9 @@ import numpy as np
 from solvent.core import trace
 from solvent.core.traced import TracedScalar
 from solvent.errors import RANDOM, UnsupportedError, is_library_file
-from solvent.numpy import folding
+from solvent.numpy import folding, layout
 from solvent.numpy.registry import implements
-from solvent.numpy.shape import broadcast_arrays, ravel, static_int, view
+from solvent.numpy.shape import broadcast_arrays, ravel, static_int, undecided, view
 from solvent.numpy.values import (as_array, broadcast_value, full as full_value, holds_traced, is_traced,
                                   normalize_axis, result_type, value, wrap)
 from solvent.ops import elementwise as ew, shape as ops
@@ -213,18 +213,35 @@ def _converted(obj, dtype, copy, ndmin):
     return view(result, new, lambda v: ops.reshape(v, new), lambda p, v: ops.reshape(v, old))
 
 
+def _ordered(result, original, order, name: str):
+    """NumPy's `order=` ("C" or "F") for `result`, which is `original` itself where no copy was asked
+    for: that array where its layout already is that order, a copy in it otherwise (see `layout`)."""
+    if order not in ("C", "F") or not is_traced(result) or isinstance(result, TracedScalar):
+        return result
+    if result is not original:  # a new array: laid out in `order`
+        if result._parent is None:
+            result.memory = "C" if order == "C" else layout.f_strides(result.shape, result.itemsize)
+        return result
+    strides = layout.consulted(result)
+    if strides is None:
+        return undecided(result, result.shape, name)
+    if layout.contiguous(result.shape, strides, result.itemsize, order):
+        return result
+    return _ordered(wrap(result.value, scalar=False), None, order, name)
+
+
 @fresh(np.array)
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
     if not holds_traced(object):
         return np.array(object, dtype, copy=copy, order=order, subok=subok, ndmin=ndmin)
-    return _converted(object, dtype, copy, ndmin)
+    return _ordered(_converted(object, dtype, copy, ndmin), object, order, "np.array")
 
 
 @fresh(np.asarray)
 def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     if not holds_traced(a):
         return np.asarray(a, dtype, order, copy=copy)
-    return _converted(a, dtype, copy, 0)
+    return _ordered(_converted(a, dtype, copy, 0), a, order, "np.asarray")
 
 
 @fresh(np.asanyarray)
@@ -236,15 +253,15 @@ def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
 def ascontiguousarray(a, dtype=None, *, like=None):
     if not holds_traced(a):
         return np.ascontiguousarray(a, dtype)
-    return _converted(a, dtype, None, 1)
+    return _ordered(_converted(a, dtype, None, 1), a, "C", "np.ascontiguousarray")
 
 
 @fresh(np.asfortranarray)
 def asfortranarray(a, dtype=None, *, like=None):
-    """Layout is XLA's business: a Fortran-ordered request gives the same values as a C-ordered one."""
+    """The same values; a copy where NumPy copies (its array is not F-contiguous), as writes tell."""
     if not holds_traced(a):
         return np.asfortranarray(a, dtype)
-    return _converted(a, dtype, None, 1)
+    return _ordered(_converted(a, dtype, None, 1), a, "F", "np.asfortranarray")
 
 
 @fresh(np.require)

@@ -107,6 +107,8 @@ def as_known(result):
         host = np.asarray(result)
         traced = wrap(constant(host), scalar=isinstance(result, np.generic))
         traced.known = host
+        if not host.flags.c_contiguous:
+            traced.memory = host.strides  # NumPy's layout of the result (see `layout`)
         return traced
     return result  # Python numbers and objects NumPy returns as such
 

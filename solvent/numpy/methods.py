@@ -9,10 +9,11 @@ import numpy as np
 
 from solvent.core.traced import TracedScalar
 from solvent.errors import TracerConversionError, UnsupportedError
+from solvent.numpy import layout
 from solvent.numpy.registry import implements, method, refuses_method
 from solvent.numpy.shape import view
 from solvent.numpy.values import full, is_python_scalar, is_traced, result_type, shape, value, wrap
-from solvent.ops import elementwise as ew
+from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import is_complex
 
 #: Methods whose arguments are exactly the NumPy function's after the array.
@@ -61,12 +62,24 @@ def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
 
 @method("copy")
 def copy(self, order="C"):
-    return wrap(self.value, scalar=isinstance(self, TracedScalar))
+    result = wrap(self.value, scalar=isinstance(self, TracedScalar))
+    if order != "C":
+        result.memory = None  # NumPy's F, A or K order: not modelled (see `layout`)
+    return result
 
 
 @method("flatten")
 def flatten(self, order="C"):
-    return wrap(value(np.ravel(self)), scalar=False)
+    """`a.flatten()`: always a new array (np.ravel may be a view)."""
+    return wrap(ops.reshape(self.value, (self.size,)), scalar=False)
+
+
+@method("flat")
+def flat(self):
+    """`a.flat`: the elements in C order as a 1-d view that writes back, whatever `a`'s layout (a
+    flat iterator, which NumPy never copies)."""
+    old, size = self.shape, self.size
+    return view(self, (size,), lambda v: ops.reshape(v, (size,)), lambda parent, new: ops.reshape(new, old))
 
 
 @method("fill")
@@ -93,7 +106,7 @@ def copyto(dst, src, casting="same_kind", where=True):
 def real(val):
     """`np.real(a)` / `a.real`: a view; writing it changes the real part of `a`."""
     if not is_complex(val.dtype):
-        return view(val, shape(val), lambda v: v, lambda parent, new: new)
+        return view(val, shape(val), lambda v: v, lambda parent, new: new, memory=_same_memory(val))
     return _part_view(val, "real")
 
 
@@ -113,7 +126,7 @@ def _part_view(array, part: str):
         pair = (new, ew.unary(other, parent))
         return ew.binary("complex", *(pair if part == "real" else pair[::-1]))
     part_dtype = np.float32 if array.dtype == np.complex64 else np.float64
-    return view(array, shape(array), lambda v: ew.unary(part, v), write, part_dtype)
+    return view(array, shape(array), lambda v: ew.unary(part, v), write, part_dtype, memory=_same_memory(array))
 
 
 @method("nonzero")
@@ -161,9 +174,15 @@ def array_view(self, dtype=None, type=None):
         raise UnsupportedError(f"ndarray.view as {type or dtype}: solvent compiles views as an integer or float "
                                "dtype of the same item size only; use a.astype(dtype) to convert values")
     if dtype == self.dtype:
-        return view(self, self.shape, lambda v: v, lambda parent, new: new)
+        return view(self, self.shape, lambda v: v, lambda parent, new: new, memory=_same_memory(self))
     own = self.dtype
-    return view(self, self.shape, lambda v: ew.bitcast(v, dtype), lambda parent, new: ew.bitcast(new, own), dtype)
+    return view(self, self.shape, lambda v: ew.bitcast(v, dtype), lambda parent, new: ew.bitcast(new, own), dtype,
+                memory=_same_memory(self))
+
+
+def _same_memory(array):
+    """The byte strides of a view of the same elements of `array` (None where not known)."""
+    return layout.strides_of(array) if is_traced(array) else None
 
 
 def _host_only(name):

@@ -11,7 +11,7 @@ import numpy as np
 
 from solvent.core import dispatch, trace
 from solvent.errors import UnsupportedError, user_location
-from solvent.numpy import folding
+from solvent.numpy import folding, layout
 from solvent.numpy.indexing import subscripts, traced_bounds
 from solvent.numpy.registry import qualified_name
 
@@ -39,8 +39,11 @@ def array_function(func, args, kwargs):
                                "see solvent.supported() for the functions it compiles")
     with _emitting():
         if folds:
-            return folding.call(func, args, kwargs, lambda: _traced(func, impl, args, kwargs))
-        return impl(*args, **kwargs)
+            result = folding.call(func, args, kwargs, lambda: _traced(func, impl, args, kwargs))
+        else:
+            result = impl(*args, **kwargs)
+    layout.of_results(result, (*args, *kwargs.values()))
+    return result
 
 
 def _traced(func, impl, args, kwargs):
@@ -61,8 +64,11 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     with _emitting():
         if folding.folds_ufunc(method, inputs, kwargs):
             host = ufunc if method == "__call__" else getattr(ufunc, method)
-            return folding.call(host, inputs, kwargs, lambda: impl(method, *inputs, **kwargs))
-        return impl(method, *inputs, **kwargs)
+            result = folding.call(host, inputs, kwargs, lambda: impl(method, *inputs, **kwargs))
+        else:
+            result = impl(method, *inputs, **kwargs)
+    layout.of_results(result, (*inputs, *kwargs.values()))
+    return result
 
 
 def getitem(array, key):
@@ -89,10 +95,18 @@ def array_method(array, name):
     def bound(*args, **kwargs):
         with _emitting():
             if folding.folds_method(array, name, args, kwargs):
-                return folding.call(lambda a, *rest, **kw: getattr(a, name)(*rest, **kw), (array, *args), kwargs,
-                                    lambda: impl(array, *args, **kwargs))
-            return impl(array, *args, **kwargs)
+                result = folding.call(lambda a, *rest, **kw: getattr(a, name)(*rest, **kw), (array, *args), kwargs,
+                                      lambda: impl(array, *args, **kwargs))
+            else:
+                result = impl(array, *args, **kwargs)
+        if name not in _C_ORDER_METHODS:
+            layout.of_results(result, (array, *args, *kwargs.values()))
+        return result
     return bound
+
+
+#: Methods whose new arrays are C-contiguous whatever their array's layout (NumPy's order="C" default).
+_C_ORDER_METHODS = frozenset({"copy", "flatten"})
 
 
 dispatch.HOOKS.array_function, dispatch.HOOKS.array_ufunc = array_function, array_ufunc

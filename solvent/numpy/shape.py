@@ -13,7 +13,7 @@ import numpy as np
 from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError
-from solvent.numpy import folding
+from solvent.numpy import folding, layout
 from solvent.numpy.registry import implements
 from solvent.numpy.values import (as_array, broadcast_value, is_traced, normalize_axis, result_type, shape, value,
                                   wrap, write_out)
@@ -21,12 +21,13 @@ from solvent.ops import shape as ops
 from solvent.ops.base import shape_of
 
 
-def view(parent, new_shape, read, write, dtype=None):
-    """A traced view of `parent` (or a fresh array when `parent` is not traced)."""
+def view(parent, new_shape, read, write, dtype=None, memory=None):
+    """A traced view of `parent` (or a fresh array when `parent` is not traced), of byte strides
+    `memory` in NumPy (None: not known; see `layout`)."""
     if not is_traced(parent):
         return wrap(read(value(parent)), scalar=False)
     dtype = parent.dtype if dtype is None else np.dtype(dtype)
-    return TracedArray.view_of(parent, Aval(tuple(new_shape), dtype), read, write)
+    return TracedArray.view_of(parent, Aval(tuple(new_shape), dtype), read, write, memory)
 
 
 def _reshape_shape(old, new) -> tuple[int, ...]:
@@ -68,12 +69,55 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         raise UnsupportedError(f"np.reshape with order={order!r}")
     old = tuple(a.shape) if hasattr(a, "shape") else np.shape(a)
     new = _reshape_shape(old, shape)
-    return view(a, new, lambda v: ops.reshape(v, new), lambda p, v: ops.reshape(v, old))
+    if not is_traced(a) or copy:
+        return wrap(ops.reshape(value(a), new), scalar=False)
+    single = sum(n != 1 for n in old) <= 1  # at most one axis longer than 1: always a view
+    strides = layout.strides_of(a) if single else layout.consulted(a)
+    if strides is None:
+        if single:
+            return view(a, new, lambda v: ops.reshape(v, new), lambda p, v: ops.reshape(v, old))
+        return undecided(a, new, "np.reshape")
+    new_strides = layout.reshaped(old, strides, new, a.dtype.itemsize)
+    if new_strides is None and copy is not False:  # NumPy copies: a new C-contiguous array
+        return wrap(ops.reshape(a.value, new), scalar=False)
+    if new_strides is None:
+        raise ValueError("cannot reshape without copying the array's data (copy=False)")
+    return view(a, new, lambda v: ops.reshape(v, new), lambda p, v: ops.reshape(v, old), memory=new_strides)
 
 
 @implements(np.ravel)
 def ravel(a, order="C"):
-    return reshape(a, (-1,), order)
+    """`np.ravel`: a view where the array is C-contiguous, else a copy (NumPy's rule)."""
+    if order != "C":
+        raise UnsupportedError(f"np.ravel with order={order!r}")
+    if not is_traced(a):
+        return reshape(a, (-1,))
+    strides = layout.consulted(a)
+    if strides is None:
+        return undecided(a, (a.size,), "np.ravel")
+    if layout.contiguous(a.shape, strides, a.dtype.itemsize):
+        return reshape(a, (-1,))
+    return wrap(ops.reshape(a.value, (a.size,)), scalar=False)
+
+
+def undecided(a, new, name: str):
+    """`a` reshaped where NumPy's choice of a view or a copy depends on a layout solvent does not
+    know: the values, read-only, until `a` changes; a write through it, or a read after `a` is
+    written, raises (they would tell a view from a copy)."""
+    root = a.root()
+    version = root.version
+    message = (f"{name} of an array whose memory layout solvent does not know (a result computed from "
+               "arrays that are not C-contiguous): NumPy gives a view or a copy depending on it, and this "
+               "program {}; make the choice explicit with x.copy()")
+
+    def read(v):
+        if root.version != version:
+            raise UnsupportedError(message.format("reads it after the array changed"))
+        return ops.reshape(v, new)
+
+    def write(parent, v):
+        raise UnsupportedError(message.format("writes through it"))
+    return view(a, new, read, write)
 
 
 @implements(np.transpose)
@@ -82,7 +126,9 @@ def transpose(a, axes=None):
     perm = list(range(rank))[::-1] if axes is None else [normalize_axis(x, rank) for x in axes]
     inverse = list(np.argsort(perm))
     new = [shape(a)[p] for p in perm]
-    return view(a, new, lambda v: ops.transpose(v, perm), lambda p, v: ops.transpose(v, inverse))
+    strides = layout.strides_of(a) if is_traced(a) else None
+    memory = None if strides is None else tuple(strides[p] for p in perm)
+    return view(a, new, lambda v: ops.transpose(v, perm), lambda p, v: ops.transpose(v, inverse), memory=memory)
 
 
 @implements(np.swapaxes)

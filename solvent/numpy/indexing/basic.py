@@ -45,6 +45,11 @@ class Axis:
 class Index:
     axes: list[Axis]
     result_shape: tuple[int, ...]  # shape of the read, None dims included
+    dims: tuple = ()               # per dimension of the read: the base axis it comes from, None for a new one
+
+    def strides(self, base: tuple[int, ...]) -> tuple[int, ...]:
+        """NumPy's byte strides of the read as a view of an array of strides `base` (0 for new axes)."""
+        return tuple(0 if d is None else base[d] * self.axes[d].step for d in self.dims)
 
 
 def parse(key, base_shape) -> Index:
@@ -63,21 +68,24 @@ def parse(key, base_shape) -> Index:
         expanded += rest if k is Ellipsis else [k]
     if not ellipses:
         expanded += rest
-    axes, result_shape, dim = [], [], 0
+    axes, result_shape, dims, dim = [], [], [], 0
     for k in expanded:
         if k is None:
             result_shape.append(1)
+            dims.append(None)
             continue
         n = base_shape[dim]
         if isinstance(k, slice) and any(is_traced(b) for b in (k.start, k.stop, k.step)):
             start, length = affine.static_slice(k, n)  # `traced_bounds` takes the other traced slices
             axes.append(Axis(0, 1, length, True, dynamic=start))
             result_shape.append(length)
+            dims.append(dim)
         elif isinstance(k, slice):
             start, stop, step = k.indices(n)
             length = len(range(start, stop, step))
             axes.append(Axis(start, step, length, True))
             result_shape.append(length)
+            dims.append(dim)
         elif is_traced(k):
             if k.dtype.kind not in "iu":
                 raise IndexError(VALID)
@@ -88,7 +96,7 @@ def parse(key, base_shape) -> Index:
                 raise IndexError(f"index {i} is out of bounds for axis {dim} with size {n}")
             axes.append(Axis(i % n, 1, 1, False))
         dim += 1
-    return Index(axes, tuple(result_shape))
+    return Index(axes, tuple(result_shape), tuple(dims))
 
 
 def _positive(axis: Axis) -> tuple[int, int]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.core.aval import Aval
+from solvent.numpy import layout
 from solvent.numpy.indexing import packed, traced_bounds
 from solvent.numpy.indexing.advanced import is_advanced, parse_fancy, read_fancy, write_fancy
 from solvent.numpy.indexing.basic import Index, parse, read, write
@@ -39,8 +40,9 @@ def getitem(array, key):
     index = parse(key, array.shape)
     if _is_element(key, index):
         return wrap(read(array.value, index))  # an element: a NumPy scalar, not a view
-    return view(array, index.result_shape, lambda v: read(v, index),
-                lambda parent, new: write(parent, index, new))
+    base = layout.strides_of(array) if is_traced(array) else None
+    return view(array, index.result_shape, lambda v: read(v, index), lambda parent, new: write(parent, index, new),
+                memory=None if base is None else index.strides(base))
 
 
 def _getitem_advanced(array, key):
