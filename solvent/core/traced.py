@@ -178,6 +178,7 @@ class TracedArray:
     real = property(lambda self: np.real(self))
     imag = property(lambda self: np.imag(self))
     flat = property(lambda self: dispatch.HOOKS.array_method(self, "flat")())
+    strides = property(lambda self: dispatch.HOOKS.array_method(self, "strides")())
     base = property(lambda self: None if self._parent is None else self.root(),
                     doc="`ndarray.base`: the array a view reads from, None for an array that owns its data.")
 

@@ -11,6 +11,9 @@ from solvent.core import dispatch
 
 #: NumPy functions and ndarray method names registered only to say why they cannot compile.
 REFUSED = set()
+#: NumPy functions that do not dispatch on their arguments (NumPy would convert a traced one on the
+#: host): rewritten code calls their traced implementation directly (see `transforms.source.numpy_calls`).
+UNDISPATCHED: set = set()
 
 #: The NumPy namespaces whose functions the coverage table lists, by their short prefix.
 NAMESPACES = {"np": np, "np.linalg": np.linalg, "np.fft": np.fft}

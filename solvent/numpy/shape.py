@@ -79,7 +79,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         return undecided(a, new, "np.reshape")
     new_strides = layout.reshaped(old, strides, new, a.dtype.itemsize)
     if new_strides is None and copy is not False:  # NumPy copies: a new C-contiguous array
-        return wrap(ops.reshape(a.value, new), scalar=False)
+        return _c_ordered(wrap(ops.reshape(a.value, new), scalar=False))
     if new_strides is None:
         raise ValueError("cannot reshape without copying the array's data (copy=False)")
     return view(a, new, lambda v: ops.reshape(v, new), lambda p, v: ops.reshape(v, old), memory=new_strides)
@@ -97,7 +97,13 @@ def ravel(a, order="C"):
         return undecided(a, (a.size,), "np.ravel")
     if layout.contiguous(a.shape, strides, a.dtype.itemsize):
         return reshape(a, (-1,))
-    return wrap(ops.reshape(a.value, (a.size,)), scalar=False)
+    return _c_ordered(wrap(ops.reshape(a.value, (a.size,)), scalar=False))
+
+
+def _c_ordered(copy):
+    """A copy NumPy makes in C order, whatever its operand's layout."""
+    copy.memory = "C"
+    return copy
 
 
 def undecided(a, new, name: str):

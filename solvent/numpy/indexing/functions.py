@@ -457,30 +457,3 @@ def _compressed(condition, a, axis, out):
         raise UnsupportedError(f"np.compress with a traced condition longer than axis {axis} ({n})")
     mask = np.concatenate([condition != 0, np.zeros(n - condition.shape[0], np.bool_)])
     return a[(slice(None),) * axis + (mask,)]
-
-
-@implements(np.lib.stride_tricks.sliding_window_view)
-def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
-    """NumPy's windows of `x` (a read-only view there, a gather of every window here)."""
-    if writeable:
-        raise UnsupportedError("sliding_window_view(..., writeable=True): its windows overlap in memory, which "
-                               "a compiled program does not have; write into `x` itself")
-    window_shape = tuple(window_shape) if np.iterable(window_shape) else (window_shape,)
-    if axis is None:
-        if len(window_shape) != x.ndim:
-            raise ValueError(f"Since axis is `None`, must provide window_shape for all dimensions of `x`; got "
-                             f"{len(window_shape)} window_shape elements and `x.ndim` is {x.ndim}.")
-        axis = tuple(range(x.ndim))
-    axis = tuple(normalize_axis(a, x.ndim) for a in (axis if np.iterable(axis) else (axis,)))
-    if len(window_shape) != len(axis):
-        raise ValueError(f"Must provide matching length window_shape and axis; got {len(window_shape)} "
-                         f"window_shape elements and {len(axis)} axes elements.")
-    out = wrap(value(x), scalar=False)
-    for a, w in zip(axis, window_shape):
-        n = out.shape[a]
-        if w < 0 or n < w:
-            raise ValueError("window shape cannot be larger than input array shape" if w >= 0 else
-                             "`window_shape` cannot contain negative values")
-        windows = np.arange(n - w + 1)[:, None] + np.arange(w)[None, :]
-        out = np.moveaxis(take(out, windows, axis=a), a + 1, -1)
-    return out

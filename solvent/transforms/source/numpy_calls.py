@@ -1,4 +1,5 @@
-"""NumPy functions called with Python lists or tuples of traced numbers (`np.argmax([a, b, c])`).
+"""NumPy functions called with Python lists or tuples of traced numbers (`np.argmax([a, b, c])`), and
+the few NumPy functions that do not dispatch on their arguments (`as_strided`).
 
 NumPy dispatches to solvent only through an argument that is traced itself; a list of traced
 scalars it converts on the host, which cannot be done. Rewritten code calls NumPy functions
@@ -14,6 +15,7 @@ import functools
 import numpy as np
 
 from solvent.core import dispatch, trace
+from solvent.numpy.registry import UNDISPATCHED
 from solvent.numpy.values import as_array, holds_traced, is_traced
 
 _WRAPPED: dict = {}
@@ -36,7 +38,10 @@ def with_lists(fn):
                 with trace.current().emitting():
                     args = tuple(_as_arrays(a) for a in args)
                     kwargs = {k: _as_arrays(a) for k, a in kwargs.items()}
+            if not dispatched and holds_traced((args, kwargs)):  # NumPy would not ask solvent
+                return dispatch.HOOKS.array_function(fn, args, kwargs)
             return fn(*args, **kwargs)
+        dispatched = fn not in UNDISPATCHED
         wrapper = _WRAPPED[fn] = functools.wraps(fn)(wrapper)
     return wrapper
 
