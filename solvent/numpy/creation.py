@@ -23,7 +23,7 @@ from solvent.core.traced import TracedScalar
 from solvent.errors import RANDOM, UnsupportedError, is_library_file
 from solvent.numpy import folding, layout
 from solvent.numpy.registry import implements
-from solvent.numpy.shape import broadcast_arrays, ravel, static_int, undecided, view
+from solvent.numpy.shape import broadcast_arrays, ravel, read_only, static_int, undecided, view
 from solvent.numpy.values import (as_array, broadcast_value, full as full_value, holds_traced, is_traced,
                                   normalize_axis, result_type, value, wrap)
 from solvent.ops import elementwise as ew, shape as ops
@@ -324,23 +324,27 @@ def triu(m, k=0):
 
 @implements(np.diagonal)
 def diagonal(a, offset=0, axis1=0, axis2=1):
-    """The diagonal as a copy (NumPy's read-only view): a strided slice of the flattened square block."""
+    """NumPy's read-only view of the diagonal: a strided slice of the flattened square block, read
+    as of `a`'s current values."""
     rank, offset = len(np.shape(a)), static_int(offset, "np.diagonal's offset")
     if rank < 2:
         raise ValueError("diag requires an array of at least two dimensions")
     axis1, axis2 = normalize_axis(axis1, rank), normalize_axis(axis2, rank)
     if axis1 == axis2:
         raise ValueError("axis1 and axis2 cannot be the same")
-    v = ops.transpose(value(a), [d for d in range(rank) if d not in (axis1, axis2)] + [axis1, axis2])
-    *batch, rows, cols = shape_of(v)
+    order = [d for d in range(rank) if d not in (axis1, axis2)] + [axis1, axis2]
+    *batch, rows, cols = (np.shape(a)[d] for d in order)
     length = max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols))
-    if length == 0:
-        return wrap(full_value(0, (*batch, 0), dtype_of(v)), scalar=False)
     top, left = max(0, -offset), max(0, offset)
-    block = ops.slice(v, [0] * len(batch) + [top, left], [*batch, top + length, left + length], [1] * rank)
-    flat = ops.reshape(block, (*batch, length * length))
-    return wrap(ops.slice(flat, [0] * (rank - 1), [*batch, length * length], [1] * (rank - 2) + [length + 1]),
-                scalar=False)
+
+    def read(v):
+        v = ops.transpose(v, order)
+        if length == 0:
+            return full_value(0, (*batch, 0), dtype_of(v))
+        block = ops.slice(v, [0] * len(batch) + [top, left], [*batch, top + length, left + length], [1] * rank)
+        flat = ops.reshape(block, (*batch, length * length))
+        return ops.slice(flat, [0] * (rank - 1), [*batch, length * length], [1] * (rank - 2) + [length + 1])
+    return read_only(as_array(a), (*batch, length), read)
 
 
 @implements(np.diag)

@@ -30,6 +30,14 @@ def view(parent, new_shape, read, write, dtype=None, memory=None):
     return TracedArray.view_of(parent, Aval(tuple(new_shape), dtype), read, write, memory)
 
 
+def read_only(parent, new_shape, read, dtype=None):
+    """NumPy's read-only view of `parent` (np.diagonal, np.broadcast_to): `read` of its current
+    values; writing through it raises NumPy's error."""
+    def write(p, new):
+        raise ValueError("assignment destination is read-only")
+    return view(parent, new_shape, read, write, dtype)
+
+
 def _reshape_shape(old, new) -> tuple[int, ...]:
     """NumPy's reshape rule, with one -1 inferred."""
     new = [int(n) for n in (new if isinstance(new, (tuple, list)) else (new,))]
@@ -192,8 +200,10 @@ def squeeze(a, axis=None):
 
 @implements(np.broadcast_to)
 def broadcast_to(array, shape, subok=False):
+    """NumPy's read-only view of `array` at the broadcast `shape`."""
     target = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
-    return wrap(broadcast_value(value(array), target), scalar=False)
+    np.broadcast_to(np.broadcast_to(np.zeros(()), np.shape(array)), target)  # NumPy's errors (nothing allocated)
+    return read_only(array, target, lambda v: broadcast_value(v, target))
 
 
 def _common_dtype(arrays, dtype=None):

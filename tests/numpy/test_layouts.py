@@ -132,3 +132,26 @@ def test_a_result_laid_out_after_an_argument_compiles_per_layout_of_that_argumen
         np.testing.assert_array_equal(jitted(make()), expected)
     assert expected[0, 0] == 5.0 and writes_through_a_reshaped_result(np.asfortranarray(base))[0, 0] == 0.0
     assert len(jitted.cache) == 2
+
+
+READ_ONLY_VIEWS = {
+    "diagonal": lambda a: np.diagonal(a),
+    "diagonal method, offset": lambda a: a.diagonal(1),
+    "diag of a matrix": lambda a: np.diag(a, -1),
+    "broadcast_to": lambda a: np.broadcast_to(a[0], (2, 3)),
+}
+
+
+@pytest.mark.parametrize("name", READ_ONLY_VIEWS)
+def test_read_only_views_see_later_writes_and_refuse_their_own(name):
+    def later(a):
+        seen = READ_ONLY_VIEWS[name](a)
+        a[0, 0], a[1, 1], a[0, 1] = 50.0, 60.0, 70.0
+        return seen * 1.0
+
+    def through(a):
+        READ_ONLY_VIEWS[name](a)[0] = 1.0
+
+    check_like_numpy(later, np.arange(6.0).reshape(2, 3))
+    with pytest.raises(ValueError, match="read-only"):
+        solvent.jit(through)(np.arange(6.0).reshape(2, 3))
