@@ -11,8 +11,9 @@ import warnings
 import numpy as np
 
 from solvent.errors import UnsupportedError
+from solvent.numpy.indexing import strided
 from solvent.numpy.registry import implements
-from solvent.numpy.values import (as_array, broadcast_value, cast, full, result_type, shape, value, wrap,
+from solvent.numpy.values import (as_array, is_traced, broadcast_value, cast, full, result_type, shape, value, wrap,
                                   write_out)
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, is_complex, shape_of
@@ -327,14 +328,16 @@ def _einsum_order(subscripts, arrays, optimize):
 @implements(np.einsum)
 def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
     """Einstein summation over any number of operands, with ellipses and repeated (diagonal) subscripts."""
-    subscripts, arrays = _einsum_arguments(subscripts, operands)
-    arrays = [as_traced(a) for a in arrays]
+    subscripts, given = _einsum_arguments(subscripts, operands)
+    arrays = [as_traced(a) for a in given]
     terms, output, sizes = _parse_einsum(subscripts, [a.shape for a in arrays])
     result_dtype = result_type(*arrays) if dtype is None else np.dtype(dtype)
     for a in arrays:
         if not np.can_cast(a.dtype, result_dtype, casting):
             raise TypeError(f"Cannot cast array data from {a.dtype!r} to {result_dtype!r} according to the rule "
                             f"{casting!r}")
+    if len(arrays) == 1 and out is None and dtype is None and set(terms[0]) == set(output) and is_traced(given[0]):
+        return _einsum_view(given[0], terms[0], output)
     compute = np.dtype(np.int64) if result_dtype == np.bool_ else result_dtype
     pending = []
     for a, term in zip(arrays, terms):
@@ -351,6 +354,18 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     v, term = pending[0]
     result = finish_product(ops.transpose(v, [term.index(c) for c in output]), result_dtype)
     return write_out(out, result, casting) if out is not None else result
+
+
+def _einsum_view(a, term: str, output: str):
+    """NumPy's einsum of one operand that sums nothing: a view of it that writes through, an axis
+    permutation, or where a letter repeats a diagonal (its elements found by NumPy's own einsum
+    of their positions)."""
+    if len(set(term)) == len(term):
+        return np.transpose(a, [term.index(c) for c in output])
+    letters = dict(zip(dict.fromkeys(term), string.ascii_letters))  # (ellipsis letters are not NumPy's)
+    subscripts = "".join(letters[c] for c in term) + "->" + "".join(letters[c] for c in output)
+    positions = np.einsum(subscripts, np.arange(int(np.prod(a.shape))).reshape(a.shape))
+    return strided.gathered(a, positions)
 
 
 @implements(np.einsum_path)

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import solvent
+from differential import check_like_numpy
 from numpy_samples import EVERY_DTYPE, check, check_or_raises, sample
 
 MATMUL_SHAPES = [
@@ -307,3 +308,15 @@ def test_vector_gufuncs(dtype):
     a, v = (sample(dtype, shape, -40, 40, seed=seed, halves=True) for shape, seed in (((2, 3, 4), 9), ((3, 4), 10)))
     check_or_raises(lambda a, v: (np.vecdot(a, v), np.vecdot(v, a[0], axis=0), np.matvec(a, v[0]),
                                   np.vecmat(v[:, 0], a), np.vecdot(a, v, dtype=np.complex128)), a, v)
+
+
+@pytest.mark.parametrize("subscripts", ["ii->i", "ij->ji", "ij", "...ii->...i", "iji->ij"])
+def test_einsum_of_one_operand_summing_nothing_is_a_view_as_in_numpy(subscripts):
+    def program(a):
+        square = a[..., :3] if subscripts != "iji->ij" else a.reshape(2, 3, 2)[:, :2, :]
+        seen = np.einsum(subscripts, square if subscripts != "...ii->...i" else np.stack([square, square + 1]))
+        seen[(0,) * seen.ndim] = -1.0  # through the view, into `a` (not for the stacked copy)
+        a[1, 1] += 10.0  # and back through the view
+        return seen * 1.0
+
+    check_like_numpy(program, np.arange(12.0).reshape(3, 4))

@@ -14,16 +14,16 @@ import numpy as np
 
 from solvent.errors import UnsupportedError
 from solvent.numpy import layout
-from solvent.numpy.indexing.advanced import parse_fancy, read_fancy
+from solvent.numpy.indexing.advanced import parse_fancy, read_fancy, write_fancy
 from solvent.numpy.registry import UNDISPATCHED, implements, method
 from solvent.numpy.shape import view
 from solvent.numpy.values import is_traced
 from solvent.ops import shape as ops
 
 
-def _gathered(x, indices: np.ndarray, refusal: Exception):
+def gathered(x, indices: np.ndarray, refusal: Exception | None = None):
     """A view of `x` holding its elements at the C-order flat `indices` (in their shape), which
-    raises `refusal` on a write."""
+    raises `refusal` on a write, or writes them back when there is none (distinct indices)."""
     size = (int(np.prod(x.shape, dtype=np.int64)),)
     fancy = parse_fancy((np.ascontiguousarray(indices),), size)
 
@@ -31,7 +31,9 @@ def _gathered(x, indices: np.ndarray, refusal: Exception):
         return read_fancy(ops.reshape(v, size), fancy)
 
     def write(parent, new):
-        raise refusal
+        if refusal is not None:
+            raise refusal
+        return ops.reshape(write_fancy(ops.reshape(parent, size), fancy, new), x.shape)
     return view(x, indices.shape, read, write)
 
 
@@ -43,7 +45,7 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
                                "a compiled program does not have; write into `x` itself")
     positions = np.arange(int(np.prod(x.shape, dtype=np.int64))).reshape(x.shape)
     windows = np.lib.stride_tricks.sliding_window_view(positions, window_shape, axis)  # NumPy's checks, too
-    return _gathered(x, windows, ValueError("assignment destination is read-only"))
+    return gathered(x, windows, ValueError("assignment destination is read-only"))
 
 
 @implements(np.lib.stride_tricks.as_strided)
@@ -70,7 +72,7 @@ def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
     refusal = (UnsupportedError("writing through np.lib.stride_tricks.as_strided: its elements overlap; "
                                 "write into the array itself") if writeable
                else ValueError("assignment destination is read-only"))
-    return _gathered(x, offsets, refusal)
+    return gathered(x, offsets, refusal)
 
 
 UNDISPATCHED.add(np.lib.stride_tricks.as_strided)
