@@ -19,7 +19,7 @@ from jaxlib.mlir.dialects import func
 import solvent.numpy  # noqa: F401  (fills the dispatch table)
 from solvent.core import spec, structure
 from solvent.core.aval import Aval
-from solvent.core.spec import Argument, Cut, Either, Input, Node, Output, Static
+from solvent.core.spec import Argument, Cut, Either, Input, Matrix, Node, Output, Static
 from solvent.core.trace import NeedsGlobalRandom, Trace, tracing
 from solvent.core.traced import TracedArray, TracedScalar, padded
 from solvent.errors import EscapedValueError, UnsupportedError
@@ -28,6 +28,7 @@ from solvent.ir.module import new_module, verify
 from solvent.ir.types import SUPPORTED_DTYPES, tensor_type
 from solvent.numpy.aliasing import view_of_owner
 from solvent.numpy.creation import fresh_arrays
+from solvent.numpy.matrix_type import TracedMatrix
 
 
 @dataclass
@@ -292,6 +293,8 @@ class _Outputs:
             which, choices, own = alternatives
             return Either(self.spec(TracedScalar(which, Aval((), np.dtype(np.int32)))),
                           tuple(self.spec(c) for c in choices), self.spec(own))
+        if isinstance(x, TracedMatrix):
+            return Matrix(Output(self.add(x)))
         if isinstance(x, TracedArray):
             if original is not None:  # an argument array returned: the caller's own object
                 return self.returned[id(original)]

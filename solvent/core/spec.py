@@ -83,6 +83,16 @@ class Cut(Spec):
 
 
 @dataclass(frozen=True, eq=False)
+class Matrix(Spec):
+    """An np.matrix: the array `data` as one (see `numpy.matrix_type`)."""
+
+    data: Spec
+
+    def outputs(self) -> Iterator[int]:
+        return self.data.outputs()
+
+
+@dataclass(frozen=True, eq=False)
 class Node(Spec):
     """A container of type `kind` (tuple, list, dict, a namedtuple, a dataclass or other object)
     whose children are `(step, spec)` pairs, in order."""

@@ -3,7 +3,7 @@ registers the NumPy functions it implements). Nothing here is public; the Array 
 on it is `solvent.array_api`."""
 
 from solvent.numpy import (calculus, creation, dtypes, fft, functional, linalg, manipulation,  # noqa: F401
-                           matrices, methods, polynomials, products, protocol, reductions, rounding, sets,
+                           matrices, matrix_type, methods, polynomials, products, protocol, reductions, rounding, sets,
                            shape, sorting, statistics, vectorize)
 from solvent.numpy.elementwise import ufuncs  # noqa: F401
 from solvent.numpy.indexing import bounded_functions, functions, strided, subscripts  # noqa: F401

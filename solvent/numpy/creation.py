@@ -22,6 +22,7 @@ from solvent.core import trace
 from solvent.core.traced import TracedScalar
 from solvent.errors import RANDOM, UnsupportedError, is_library_file
 from solvent.numpy import folding, layout
+from solvent.numpy.matrix_type import TracedMatrix
 from solvent.numpy.registry import implements
 from solvent.numpy.shape import broadcast_arrays, ravel, read_only, static_int, undecided, view
 from solvent.numpy.values import (as_array, broadcast_value, full as full_value, holds_traced, is_traced,
@@ -197,7 +198,10 @@ def indices(dimensions, dtype=int, sparse=False):
 # -- arrays of traced data -------------------------------------------------------
 
 def _converted(obj, dtype, copy, ndmin):
-    """NumPy's array construction from data holding traced values (a view only where NumPy gives one)."""
+    """NumPy's array construction from data holding traced values (a view only where NumPy gives one;
+    a matrix becomes a plain array, as without subok)."""
+    if isinstance(obj, TracedMatrix):
+        obj = obj.A
     same = is_traced(obj) and not isinstance(obj, TracedScalar) and (dtype is None or np.dtype(dtype) == obj.dtype)
     if same and not copy:
         result = obj
@@ -246,6 +250,8 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
 
 @fresh(np.asanyarray)
 def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    if isinstance(a, TracedMatrix) and dtype in (None, a.dtype) and not copy:
+        return a  # subclasses stay as they are
     return asarray(a, dtype, order, copy=copy)
 
 

@@ -18,6 +18,7 @@ from jaxlib.mlir.dialects import func
 
 from solvent.core import spec, structure, trace
 from solvent.core.traced import TracedArray
+from solvent.numpy.matrix_type import as_matrix
 from solvent.numpy.values import value, wrap
 from solvent.tracing import build_function
 from solvent.transforms.identity import Either
@@ -106,4 +107,6 @@ def build_result(node: spec.Spec, leaves, outputs, root):
                       build_result(node.own, leaves, outputs, root))
     if isinstance(node, spec.Argument):
         return node.reach(root)
+    if isinstance(node, spec.Matrix):
+        return as_matrix(build_result(node.data, leaves, outputs, root))
     return node.build([build_result(child, leaves, outputs, root) for _, child in node.children])
