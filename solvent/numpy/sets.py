@@ -8,8 +8,7 @@ import warnings
 
 import numpy as np
 
-from solvent.errors import UnsupportedError
-from solvent.numpy.indexing.functions import sorted_distinct
+from solvent.numpy.indexing.functions import first_of_runs, sorted_distinct
 from solvent.numpy.registry import implements
 
 
@@ -36,13 +35,32 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     """The sorted values in both; with `assume_unique` NumPy's pairs of equal neighbours in both
     inputs sorted together, as NumPy takes them."""
     if return_indices:
-        raise UnsupportedError("np.intersect1d with return_indices=True inside solvent.jit: the indices have a "
-                               "data-dependent number; compute them outside, or from np.isin masks")
+        return _intersection_with_indices(np.ravel(ar1), np.ravel(ar2), assume_unique)
     if not assume_unique:
         s, first = sorted_distinct(ar1)
         return s[first & isin(s, ar2)]
     aux = np.sort(np.concatenate((np.ravel(ar1), np.ravel(ar2))))
     return aux[:-1][aux[1:] == aux[:-1]]
+
+
+def _intersection_with_indices(a, b, assume_unique):
+    """intersect1d's values and the indices of each in `a` and in `b` (the first occurrence, as
+    NumPy's unique gives it; with `assume_unique` NumPy's pairs of equal neighbours once both are
+    sorted together, stably)."""
+    if a.size == 0 or b.size == 0:  # nothing in common (and no op on empty arrays, which Enzyme-JAX mishandles)
+        none = np.zeros(0, np.int64)
+        return np.zeros(0, np.result_type(a.dtype, b.dtype)), none, none
+    if assume_unique:
+        both = np.concatenate((a, b))
+        order = np.argsort(both, kind="stable")
+        aux = both[order]
+        pair = aux[1:] == aux[:-1]
+        return aux[:-1][pair], order[:-1][pair], order[1:][pair] - a.size
+    order_a, order_b = np.argsort(a, kind="stable"), np.argsort(b, kind="stable")
+    sorted_a, sorted_b = a[order_a], b[order_b]
+    common = first_of_runs(sorted_a, True) & isin(sorted_a, b)
+    at_b = np.minimum(np.searchsorted(sorted_b, sorted_a), b.size - 1)  # each value's first place in b
+    return sorted_a[common], order_a[common], order_b[at_b][common]
 
 
 @implements(np.setdiff1d)

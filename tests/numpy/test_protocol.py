@@ -31,10 +31,6 @@ def uses_boolean_mask(x):
     x[x > 0] = x[x > 1]  # unsupported
 
 
-def uses_set_operation(x):
-    return np.intersect1d(x, x, return_indices=True)  # unsupported
-
-
 def uses_host_only_function(x):
     return np.array2string(x)  # unsupported
 
@@ -44,7 +40,7 @@ def converts_inside_numpy(x):
 
 
 @pytest.mark.parametrize("fn, name", [(uses_unique, "np.unique_values"), (uses_bincount, "np.bincount"),
-                                      (uses_boolean_mask, "mask"), (uses_set_operation, "np.intersect1d"),
+                                      (uses_boolean_mask, "mask"),
                                       (uses_host_only_function, "np.array2string"),
                                       (converts_inside_numpy, "np.asarray_chkfinite")],
                          ids=lambda v: getattr(v, "__name__", v))

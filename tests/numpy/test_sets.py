@@ -47,3 +47,17 @@ def test_set_operations_on_integers_and_their_sizes():
     a, b = np.array([[5, 1, 3], [3, 9, 1]]), np.array([1, 2, 9])
     check(lambda a, b: (np.union1d(a, b), np.intersect1d(a, b), np.setdiff1d(a, b).sum(), len(np.setdiff1d(b, a)),
                         np.setxor1d(a, b), len(np.setxor1d(b, a))), a, b)
+
+
+@settings(max_examples=25, deadline=None)
+@given(a=hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=2, max_side=5), elements=VALUES),
+       b=hnp.arrays(np.float64, hnp.array_shapes(min_dims=0, max_dims=1, max_side=5), elements=VALUES))
+def test_intersect1d_with_indices(a, b):
+    """The common values and the index of each one's first occurrence in either input."""
+    check(lambda a, b: np.intersect1d(a, b, return_indices=True), a, b)
+
+
+def test_intersect1d_with_indices_of_unique_inputs():
+    a, b = np.array([7, 1, 4, 9]), np.array([4, 2, 7, 5, 0])
+    check(lambda a, b: np.intersect1d(a, b, assume_unique=True, return_indices=True), a, b)
+    check(lambda a, b: np.intersect1d(a, b, return_indices=True), a, np.zeros(0, np.int64))

@@ -310,7 +310,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     flat = np.ravel(ar)
     order = np.argsort(flat, kind="stable")  # stable: the first occurrence of a value sorts first
     s = flat[order]
-    first = _first_of_runs(s, equal_nan)
+    first = first_of_runs(s, equal_nan)
     values = s[first] if s.size else s
     result, run = [values], np.cumsum(first) - 1  # each sorted element's run
     if return_index:
@@ -370,10 +370,10 @@ def sorted_distinct(ar, equal_nan=True):
     """(the sorted elements of `ar`, flattened; True at the first of each run of equal ones, NaNs
     one run where `equal_nan`): `np.unique` is the elements marked."""
     s = np.sort(np.ravel(ar))
-    return s, _first_of_runs(s, equal_nan)
+    return s, first_of_runs(s, equal_nan)
 
 
-def _first_of_runs(s, equal_nan):
+def first_of_runs(s, equal_nan):
     """True at the first of each run of equal elements of the sorted `s` (NaNs one run where `equal_nan`)."""
     if s.size == 0:
         return np.zeros(0, np.bool_)
