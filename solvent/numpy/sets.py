@@ -47,7 +47,7 @@ def _intersection_with_indices(a, b, assume_unique):
     """intersect1d's values and the indices of each in `a` and in `b` (the first occurrence, as
     NumPy's unique gives it; with `assume_unique` NumPy's pairs of equal neighbours once both are
     sorted together, stably)."""
-    if a.size == 0 or b.size == 0:  # nothing in common (and no op on empty arrays, which Enzyme-JAX mishandles)
+    if a.size == 0 or b.size == 0:  # nothing in common
         none = np.zeros(0, np.int64)
         return np.zeros(0, np.result_type(a.dtype, b.dtype)), none, none
     if assume_unique:

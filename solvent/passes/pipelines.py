@@ -13,7 +13,7 @@ import types
 from enzyme_ad.jax import enzyme_call, optimization_passes
 from jaxlib.mlir import ir
 
-from solvent.passes import loop_broadcasts
+from solvent.passes import empty_values, loop_broadcasts
 from solvent.passes.diagnose import Undiagnosed, explained
 from solvent.ir.module import find_function, in_loop, parse, to_text
 
@@ -253,6 +253,7 @@ def run(module_text: str, level: str, no_nan: bool = False) -> str:
     passes = passes_for(module_text, level, no_nan)
     if not passes:
         return module_text
+    module_text = empty_values.folded(module_text)  # (patterns that crash on them)
     if enzyme_ops:
         module_text = callees_first(module_text)
     names = [op.sym_name.value for op in parse(module_text).body.operations]
