@@ -19,7 +19,9 @@ from solvent.ops import shape as ops
 
 
 def view_of_owner(owner: TracedArray, shared: Shared, aval: Aval) -> TracedArray:
-    """The traced argument described by `shared`, reading and writing through `owner`."""
+    """The traced argument described by `shared`, reading and writing through `owner`; its layout
+    is the caller's (the call key holds `shared`)."""
+    memory = tuple(s * aval.dtype.itemsize for s in shared.strides)
     found = _basic(owner.shape, shared.offset, shared.strides, aval.shape)
     if found is not None:
         index, order = parse(found[0], owner.shape), found[1]
@@ -31,7 +33,7 @@ def view_of_owner(owner: TracedArray, shared: Shared, aval: Aval) -> TracedArray
 
         def write_basic(parent, new):
             return write(parent, index, ops.transpose(ops.reshape(new, middle), inverse))
-        return TracedArray.view_of(owner, aval, read_basic, write_basic)
+        return TracedArray.view_of(owner, aval, read_basic, write_basic, memory)
     fancy = parse_fancy(_grid(shared.offset, shared.strides, aval.shape), (int(np.prod(owner.shape)),))
     size = (int(np.prod(owner.shape)),)
 
@@ -40,7 +42,7 @@ def view_of_owner(owner: TracedArray, shared: Shared, aval: Aval) -> TracedArray
 
     def write_elements(parent, new):
         return ops.reshape(write_fancy(ops.reshape(parent, size), fancy, new), owner.shape)
-    return TracedArray.view_of(owner, aval, read_elements, write_elements)
+    return TracedArray.view_of(owner, aval, read_elements, write_elements, memory)
 
 
 def _grid(offset: int, strides: tuple, shape: tuple) -> np.ndarray:

@@ -155,3 +155,15 @@ def test_read_only_views_see_later_writes_and_refuse_their_own(name):
     check_like_numpy(later, np.arange(6.0).reshape(2, 3))
     with pytest.raises(ValueError, match="read-only"):
         solvent.jit(through)(np.arange(6.0).reshape(2, 3))
+
+
+def ravels_the_second(a, b):
+    b.ravel()[0] = 100.0  # b = a.T: a copy in NumPy, so `a` keeps its values
+    a.reshape(-1)[1] = 50.0  # a view: `a` and `b` see it
+    return b * 1.0
+
+
+def test_arguments_sharing_memory_have_the_callers_layouts():
+    a, ref = np.arange(6.0).reshape(2, 3), np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(solvent.jit(ravels_the_second)(a, a.T), ravels_the_second(ref, ref.T))
+    np.testing.assert_array_equal(a, ref)
