@@ -70,6 +70,19 @@ def in_loop(op: ir.Operation) -> bool:
     return any(parent.name == "stablehlo.while" for parent in ancestors(op))
 
 
+def ops_where(root, predicate) -> list:
+    """The ops under `root` (a module or an op, nested ones included) for which `predicate(op)`
+    holds, in walk order: what a rewrite then replaces."""
+    found = []
+
+    def visit(op):
+        if predicate(op):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+    (root.operation if isinstance(root, ir.Module) else root).walk(visit)
+    return found
+
+
 def find_function(module: ir.Module, name: str) -> func.FuncOp:
     for op in module.body.operations:
         if isinstance(op, func.FuncOp) and op.sym_name.value == name:

@@ -25,7 +25,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.ir.context import context
-from solvent.ir.module import defining_op, in_loop
+from solvent.ir.module import defining_op, in_loop, ops_where
 from solvent.ops.base import create, dtype_of, i64_array, one, shape_of
 from solvent.ops.constant import constant, iota
 
@@ -47,17 +47,14 @@ def rewrite(module: ir.Module, min_fraction: float = 0.0) -> bool:
 
         dynamic_update_slice(u, body, 1)  ->  select(1 <= iota < 63, pad(body, 1, 1), u)
     """
-    found = []
-
-    def collect(op):
+    def wanted(op):
         if op.name == _REWRITES[0] or (op.name == _REWRITES[1] and len(op.operands) <= MOST_PIECES):
             large = _largest_block(op) >= min_fraction * _size(op.results[0])
             in_place = min_fraction and in_loop(op) and not _reads_around(op)
-            if large and not in_place:
-                found.append(op)
-        return ir.WalkResult.ADVANCE
+            return large and not in_place
+        return False
 
-    module.operation.walk(collect)
+    found = ops_where(module, wanted)
     if not found:
         return False
     with context():

@@ -12,7 +12,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.ir.context import context
-from solvent.ir.module import parse, to_text
+from solvent.ir.module import ops_where, parse, to_text
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import constant
 
@@ -32,15 +32,8 @@ def folded(module_text: str) -> str:
     if "x0x" not in module_text and "<0x" not in module_text:
         return module_text  # no type with a zero extent
     module = parse(module_text)
-    found = []
-
-    def visit(op):
-        if op.name.startswith("stablehlo.") and op.name not in _KEPT and len(op.results) and \
-                all(_empty(r) for r in op.results):
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
+    found = ops_where(module, lambda op: op.name.startswith("stablehlo.") and op.name not in _KEPT and
+                      len(op.results) and all(_empty(r) for r in op.results))
     if not found:
         return module_text
     with context():

@@ -17,7 +17,7 @@ import math
 from jaxlib.mlir import ir
 
 from solvent.ir.context import context
-from solvent.ir.module import defining_op, in_loop, parse, to_text
+from solvent.ir.module import defining_op, in_loop, ops_where, parse, to_text
 from solvent.ops.base import create, dtype_of, shape_of
 
 #: A value computed only from at most 1/TABLE_GROWTH of its size (iotas, broadcasts, constants)
@@ -30,17 +30,13 @@ TABLE_BYTES = 1 << 22
 
 def precomputed(module: ir.Module) -> bool:
     """Whether a loop of `module` slices a table of per-iteration broadcasts made before it."""
-    found = []
-
-    def visit(op):
+    def slices_a_table(op):
         if op.name == "stablehlo.dynamic_slice" and in_loop(op) and len(shape_of(op.operands[0])) > 1:
             source = defining_op(op.operands[0])
-            if source is not None and not in_loop(source) and _table(op.operands[0]) and \
-                    _bytes(op.operands[0]) >= TABLE_BYTES:
-                found.append(op)
-        return ir.WalkResult.ADVANCE
-    module.operation.walk(visit)
-    return bool(found)
+            return source is not None and not in_loop(source) and _table(op.operands[0]) and \
+                _bytes(op.operands[0]) >= TABLE_BYTES
+        return False
+    return bool(ops_where(module, slices_a_table))
 
 
 def _bytes(v: ir.Value) -> int:
@@ -66,17 +62,14 @@ def kept_in_loops(module_text: str) -> str:
     """The module with every non-constant scalar that a loop body broadcasts passed through an
     optimization barrier first."""
     module = parse(module_text)
-    found = []
 
-    def visit(op):
+    def broadcasts_a_variable(op):
         if op.name == "stablehlo.broadcast_in_dim" and not shape_of(op.operands[0]) and in_loop(op):
             source = defining_op(op.operands[0])
-            if source is None or source.name != "stablehlo.constant":
-                found.append(op)
-        return ir.WalkResult.ADVANCE
-    module.operation.walk(visit)
+            return source is None or source.name != "stablehlo.constant"
+        return False
     with context():
-        for op in found:
+        for op in ops_where(module, broadcasts_a_variable):
             with ir.InsertionPoint(op), op.location:
                 barrier = create("stablehlo.optimization_barrier", [op.operands[0]], [op.operands[0].type])
             op.operands[0] = barrier.results[0]

@@ -13,7 +13,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
 from solvent.ir.context import context
-from solvent.ir.module import find_function
+from solvent.ir.module import find_function, ops_where
 from solvent.runtime import sharding as layouts
 from solvent.runtime.sharding import Mesh, NamedSharding
 
@@ -32,14 +32,7 @@ def export(module: ir.Module, mesh: Mesh) -> None:
             if key in main.attributes:
                 main.attributes[key] = ir.ArrayAttr.get(
                     [_entries(ir.DictAttr(a), mesh) for a in main.attributes[key]])
-        constraints = []
-
-        def collect(op):
-            if op.name == "sdy.sharding_constraint":
-                constraints.append(op)
-            return ir.WalkResult.ADVANCE
-        module.operation.walk(collect)
-        for op in constraints:
+        for op in ops_where(module, lambda op: op.name == "sdy.sharding_constraint"):
             _to_custom_call(op, mesh)
         for op in list(module.body.operations):
             if op.operation.name == "sdy.mesh":
