@@ -214,8 +214,8 @@ def generate(signature: Signature, executable, device=None, sync: bool = False, 
     device = devices.resolve(device)
     ns = _Namespace(_ndarray=np.ndarray, _MISS=MISS, _np_array=np.array, _np_asarray=np.asarray, _put=devices.put,
                     _device=device, _copyto=np.copyto, _native=_native, _asarray=host_value, _host_copy=_host_copy,
-                    _new_object=_new_object, _asmatrix=np.asmatrix, _set=_set, _delete=_delete, _choose=_choose, _cut=_cut,
-                    _Array=Array.from_buffer, _Scalar=Scalar.from_buffer, _lock=BUFFERS,
+                    _new_object=_new_object, _asmatrix=np.asmatrix, _set=_set, _delete=_delete, _choose=_choose,
+                    _cut=_cut, _Array=Array.from_buffer, _Scalar=Scalar.from_buffer, _lock=BUFFERS,
                     _XlaError=(JaxRuntimeError, ExecutionError), _pending=interrupts.PENDING,
                     _deliver=interrupts.deliver, _x64_on=x64_on, _x64_restore=x64_restore,
                     _failed=lambda error: _failed(error, name, executable))

@@ -111,8 +111,8 @@ class TracedMatrix(TracedArray):
         if not isinstance(out, TracedArray) or isinstance(out, TracedScalar) or out.ndim == 0:
             return out
         if out.ndim == 1:  # NumPy's matrix.__getitem__: a column where the second index is a scalar
-            column = isinstance(key, tuple) and len(key) > 1 and np.isscalar(key[1]) or (
-                isinstance(key, tuple) and len(key) > 1 and is_traced(key[1]) and key[1].ndim == 0)
+            column = isinstance(key, tuple) and len(key) > 1 and (
+                np.isscalar(key[1]) or (is_traced(key[1]) and key[1].ndim == 0))
             n = out.shape[0]
             return TracedMatrix.view_of(out, Aval((n, 1) if column else (1, n), out.dtype),
                                         lambda v: ops.reshape(v, (n, 1) if column else (1, n)),
@@ -196,6 +196,11 @@ def _on_plain(func):
     return lambda *args, **kwargs: _matrices(func(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()}))
 
 
+def _of_plain(func):
+    """A NumPy function whose result NumPy gives as it is (a scalar, or an ndarray: no subok)."""
+    return lambda a, *rest, **kwargs: func(_plain(a), *rest, **kwargs)
+
+
 def _reduction(name):
     return lambda a, axis=None, *args, **kwargs: (
         _reduce(a, name, axis, *args, **kwargs) if isinstance(a, TracedMatrix)
@@ -208,10 +213,7 @@ FUNCTIONS = {
     np.linalg.inv: _on_plain(np.linalg.inv), np.linalg.matrix_power: _on_plain(np.linalg.matrix_power),
     np.linalg.pinv: _on_plain(np.linalg.pinv), np.concatenate: _on_plain(np.concatenate),
     np.vstack: _on_plain(np.vstack), np.hstack: _on_plain(np.hstack),
-    np.linalg.det: lambda a: np.linalg.det(_plain(a)), np.trace: lambda a, *rest, **kw: np.trace(_plain(a), *rest, **kw),
-    np.asarray: lambda a, *rest, **kw: np.asarray(_plain(a), *rest, **kw),
-    np.array: lambda a, *rest, **kw: np.array(_plain(a), *rest, **kw),
-    np.copy: lambda a, *rest, **kw: np.copy(_plain(a), *rest, **kw),
+    **{f: _of_plain(f) for f in (np.linalg.det, np.trace, np.asarray, np.array, np.copy)},
     np.asanyarray: lambda a, *rest, **kw: a, np.shape: lambda a: a.shape, np.ndim: lambda a: 2,
     np.size: lambda a, axis=None: a.size if axis is None else a.shape[axis],
     np.ravel: lambda a, order="C": a.ravel(order),
@@ -222,20 +224,19 @@ FUNCTIONS = {
 }
 
 
-@implements(np.asmatrix)
-def asmatrix(data, dtype=None):
-    """`np.asmatrix(x)`: `x` as a matrix, a view of it where NumPy's is (no copy at the same dtype)."""
+@implements(np.matrix)
+def matrix(data, dtype=None, copy=True):
+    """`np.matrix(x)`: a new matrix (with copy=False, a view of `x` where the dtype is the same)."""
     data = as_array(data)
-    if dtype is not None and np.dtype(dtype) != data.dtype:
-        data = data.astype(dtype)
+    if copy or (dtype is not None and np.dtype(dtype) != data.dtype):
+        data = data.astype(data.dtype if dtype is None else dtype)
     return as_matrix(data)
 
 
-@implements(np.matrix)
-def matrix(data, dtype=None, copy=True):
-    """`np.matrix(x)`: a new matrix (a view of `x` with copy=False, as np.asmatrix)."""
-    data = as_array(data)
-    return as_matrix(data.astype(dtype or data.dtype) if copy else data if dtype is None else data.astype(dtype))
+@implements(np.asmatrix)
+def asmatrix(data, dtype=None):
+    """`np.asmatrix(x)`: `x` as a matrix, a view of it at the same dtype (NumPy's own definition)."""
+    return matrix(data, dtype, copy=False)
 
 
 UNDISPATCHED.update((np.asmatrix, np.matrix))

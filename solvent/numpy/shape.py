@@ -30,12 +30,12 @@ def view(parent, new_shape, read, write, dtype=None, memory=None):
     return TracedArray.view_of(parent, Aval(tuple(new_shape), dtype), read, write, memory)
 
 
-def read_only(parent, new_shape, read, dtype=None):
+def read_only(parent, new_shape, read):
     """NumPy's read-only view of `parent` (np.diagonal, np.broadcast_to): `read` of its current
     values; writing through it raises NumPy's error."""
     def write(p, new):
         raise ValueError("assignment destination is read-only")
-    return view(parent, new_shape, read, write, dtype)
+    return view(parent, new_shape, read, write)
 
 
 def _reshape_shape(old, new) -> tuple[int, ...]:
