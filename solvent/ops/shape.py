@@ -74,7 +74,11 @@ def dynamic_slice(x: ir.Value, starts: Sequence[ir.Value], sizes: Sequence[int])
     update where it hit the read, from the array before the write elsewhere. XLA then reads the
     array before updating it in place; a read of the written array made it copy the array on
     every iteration of a loop. (Only the last write, and the writes of the same block it hides:
-    reading through a chain of them made Nussinov's loop slower.)"""
+    reading through a chain of them made Nussinov's loop slower.)
+
+    A 0-d `x` is its own slice (StableHLO prints a 0-d dynamic_slice as text it cannot parse back)."""
+    if not shape_of(x):
+        return x
     write = defining_op(x)
     if write is not None and write.name == "stablehlo.dynamic_update_slice":
         before, update, *written = write.operands
@@ -134,7 +138,10 @@ def under_same_block(x: ir.Value, update: ir.Value, written: Sequence[ir.Value],
 
 
 def dynamic_update_slice(x: ir.Value, update: ir.Value, starts: Sequence[ir.Value]) -> ir.Value:
+    """`x` with `update` written at `starts` (a 0-d `x` is the update itself)."""
     check(dtype_of(x) == dtype_of(update), "dynamic_update_slice: dtypes differ")
+    if not shape_of(x):
+        return update
     return one("stablehlo.dynamic_update_slice", [x, update, *starts], shape_of(x), dtype_of(x))
 
 

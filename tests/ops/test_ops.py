@@ -221,3 +221,9 @@ def test_enzyme_ops_give_the_result_types_asked_for():
         assert aval(batched) == ((2, 3), F64)
         assert "ret_activity = [#enzyme.activity<enzyme_activenoneed>]" in str(gradient.owner)
     verify(module)
+
+
+def test_0d_dynamic_slices_are_the_value_and_the_update():
+    with building(((), F64), ((), F64)) as (x, y):
+        assert ops.dynamic_slice(x, [], []) == x
+        assert ops.dynamic_update_slice(x, y, []) == y

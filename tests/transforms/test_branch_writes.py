@@ -104,3 +104,17 @@ def test_nussinov_updates_its_table_in_place():
     text = solvent.code_xla(nussinov, seq, table)
     assert " conditional(" in text
     assert not _copies_in_loops(text, "s32[20,20]")
+
+
+def writes_a_0d_argument_in_a_branch(a0, a1):
+    k1 = 0
+    while np.sum(a0) > 0 and k1 < 2:  # (found by `make fuzz`: the branch's write of a 0-d array
+        k1 += 1                       # made a 0-d dynamic_slice, which MLIR prints unparseably)
+    if np.sum(a0) > 0:
+        a0[...] = 0
+    return a0,
+
+
+def test_a_branch_writing_a_0d_argument():
+    for a0 in (0.8, -0.5):
+        check_like_numpy(writes_a_0d_argument_in_a_branch, np.array(a0), np.array(-1.4))
