@@ -164,6 +164,8 @@ def bind(leaf, before: Callable[[TracedArray], bool], aval, carried: dict | None
     which): the stand-in is a fresh array of the loop body, standing for whatever the name was.
     """
     current = carried_value(leaf)
+    if carried and id(leaf) in carried and leaf.aval == aval:  # (a 0-d stand-in too: the name it stands
+        return Binding(*carried[id(leaf)], current)           # for may be an outside array)
     if not has_identity(leaf) or leaf.aval != aval:
         return Binding((), FRESH, current)
     choices, which = _resolve(leaf, before, carried or {})

@@ -1,7 +1,8 @@
 """Random small NumPy programs, run with NumPy and with solvent.jit on the same inputs.
 
 A program is drawn choice by choice from hypothesis (so a failure shrinks to a small one):
-arguments of one shape and mixed dtypes, temporaries and basic-slice views of them,
+arguments of one shape and mixed dtypes, temporaries and views of them (basic slices, transposes,
+reshapes and ravels, which view or copy as NumPy's layout decides),
 elementwise ufuncs, reductions, comparisons and `np.where`, reads and writes through basic,
 fancy and boolean indices, in-place operators, swaps, data-dependent `if`/`while` and static
 `for` loops (short ones unroll, long ones roll) around all of that. Each program is compiled
@@ -31,6 +32,13 @@ SHAPES = [(), (4,), (3, 4)]
 ROLLED, UNROLLED = 20, 3  # trip counts above and below solvent's unroll threshold (16)
 
 
+#: Views of 1-d and 2-d arrays beside basic slices; reshape and ravel give a view or a copy as
+#: the layout decides in NumPy (writes through them reach the array or not).
+_VIEWS_1D = [".reshape(2, -1)", "[::2].ravel()", "[::-1].reshape(2, 2)", ".ravel()"]
+_VIEWS_2D = ["[:, 1:]", "[1, :]", ".T", ".T[::2]", ".ravel()", ".T.ravel()", ".reshape(2, -1)", ".T.reshape(-1)",
+             "[:, ::2].reshape(-1)", "[1:].reshape(-1)", ".T[:, 1:].reshape(2, -1)"]
+
+
 @dataclass
 class Program:
     """The source of `program(a0, ...)` and what its arguments are."""
@@ -51,7 +59,7 @@ class _Writer:
         self.data, self.shape = data, shape
         self.lines: list[str] = []
         self.arrays = list(arguments)      # names holding arrays of `shape`
-        self.views: list[tuple[str, str]] = []  # (name, key) basic-slice views of an array
+        self.views: list[tuple[str, str]] = []  # (name, key) views of an array (or copies: reshape, ravel)
         self.indices: list[str] = []        # loop indices in scope
         self.temps = itertools.count()
 
@@ -150,8 +158,8 @@ class _Writer:
         if not self.shape:
             return self._assign(depth)
         name = f"v{len(self.views)}"
-        key = self.pick(["1:", "::2", ":-1", "::-1"] + ([":, 1:", "1, :"] if len(self.shape) > 1 else []))
-        self.emit(depth, f"{name} = {self.pick(self.arrays)}[{key}]")
+        key = self.pick(["[1:]", "[::2]", "[:-1]", "[::-1]"] + (_VIEWS_2D if len(self.shape) > 1 else _VIEWS_1D))
+        self.emit(depth, f"{name} = {self.pick(self.arrays)}{key}")
         self.views.append((name, key))
 
     def _swap(self, depth):

@@ -359,3 +359,19 @@ def test_a_name_that_is_an_argument_on_every_path_of_a_branch_stays_one_through_
         for g, w in zip(got + mine, want + theirs):
             assert_same(g, w)
         assert [[g is m for m in mine] for g in got] == [[w is t for t in theirs] for w in want]
+
+
+def doubles_or_keeps_a_0d_array(a0):
+    if np.sum(a0) > 0:
+        a0 = a0 + a0  # a NumPy scalar
+    for _ in range(20):  # rolled: its stand-in for a0 is 0-d (found by `make fuzz`)
+        a0, a0 = a0, a0
+    return a0,
+
+
+def test_a_0d_argument_kept_through_a_rolled_loop_is_the_callers_object():
+    for value in (-1.5, 1.5):
+        a = np.array(value)
+        result = solvent.jit(doubles_or_keeps_a_0d_array)(a)
+        assert (result[0] is a) == (value < 0)
+        assert result[0] == doubles_or_keeps_a_0d_array(np.array(value))[0]
