@@ -13,8 +13,8 @@ import numpy as np
 from solvent.core.aval import Aval
 from solvent.core.structure import Shared
 from solvent.core.traced import TracedArray
-from solvent.numpy.indexing.advanced import parse_fancy, read_fancy, write_fancy
 from solvent.numpy.indexing.basic import parse, read, write
+from solvent.numpy.indexing.strided import flat_positions, gathered
 from solvent.ops import shape as ops
 
 
@@ -34,23 +34,7 @@ def view_of_owner(owner: TracedArray, shared: Shared, aval: Aval) -> TracedArray
         def write_basic(parent, new):
             return write(parent, index, ops.transpose(ops.reshape(new, middle), inverse))
         return TracedArray.view_of(owner, aval, read_basic, write_basic, memory)
-    fancy = parse_fancy(_grid(shared.offset, shared.strides, aval.shape), (int(np.prod(owner.shape)),))
-    size = (int(np.prod(owner.shape)),)
-
-    def read_elements(v):
-        return read_fancy(ops.reshape(v, size), fancy)
-
-    def write_elements(parent, new):
-        return ops.reshape(write_fancy(ops.reshape(parent, size), fancy, new), owner.shape)
-    return TracedArray.view_of(owner, aval, read_elements, write_elements, memory)
-
-
-def _grid(offset: int, strides: tuple, shape: tuple) -> np.ndarray:
-    """The owner's flat element index of every element of the argument."""
-    grid = np.full(shape, offset, dtype=np.int64)
-    for axis, (stride, n) in enumerate(zip(strides, shape)):
-        grid += stride * np.arange(n, dtype=np.int64).reshape([n if a == axis else 1 for a in range(len(shape))])
-    return grid
+    return gathered(owner, flat_positions(shared.offset, shared.strides, aval.shape), memory=memory)
 
 
 def _basic(owner_shape, offset: int, strides: tuple, shape: tuple):
@@ -81,6 +65,6 @@ def _basic(owner_shape, offset: int, strides: tuple, shape: tuple):
         chosen = np.arange(int(np.prod(owner_shape))).reshape(owner_shape)[tuple(key)].transpose(order)
     except (IndexError, ValueError):
         return None
-    if chosen.size != int(np.prod(shape)) or not np.array_equal(chosen.reshape(shape), _grid(offset, strides, shape)):
+    if chosen.size != int(np.prod(shape)) or not np.array_equal(chosen.reshape(shape), flat_positions(offset, strides, shape)):
         return None
     return tuple(key), order

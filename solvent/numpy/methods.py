@@ -10,6 +10,7 @@ import numpy as np
 from solvent.core.traced import TracedScalar
 from solvent.errors import TracerConversionError, UnsupportedError
 from solvent.numpy import layout
+from solvent.numpy.indexing.functions import flat_view
 from solvent.numpy.registry import implements, method, refuses_method
 from solvent.numpy.shape import view
 from solvent.numpy.values import full, is_python_scalar, is_traced, result_type, shape, value, wrap
@@ -78,8 +79,7 @@ def flatten(self, order="C"):
 def flat(self):
     """`a.flat`: the elements in C order as a 1-d view that writes back, whatever `a`'s layout (a
     flat iterator, which NumPy never copies)."""
-    old, size = self.shape, self.size
-    return view(self, (size,), lambda v: ops.reshape(v, (size,)), lambda parent, new: ops.reshape(new, old))
+    return flat_view(self)
 
 
 @method("fill")

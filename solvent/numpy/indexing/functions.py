@@ -26,8 +26,9 @@ from solvent.ops.constant import constant
 from solvent.ops.gather import gather
 
 
-def _flat(array):
-    """A 1-d view of a traced array (writes land in `array`)."""
+def flat_view(array):
+    """A 1-d view of a traced array in C order, whatever its layout (writes land in `array`): `a.flat`,
+    and what np.put & co. write through."""
     shape, size = array.shape, array.size
     return view(array, (size,), lambda v: ops.reshape(v, (size,)), lambda parent, new: ops.reshape(new, shape))
 
@@ -91,7 +92,7 @@ def put(a, ind, v, mode="raise"):
     if count == 0 or shape_of(values)[0] == 0:
         return
     values = _cycled(values, count)
-    flat = _flat(a)
+    flat = flat_view(a)
     f = parse_fancy((_moded(ind, a.size, mode),), flat.shape)
     flat.assign(write_fancy(flat.value, f, values))
 
@@ -132,7 +133,7 @@ def take_along_axis(arr, indices, axis=-1):
 @implements(np.put_along_axis)
 def put_along_axis(arr, indices, values, axis):
     _traced_target("put_along_axis", arr)
-    target = _flat(arr) if axis is None else arr
+    target = flat_view(arr) if axis is None else arr
     indices = _integers(indices, "`indices`", kinds="iu")
     key = _along_axis_key(target.shape, indices, normalize_axis(0 if axis is None else axis, target.ndim))
     f = parse_fancy(key, target.shape)
@@ -143,7 +144,7 @@ def put_along_axis(arr, indices, values, axis):
 def place(arr, mask, vals):
     """`np.place`: True positions take `vals` in order, repeated; a traced mask allows one value only."""
     _traced_target("place", arr)
-    flat = _flat(arr)
+    flat = flat_view(arr)
     vals = _flat_values(vals, arr.dtype)
     if is_traced(mask):
         if shape_of(vals)[0] != 1:
@@ -164,7 +165,7 @@ def place(arr, mask, vals):
 def putmask(a, mask, values):
     """`np.putmask`: where `mask` holds, `a` takes `values` repeated over its flat positions (static shapes)."""
     _traced_target("putmask", a)
-    flat = _flat(a)
+    flat = flat_view(a)
     values = _flat_values(values, a.dtype)
     if a.size == 0:
         return

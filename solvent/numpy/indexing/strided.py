@@ -21,9 +21,19 @@ from solvent.numpy.values import is_traced
 from solvent.ops import shape as ops
 
 
-def gathered(x, indices: np.ndarray, refusal: Exception | None = None):
+def flat_positions(offset: int, strides: tuple, shape: tuple) -> np.ndarray:
+    """The C-order flat index, in an array, of each element of a view of it at element `offset`
+    with element `strides` and `shape`."""
+    positions = np.full(shape, offset, dtype=np.int64)
+    for axis, (stride, n) in enumerate(zip(strides, shape)):
+        positions += stride * np.arange(n, dtype=np.int64).reshape([n if a == axis else 1 for a in range(len(shape))])
+    return positions
+
+
+def gathered(x, indices: np.ndarray, refusal: Exception | None = None, memory=None):
     """A view of `x` holding its elements at the C-order flat `indices` (in their shape), which
-    raises `refusal` on a write, or writes them back when there is none (distinct indices)."""
+    raises `refusal` on a write, or writes them back when there is none (distinct indices);
+    `memory` its layout (see `layout`)."""
     size = (int(np.prod(x.shape, dtype=np.int64)),)
     fancy = parse_fancy((np.ascontiguousarray(indices),), size)
 
@@ -34,7 +44,7 @@ def gathered(x, indices: np.ndarray, refusal: Exception | None = None):
         if refusal is not None:
             raise refusal
         return ops.reshape(write_fancy(ops.reshape(parent, size), fancy, new), x.shape)
-    return view(x, indices.shape, read, write)
+    return view(x, indices.shape, read, write, memory=memory)
 
 
 @implements(np.lib.stride_tricks.sliding_window_view)
@@ -62,9 +72,7 @@ def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
     if len(strides) != len(shape) or any(s % itemsize for s in strides):
         raise UnsupportedError(f"as_strided with strides {strides} for shape {shape}: each must be a whole "
                                f"number of {itemsize}-byte elements")
-    offsets = np.zeros(shape, np.int64)
-    for axis, (n, s) in enumerate(zip(shape, strides)):
-        offsets = offsets + (np.arange(n) * (s // itemsize)).reshape([n if a == axis else 1 for a in range(len(shape))])
+    offsets = flat_positions(0, tuple(s // itemsize for s in strides), shape)
     size = int(np.prod(x.shape, dtype=np.int64))
     if offsets.size and (offsets.min() < 0 or offsets.max() >= size):
         raise UnsupportedError(f"as_strided with shape {shape} and strides {strides} reaches outside the "
