@@ -18,6 +18,7 @@ import numpy as np
 
 from solvent.api import jit
 from solvent.core import trace
+from solvent.numpy.indexing.key import ARRAY, INTEGER, MASK, Entry, normalize
 from solvent.runtime import array as runtime_array
 from solvent.transforms import autodiff, batching, control_flow
 
@@ -124,41 +125,23 @@ def _assign(array, key, value):
     array[key] = value
 
 
-def _is_integer(k) -> bool:
-    return isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
-
-
 def dynamic_key(key, shape: tuple):
     """`key` with its integers checked against `shape` and passed as device scalars.
 
     A Python integer in an index is a compile-time constant, so `a[i]` for every
     `i` would compile one program per `i`; as a `solvent.Scalar` it is an input,
-    and all of them share one program. Keys with anything but integers, slices,
-    None and `...` are returned unchanged (indexing itself reports their errors).
+    and all of them share one program. Keys with arrays are returned unchanged.
     """
-    parts = key if isinstance(key, tuple) else (key,)
-    if not any(_is_integer(k) for k in parts) or not all(
-            k is None or k is Ellipsis or isinstance(k, slice) or _is_integer(k) for k in parts):
+    normalized = normalize(key, shape)
+    if not normalized.has(INTEGER) or normalized.has(ARRAY, MASK):
         return key
-    used = sum(1 for k in parts if k is not None and k is not Ellipsis)
-    if used > len(shape) or sum(1 for k in parts if k is Ellipsis) > 1:
-        return key
-    axis, dynamic = 0, []
-    for k in parts:
-        if k is Ellipsis:
-            axis += len(shape) - used
-        elif _is_integer(k):
-            size = shape[axis]
-            if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for axis {axis} with size {size}")
-            k = runtime_array.Scalar(np.int64(k % size))
-        axis += isinstance(k, (slice, runtime_array.Scalar))
-        dynamic.append(k)
-    return tuple(dynamic) if isinstance(key, tuple) else dynamic[0]
+    return normalized.rebuilt([
+        Entry(e.kind, e.dim, runtime_array.Scalar(np.int64(e.value % shape[e.dim]))) if e.kind == INTEGER else e
+        for e in normalized.entries])
 
 
-def _is_mask(k) -> bool:
-    return isinstance(k, runtime_array.Array) and k.dtype == np.bool_ and k.ndim > 0
+def _is_mask(e: Entry) -> bool:
+    return e.kind == MASK and isinstance(e.value, runtime_array.Array) and e.value.ndim > 0
 
 
 def masks_as_indices(key, shape: tuple):
@@ -166,28 +149,15 @@ def masks_as_indices(key, shape: tuple):
 
     NumPy's own rule (`a[mask]` is `a[mask.nonzero()]`); outside `jit` the mask's
     values exist, so a masked read is two programs: count the True elements, then
-    gather that many. A mask must match the dimensions it indexes, or be empty there.
+    gather that many.
     """
-    parts = key if isinstance(key, tuple) else (key,)
-    if not any(_is_mask(k) for k in parts):
+    normalized = normalize(key, shape)
+    if not any(_is_mask(e) for e in normalized.entries):
         return key
-    used = sum(k.ndim if _is_mask(k) else 1 for k in parts if k is not None and k is not Ellipsis)
-    axis, indices = 0, []
-    for k in parts:
-        if _is_mask(k):
-            dims = tuple(shape[axis:axis + k.ndim])
-            if len(dims) != k.ndim or any(m not in (n, 0) for m, n in zip(k.shape, dims)):  # NumPy's rule
-                raise IndexError(f"boolean index of shape {k.shape} does not match the indexed "
-                                 f"dimensions {dims} of an array of shape {shape}")
-            indices.extend(nonzero(k))
-            axis += k.ndim
-            continue
-        if k is Ellipsis:
-            axis += len(shape) - used
-        elif k is not None:
-            axis += 1
-        indices.append(k)
-    return tuple(indices)
+    entries = []
+    for e in normalized.entries:
+        entries += [Entry(ARRAY, e.dim + i, k) for i, k in enumerate(nonzero(e.value))] if _is_mask(e) else [e]
+    return normalized.rebuilt(entries)
 
 
 def _count_nonzero(x):

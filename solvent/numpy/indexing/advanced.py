@@ -11,8 +11,9 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.errors import UnsupportedError
-from solvent.numpy.indexing.basic import VALID, Index, parse, read, write
-from solvent.numpy.values import as_array, broadcast_value, full, is_traced, value
+from solvent.numpy.indexing.basic import Index, parse, read, write
+from solvent.numpy.indexing.key import ARRAY, INTEGER, MASK, NEW, normalize
+from solvent.numpy.values import broadcast_value, full, is_traced, value
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import constant, iota
@@ -25,69 +26,26 @@ STATIC_SHAPES = ("solvent compiles programs of static shape, and the number of T
                  "known when the program runs")
 
 
-def is_advanced(key) -> bool:
-    """Whether an index holds an array, a list, a range or a boolean (NumPy's advanced indexing)."""
-    for k in key if isinstance(key, tuple) else (key,):
-        if isinstance(k, (list, range, np.ndarray, bool, np.bool_)) or (is_traced(k) and (k.ndim or k.dtype == np.bool_)):
-            return True
-    return False
-
-
-def _entry(k):
-    """One key entry as None, `...`, a slice, a host integer or boolean array, or a traced array."""
-    if k is None or k is Ellipsis or isinstance(k, slice):
-        return k
-    k = as_array(k)  # a list of traced integers stacked
-    if not is_traced(k) and k.dtype.kind not in "iub" and k.size == 0:
-        k = k.astype(np.int64)  # an empty list selects nothing
-    if k.dtype.kind not in "iub":
-        raise IndexError(VALID)
-    if k.dtype == np.bool_ and k.ndim == 0:
-        raise UnsupportedError("a boolean scalar as an index (a[True]); use a[None] or np.where(condition, a, b)")
-    return k
-
-
 def expand(key, shape) -> list[tuple]:
-    """(kind, dim, entry) per key entry with `...` expanded and static masks turned into index arrays.
+    """(kind, dim, entry) per entry of the normalized key (`key.normalize`), static masks turned
+    into index arrays.
 
     kind is "none", "slice", "index" (a host or traced integer array, 0-d for an integer)
     or "mask" (a traced boolean array over dimensions dim .. dim + ndim - 1).
     """
-    entries = [_entry(k) for k in (key if isinstance(key, tuple) else (key,))]
-    width = [0 if k is None or k is Ellipsis else 1 if isinstance(k, slice) or k.dtype != np.bool_ else k.ndim
-             for k in entries]
-    ellipses = sum(1 for k in entries if k is Ellipsis)
-    if ellipses > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    if sum(width) > len(shape):
-        raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
-                         f"but {sum(width)} were indexed")
-    if not ellipses:
-        entries.append(Ellipsis)
-    expanded, dim = [], 0
-    for k, w in zip(entries, width + [0]):
-        if k is Ellipsis:
-            expanded += [("slice", d, slice(None)) for d in range(dim, dim + len(shape) - sum(width))]
-            dim += len(shape) - sum(width)
-        elif k is None:
-            expanded.append(("none", dim, None))
-        elif isinstance(k, slice) or k.dtype != np.bool_:
-            expanded.append(("slice" if isinstance(k, slice) else "index", dim, k))
+    expanded = []
+    for e in normalize(key, shape).entries:
+        if e.kind == MASK and e.value.ndim == 0:
+            raise UnsupportedError("a boolean scalar as an index (a[True]); use a[None] or np.where(condition, a, b)")
+        if e.kind == MASK and is_traced(e.value):
+            expanded.append(("mask", e.dim, e.value))
+        elif e.kind == MASK:
+            expanded += [("index", e.dim + i, k) for i, k in enumerate(np.nonzero(e.value))]
+        elif e.kind in (INTEGER, ARRAY):
+            expanded.append(("index", e.dim, e.value if is_traced(e.value) else np.asarray(e.value)))
         else:
-            expanded += _mask_entries(k, shape, dim)
-        dim += w
+            expanded.append(("none" if e.kind == NEW else "slice", e.dim, e.value))
     return expanded
-
-
-def _mask_entries(mask, shape, dim) -> list[tuple]:
-    """A boolean index: its nonzero arrays when static, itself when traced."""
-    for i, (n, m) in enumerate(zip(shape[dim:], mask.shape)):
-        if n != m:
-            raise IndexError(f"boolean index did not match indexed array along axis {dim + i}; size of axis "
-                             f"is {n} but size of corresponding boolean axis is {m}")
-    if is_traced(mask):
-        return [("mask", dim, mask)]
-    return [("index", dim + i, k) for i, k in enumerate(np.nonzero(mask))]
 
 
 def in_bounds(k, n: int, dim: int):

@@ -7,27 +7,16 @@ strided slices.
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass
 
 import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.numpy.indexing import affine
+from solvent.numpy.indexing.key import INTEGER, NEW, SLICE, VALID, normalize
 from solvent.numpy.values import full, is_traced, value
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
-
-VALID = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean "
-         "arrays are valid indices")
-
-
-def _integer(k) -> int:
-    """A static integer index entry (anything with `__index__`); NumPy's IndexError for the rest."""
-    try:
-        return operator.index(k)
-    except TypeError:
-        raise IndexError(VALID) from None
 
 
 @dataclass
@@ -53,49 +42,29 @@ class Index:
 
 
 def parse(key, base_shape) -> Index:
-    """Normalize a basic index against `base_shape` (NumPy's rules and errors)."""
-    key = key if isinstance(key, tuple) else (key,)
-    used = sum(1 for k in key if k is not None and k is not Ellipsis)
-    ellipses = sum(1 for k in key if k is Ellipsis)
-    if ellipses > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    if used > len(base_shape):
-        raise IndexError(f"too many indices for array: array is {len(base_shape)}-dimensional, "
-                         f"but {used} were indexed")
-    rest = [slice(None)] * (len(base_shape) - used)
-    expanded = []
-    for k in key:
-        expanded += rest if k is Ellipsis else [k]
-    if not ellipses:
-        expanded += rest
-    axes, result_shape, dims, dim = [], [], [], 0
-    for k in expanded:
-        if k is None:
+    """Normalize a basic index against `base_shape` (NumPy's rules and errors, see `key`)."""
+    axes, result_shape, dims = [], [], []
+    for entry in normalize(key, base_shape).entries:
+        k, dim = entry.value, entry.dim
+        if entry.kind == NEW:
             result_shape.append(1)
             dims.append(None)
             continue
+        if entry.kind not in (SLICE, INTEGER):
+            raise IndexError(VALID)
         n = base_shape[dim]
-        if isinstance(k, slice) and any(is_traced(b) for b in (k.start, k.stop, k.step)):
+        if entry.kind == SLICE and any(is_traced(b) for b in (k.start, k.stop, k.step)):
             start, length = affine.static_slice(k, n)  # `traced_bounds` takes the other traced slices
             axes.append(Axis(0, 1, length, True, dynamic=start))
-            result_shape.append(length)
-            dims.append(dim)
-        elif isinstance(k, slice):
+        elif entry.kind == SLICE:
             start, stop, step = k.indices(n)
             length = len(range(start, stop, step))
             axes.append(Axis(start, step, length, True))
-            result_shape.append(length)
-            dims.append(dim)
-        elif is_traced(k):
-            if k.dtype.kind not in "iu":
-                raise IndexError(VALID)
-            axes.append(Axis(0, 1, 1, False, dynamic=k))
         else:
-            i = _integer(k)
-            if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for axis {dim} with size {n}")
-            axes.append(Axis(i % n, 1, 1, False))
-        dim += 1
+            axes.append(Axis(0, 1, 1, False, dynamic=k) if is_traced(k) else Axis(k % n, 1, 1, False))
+            continue
+        result_shape.append(length)
+        dims.append(dim)
     return Index(axes, tuple(result_shape), tuple(dims))
 
 

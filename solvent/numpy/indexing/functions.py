@@ -14,7 +14,8 @@ import numpy as np
 from solvent.errors import UnsupportedError
 from solvent.numpy.elementwise import ufuncs
 from solvent.numpy.indexing import packed
-from solvent.numpy.indexing.advanced import STATIC_SHAPES, is_advanced, parse_fancy, read_fancy, write_fancy
+from solvent.numpy.indexing.advanced import STATIC_SHAPES, parse_fancy, read_fancy, write_fancy
+from solvent.numpy.indexing.key import is_advanced
 from solvent.numpy.indexing.basic import parse, read, write
 from solvent.numpy.indexing.masks import broadcast_selected, parse_masked, read_selected, write_selected
 from solvent.numpy.registry import implements

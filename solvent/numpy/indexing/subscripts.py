@@ -9,7 +9,8 @@ import numpy as np
 from solvent.core.aval import Aval
 from solvent.numpy import layout
 from solvent.numpy.indexing import packed, traced_bounds
-from solvent.numpy.indexing.advanced import is_advanced, parse_fancy, read_fancy, write_fancy
+from solvent.numpy.indexing.advanced import parse_fancy, read_fancy, write_fancy
+from solvent.numpy.indexing.key import is_advanced
 from solvent.numpy.indexing.basic import Index, parse, read, write
 from solvent.numpy.indexing.masks import (Selected, broadcast_selected, in_augmented_assignment, parse_masked,
                                           read_selected, selected_shape, write_selected)

@@ -26,6 +26,7 @@ from solvent.core.traced import TracedArray, padded
 from solvent.errors import UnsupportedError, is_library_file, user_location
 from solvent.numpy.indexing import affine
 from solvent.numpy.indexing.finite_products import exact_unless_finite
+from solvent.numpy.indexing.key import ARRAY, INTEGER, MASK, NEW, SLICE, normalize
 from solvent.numpy.values import assigned_value, full, is_traced, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
@@ -36,22 +37,12 @@ _I64 = np.int64
 
 def applies(key, shape) -> bool:
     """Whether an index has a slice with traced bounds whose length is not static (see `affine`)."""
-    keys = key if isinstance(key, tuple) else (key,)
-    return any(isinstance(k, slice) and any(is_traced(b) for b in (k.start, k.stop, k.step))
-               and (axis >= len(shape) or affine.static_slice(k, shape[axis]) is None)
-               for axis, k in _axes(keys, len(shape)))
+    return any(e.kind == SLICE and _traced_bounds(e.value) and affine.static_slice(e.value, shape[e.dim]) is None
+               for e in normalize(key, shape).entries)
 
 
-def _axes(keys, rank):
-    """(axis of the base, entry) for each entry of a basic index (None adds no axis)."""
-    axis, out = 0, []
-    for k in keys:
-        if k is Ellipsis:
-            axis += rank - sum(1 for x in keys if x is not None and x is not Ellipsis)
-            continue
-        out.append((axis, k))
-        axis += k is not None
-    return out
+def _traced_bounds(k: slice) -> bool:
+    return any(is_traced(b) for b in (k.start, k.stop, k.step))
 
 
 def _scalar(x) -> ir.Value:
@@ -71,21 +62,20 @@ def parse(key, shape):
     None), the last a step -1 slice as the step 1 slice it is of the reversed axis. The start is
     None where it is 0, the length None where the slice is the whole axis, and the key (`_key`)
     tells a traced start that is the same as another's."""
-    keys = key if isinstance(key, tuple) else (key,)
-    if any(k is None for k in keys):
-        raise UnsupportedError("None (np.newaxis) in an index whose slice bounds are traced")
-    if sum(k is Ellipsis for k in keys) == 1:
-        at = next(i for i, k in enumerate(keys) if k is Ellipsis)
-        keys = keys[:at] + (slice(None),) * (len(shape) - len(keys) + 1) + keys[at + 1:]
-    keys = keys + (slice(None),) * (len(shape) - len(keys))
     axes = []
-    for k, n in zip(keys, shape):
-        if isinstance(k, slice):
-            axes.append(_forward(k, n) if k.step in (None, 1) else _backward(k, n))
+    for e in normalize(key, shape).entries:
+        if e.kind == NEW:
+            raise UnsupportedError("None (np.newaxis) in an index whose slice bounds are traced")
+        if e.kind in (ARRAY, MASK):
+            raise UnsupportedError("an index array or mask together with a slice whose bounds are traced; "
+                                   "index in two steps (x[:, :i][rows])")
+        n = shape[e.dim]
+        if e.kind == INTEGER:
+            axes.append(("index", _clamp(e.value, n)))
+        elif e.value.step in (None, 1):
+            axes.append(_forward(e.value, n))
         else:
-            if not is_traced(k) and not -n <= int(k) < n:
-                raise IndexError(f"index {int(k)} is out of bounds for axis with size {n}")
-            axes.append(("index", _clamp(k, n)))
+            axes.append(_backward(e.value, n))
     return axes
 
 
