@@ -17,6 +17,7 @@ from solvent.compiler.explain import Recompiles, report_stages
 from solvent.compiler.lower import Lowered, Options, Stages, cached_executable, executable_for, lower
 from solvent.compiler.thunk import MISS
 from solvent.core import structure, trace as trace_state
+from solvent.core.session import ACTIVE
 from solvent.errors import SignatureError, UnsupportedError
 from solvent.runtime import devices, executable as executables
 
@@ -115,9 +116,6 @@ def load(path, device=None) -> Loaded:
     return Loaded(path, device)
 
 
-_TRACES = trace_state.ACTIVE
-
-
 class Jitted:
     """`solvent.jit(f)`: compiles per signature on first call, then runs the cached thunk."""
 
@@ -132,7 +130,7 @@ class Jitted:
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args, **kwargs):
-        if _TRACES[0] and trace_state.is_tracing():  # a jitted helper called from traced code: inline it
+        if ACTIVE[0] and trace_state.is_tracing():  # a jitted helper called from traced code: inline it
             return self.fn(*args, **kwargs)
         if not kwargs:
             result = self.fast(args)

@@ -1,19 +1,16 @@
-"""The trace context: the module being built and where the next op goes."""
+"""One tracing of one function (`Trace`): the module being built and where the next op goes; the
+traces running on a thread are `core.session.SESSION.traces`."""
 
 from __future__ import annotations
 
 import contextlib
-import threading
 
 from jaxlib.mlir import ir
 
-from solvent.core.traced import REGIONS, Region
+from solvent.core.session import ACTIVE, SESSION, Region
 from solvent.errors import user_location
 from solvent.ir.context import context
 from solvent.ir.module import location
-
-_local = threading.local()
-
 
 class Trace:
     """One tracing of one function: its module and the block ops go into now."""
@@ -26,6 +23,7 @@ class Trace:
         self.copies = 1         # copies of the code being traced now, from the static loops unrolled around it
         self.shared = [[]]      # per block in `blocks`: (kind, value, what was made of it) for later ops to reuse
         self.global_random = None  # what np.random's global functions draw from, once an input (NeedsGlobalRandom)
+        self.outlined: dict = {}   # (function, signature key) -> its outlined function (`transforms.outline`)
 
     @property
     def insertion(self) -> ir.InsertionPoint:
@@ -46,15 +44,15 @@ class Trace:
         """
         self.blocks.append(block)
         self.shared.append([])
-        REGIONS.epoch += 1
+        SESSION.epoch += 1
         region = Region()
-        REGIONS.stack.append(region)
+        SESSION.regions.append(region)
         try:
             with self.insertion:
                 yield region
         finally:
-            REGIONS.stack.pop()
-            REGIONS.epoch += 1
+            SESSION.regions.pop()
+            SESSION.epoch += 1
             self.blocks.pop()
             self.shared.pop()
 
@@ -67,22 +65,18 @@ class NeedsGlobalRandom(BaseException):
 
 def current() -> Trace | None:
     """The trace running on this thread, or None outside `jit`."""
-    stack = getattr(_local, "stack", None)
-    return stack[-1] if stack else None
-
-
-#: How many traces run now, on any thread: a jitted call checks this one number first.
-ACTIVE = [0]
+    traces = SESSION.traces
+    return traces[-1] if traces else None
 
 
 def is_tracing() -> bool:
-    return bool(ACTIVE[0]) and bool(getattr(_local, "stack", None))
+    return bool(ACTIVE[0]) and bool(SESSION.traces)
 
 
 @contextlib.contextmanager
 def tracing(trace: Trace):
     """Make `trace` current on this thread for the duration of the block."""
-    stack = _local.__dict__.setdefault("stack", [])
+    stack = SESSION.traces
     stack.append(trace)
     ACTIVE[0] += 1
     try:

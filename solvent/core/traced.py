@@ -8,7 +8,6 @@ current value and writes through to it, so mutation is exactly NumPy's.
 from __future__ import annotations
 
 import operator
-import threading
 import weakref
 
 import numpy as np
@@ -16,48 +15,8 @@ from jaxlib.mlir import ir
 
 from solvent.core import dispatch, operators
 from solvent.core.aval import Aval
+from solvent.core.session import DEAD, SESSION
 from solvent.errors import EscapedValueError, TracerConversionError, UnsupportedError, numpy_entry, user_location
-
-
-class Region:
-    """What happened while one region was traced.
-
-    `writes` maps each array from outside the region that was assigned inside
-    to (array, value before), so a loop or branch can carry it; `created` lists
-    the arrays made inside, so they can be retired if the region is thrown away.
-    """
-
-    def __init__(self):
-        self.writes: dict = {}
-        self.created: list = []
-
-    def discard(self) -> None:
-        """The region's ops are gone: its arrays must never be used again."""
-        for array in self.created:
-            array._value, array._parent = DEAD, None
-
-
-class _Regions(threading.local):
-    """Control-flow regions being traced on this thread (innermost last).
-
-    `epoch` changes on entering and leaving a region, so views re-read values
-    that were read inside one.
-    """
-
-    epoch = 0
-
-    def __init__(self):
-        self.stack: list[Region] = []
-
-
-REGIONS = _Regions()
-
-
-class _Dead:
-    """The value of an array whose region was thrown away (a probe, a failed attempt)."""
-
-
-DEAD = _Dead()
 
 
 class TracedArray:
@@ -83,9 +42,9 @@ class TracedArray:
         self._parent = None
         self._view = None  # (read(parent value) -> value, write(parent value, value) -> parent value)
         self._seen = None
-        self.depth = len(REGIONS.stack)
+        self.depth = len(SESSION.regions)
         if self.depth:
-            REGIONS.stack[-1].created.append(self)
+            SESSION.regions[-1].created.append(self)
 
     @classmethod
     def view_of(cls, parent: "TracedArray", aval: Aval, read, write, memory=None) -> "TracedArray":
@@ -94,10 +53,10 @@ class TracedArray:
         view = cls.__new__(cls)
         view._value, view.aval, view.version, view.memory = None, aval, 0, memory
         view._parent, view._view, view._seen = parent, (read, write), None
-        view.depth = len(REGIONS.stack)
+        view.depth = len(SESSION.regions)
         parent.__dict__.setdefault("_views", weakref.WeakSet()).add(view)
         if view.depth:
-            REGIONS.stack[-1].created.append(view)
+            SESSION.regions[-1].created.append(view)
         return view
 
     # -- value and mutation ------------------------------------------------
@@ -112,10 +71,10 @@ class TracedArray:
     def value(self) -> ir.Value:
         """The current SSA value, re-read from the parent if it changed since."""
         if self._parent is None:
-            if self._value.__class__ is _Dead:
+            if self._value is DEAD:
                 raise escaped(self)
             return self._value
-        stamp = (self.root().version, REGIONS.epoch)
+        stamp = (self.root().version, SESSION.epoch)
         if self._seen != stamp:
             self._value = self._view[0](self._parent.value)
             self._seen = stamp
@@ -124,13 +83,13 @@ class TracedArray:
     def assign(self, value: ir.Value) -> None:
         """Replace the contents (same shape and dtype), writing through views."""
         if self._parent is None:
-            if self.depth < len(REGIONS.stack) and id(self) not in REGIONS.stack[-1].writes:
-                REGIONS.stack[-1].writes[id(self)] = (self, self._value)
+            if self.depth < len(SESSION.regions) and id(self) not in SESSION.regions[-1].writes:
+                SESSION.regions[-1].writes[id(self)] = (self, self._value)
             self._value, self.known = value, None
             self.version += 1
             return
         self._parent.assign(self._view[1](self._parent.value, value))
-        self._value, self._seen = value, (self.root().version, REGIONS.epoch)
+        self._value, self._seen = value, (self.root().version, SESSION.epoch)
 
     def alternatives(self):
         """(which, choices, own) for an array that is one of several by a traced index (see
@@ -151,7 +110,7 @@ class TracedArray:
             raise AttributeError("attribute 'shape' of 'numpy.generic' objects is not writable")
         views = self.__dict__.get("_views")
         if self._parent is not None or (self.argument and not self.host_array) or self.alternatives() is not None \
-                or self.depth < len(REGIONS.stack) or (views is not None and len(views)):
+                or self.depth < len(SESSION.regions) or (views is not None and len(views)):
             raise UnsupportedError(
                 "`x.shape = ...` on a solvent.Array argument, a view, an array with views or one made outside "
                 "the branch or loop that reshapes it: solvent reshapes in place only NumPy arrays that nothing "

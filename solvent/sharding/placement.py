@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import threading
 import types
 
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
 from solvent.core import structure
+from solvent.core.session import SESSION
 from solvent.core.spec import Node, Spec
 from solvent.errors import ShardingError
 from solvent.ir.context import context
@@ -41,36 +41,29 @@ class Placement:
         return tuple(s is None for s in self.inputs), tuple(s is None for s in self.outputs)
 
 
-class _Program(threading.local):
-    mesh = None  # the mesh of the program being traced on this thread, once known
-
-
-_PROGRAM = _Program()
-
-
 @contextlib.contextmanager
 def program(mesh: Mesh | None):
     """Trace a program on `mesh` (None: not known yet; a `constraint` may name it); yields a record
     whose `.mesh` is the program's mesh afterwards."""
-    saved = _PROGRAM.mesh
-    _PROGRAM.mesh = mesh
+    saved = SESSION.mesh
+    SESSION.mesh = mesh
     record = types.SimpleNamespace(mesh=None)
     try:
         yield record
     finally:
-        record.mesh = _PROGRAM.mesh
-        _PROGRAM.mesh = saved
+        record.mesh = SESSION.mesh
+        SESSION.mesh = saved
 
 
 def program_mesh(mesh: Mesh | None = None) -> Mesh | None:
     """The mesh of the program being traced; `mesh` (from a NamedSharding) becomes it if none is yet."""
     if mesh is not None:
-        if _PROGRAM.mesh is None:
-            _PROGRAM.mesh = mesh
-        elif _PROGRAM.mesh != mesh:
-            raise ShardingError(f"this program already runs on {_describe(_PROGRAM.mesh)}, a constraint asks "
+        if SESSION.mesh is None:
+            SESSION.mesh = mesh
+        elif SESSION.mesh != mesh:
+            raise ShardingError(f"this program already runs on {_describe(SESSION.mesh)}, a constraint asks "
                              f"for {_describe(mesh)}; one program runs on one mesh: use that mesh's shardings")
-    return _PROGRAM.mesh
+    return SESSION.mesh
 
 
 def find_mesh(args, kwargs, options) -> Mesh | None:

@@ -9,7 +9,8 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
 from solvent.core.aval import Aval
-from solvent.core.traced import REGIONS, TracedArray
+from solvent.core.session import SESSION
+from solvent.core.traced import TracedArray
 from solvent.errors import ControlFlowError
 from solvent.numpy.values import carried_value, wrap
 from solvent.ops.control import case_op
@@ -55,7 +56,7 @@ class Case:
             else:
                 for j, leaf in enumerate(leaves):
                     self._combine(j, leaf, k)
-            before = made_before(len(REGIONS.stack))
+            before = made_before(len(SESSION.regions))
             bindings = [bind(leaf, before, aval) for leaf, aval in zip(leaves, self.avals)]
             written = {key: array.value for key, (array, _) in record.writes.items()}
             end = _BranchEnd(block, bindings, written, [is_scalar(x) for x in leaves], padding(leaves))

@@ -20,7 +20,8 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.core import operators, trace
-from solvent.core.traced import DEAD, REGIONS, TracedArray, TracedScalar, escaped
+from solvent.core.session import DEAD, SESSION
+from solvent.core.traced import TracedArray, TracedScalar, escaped
 from solvent.errors import ControlFlowError
 from solvent.numpy.values import carried_value, wrap
 from solvent.ops import elementwise as ew
@@ -41,9 +42,9 @@ class Either(TracedArray):
         self.aval = own.aval
         self._value = self._parent = self._view = self._seen = None
         self.which, self.choices, self.own = which, tuple(choices), own
-        self.depth = len(REGIONS.stack)
+        self.depth = len(SESSION.regions)
         if self.depth:
-            REGIONS.stack[-1].created.append(self)
+            SESSION.regions[-1].created.append(self)
 
     @property
     def version(self):
@@ -54,7 +55,7 @@ class Either(TracedArray):
     def value(self) -> ir.Value:
         if self._value is DEAD:
             raise escaped(self)
-        stamp = (self.version, REGIONS.epoch)
+        stamp = (self.version, SESSION.epoch)
         if self._seen != stamp:
             v = self.own.value
             for k, choice in enumerate(self.choices):

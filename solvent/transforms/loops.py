@@ -15,7 +15,8 @@ from jaxlib.mlir.dialects import stablehlo
 
 from solvent.core import trace
 from solvent.core.aval import Aval
-from solvent.core.traced import REGIONS, Region, TracedArray, padded
+from solvent.core.session import SESSION, Region
+from solvent.core.traced import TracedArray, padded
 from solvent.errors import ControlFlowError
 from solvent.numpy.values import carried_value, value, wrap
 from solvent.ops import elementwise as ew
@@ -170,7 +171,7 @@ class _Loop:
         if len(leaves) != len(self.slots):
             raise ControlFlowError(f"the loop body returned {len(leaves)} arrays where "
                                    f"{len(self.slots)} are carried")
-        before = made_before(len(REGIONS.stack))
+        before = made_before(len(SESSION.regions))
         bindings = [bind(leaf, before, slot.aval, carried) for leaf, slot in zip(leaves, self.slots)]
         moving = [(slot, b) for slot, b in zip(self.slots, bindings) if slot.mode != FIXED]
         outcome = _Pass(Region(), [], stand_ins, bindings, [a is b for a, b in zip(leaves, stand_ins)],

@@ -36,7 +36,7 @@ def outlined(fn, key=None):
         session = trace.current()
         if session is None or _closure_holds_traced(fn):
             return fn(*args, **kwargs)
-        cache = session.__dict__.setdefault("outlined", {})
+        cache = session.outlined
         key = (identity, structure.signature_key((args, kwargs)))
         entry = cache.get(key)
         if entry is None:

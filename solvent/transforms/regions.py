@@ -10,7 +10,8 @@ from jaxlib.mlir import ir
 
 from solvent.core import structure, trace
 from solvent.core.aval import Aval
-from solvent.core.traced import Region, TracedArray, TracedScalar
+from solvent.core.session import Region
+from solvent.core.traced import TracedArray, TracedScalar
 from solvent.errors import ControlFlowError, SolventError, raised_at
 from solvent.numpy.values import value
 from solvent.ops import elementwise as ew
