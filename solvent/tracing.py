@@ -19,7 +19,8 @@ from jaxlib.mlir.dialects import func
 import solvent.numpy  # noqa: F401  (fills the dispatch table)
 from solvent.core import spec, structure
 from solvent.core.aval import Aval
-from solvent.core.spec import Argument, Cut, Either, Input, Matrix, Node, Output, Static
+from solvent.core.spec import Argument, Cut, Deleted, Either, Input, Matrix, Node, Output, Setter, Static
+from solvent.core.structure import Path
 from solvent.core.trace import NeedsGlobalRandom, Trace, tracing
 from solvent.core.traced import TracedArray, TracedScalar, padded
 from solvent.errors import EscapedValueError, UnsupportedError
@@ -35,15 +36,15 @@ from solvent.numpy.matrix_type import TracedMatrix
 class Signature:
     """What a traced program needs from and gives back to the caller."""
 
-    input_paths: list          # path of each program input in (args, kwargs, IMPLICIT)
+    input_paths: list[Path]    # path of each program input in (args, kwargs, IMPLICIT)
     input_avals: list[Aval]
     input_kinds: list[type]    # type of the caller's object for each input
     output_avals: list[Aval] = field(default_factory=list)
     output_scalar: list[bool] = field(default_factory=list)
     result: spec.Spec = None   # how the thunk rebuilds the result
     mutated: dict = field(default_factory=dict)   # input index -> output index (in-place)
-    setters: list = field(default_factory=list)   # (container path, step, Spec) reassignments
-    deleted: list = field(default_factory=list)   # (container path, step) removed keys
+    setters: list[Setter] = field(default_factory=list)   # containers' children reassigned
+    deleted: list[Deleted] = field(default_factory=list)  # containers' children removed
     input_shardings: list = field(default_factory=list)  # per input: its sharding if over several devices
     byteswapped: set = field(default_factory=set)  # inputs given in the other byte order (converted in)
     reshaped: dict = field(default_factory=dict)  # input index -> (file, line) of its `x.shape = ...`
@@ -194,7 +195,7 @@ class _Inputs:
             return self._add(leaf, path)
         if shared.group not in self.owners:
             self.owners[shared.group] = len(self.tracers)
-            self._add(structure.memory_owner(leaf)[0], path + ((structure.ATTR, "base"),) * shared.hops)
+            self._add(structure.memory_owner(leaf)[0], path + (structure.Step(structure.ATTR, "base"),) * shared.hops)
         owner = self.tracers[self.owners[shared.group]]
         if shared.hops == 0:  # the owner itself
             self.of_leaf[index] = self.owners[shared.group]
@@ -332,10 +333,10 @@ def _find_reassignments(copied: structure.Copied, outputs: _Outputs, signature: 
         path = copied.container_paths[id(copy)]
         if isinstance(copy, list):  # append/pop/insert: replace the contents wholesale
             if len(now) != len(before) or any(before[s] is not c for s, c in now):
-                signature.setters.append((path, structure.ALL, Node(list, tuple((s, outputs.spec(c)) for s, c in now))))
+                signature.setters.append(Setter(path, structure.ALL, Node(list, tuple((s, outputs.spec(c)) for s, c in now))))
             continue
         for step, child in now:
             if step not in before or before[step] is not child:
-                signature.setters.append((path, step, outputs.spec(child)))
+                signature.setters.append(Setter(path, step, outputs.spec(child)))
         steps_now = {step for step, _ in now}
-        signature.deleted += [(path, step) for step in before if step not in steps_now]
+        signature.deleted += [Deleted(path, step) for step in before if step not in steps_now]

@@ -30,7 +30,7 @@ from solvent.compiler.disk import VERSIONS
 from solvent.core import structure
 from solvent.errors import LoadError, UnsupportedError
 
-FORMAT = 2  # 2: result specs are `core.spec` nodes
+FORMAT = 3  # 2: result specs are `core.spec` nodes; 3: paths are `core.structure.Path`s
 _META, _MODULE, _SIGNATURE = "meta.json", "module.mlirbc", "signature.pickle"
 
 
@@ -90,7 +90,8 @@ def _allowed() -> set[str]:
     from solvent.core.structure import Shared
     from solvent.runtime.array import Array, Scalar
     from solvent.tracing import Signature
-    nodes = [spec.Input, spec.Output, spec.Argument, spec.Static, spec.Either, spec.Cut, spec.Matrix, spec.Node]
+    nodes = [spec.Input, spec.Output, spec.Argument, spec.Static, spec.Either, spec.Cut, spec.Matrix, spec.Node,
+             spec.Setter, spec.Deleted, structure.Path, structure.Step]
     kinds = [Aval, Shared, Array, Scalar, Signature, *nodes, *structure.STATEFUL, np.ndarray, np.dtype]
     kinds += list(np.sctypeDict.values()) + [type(np.dtype(t)) for t in np.sctypeDict.values()]
     names = {f"{k.__module__}.{k.__qualname__}" for k in kinds}

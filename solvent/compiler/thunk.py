@@ -44,21 +44,6 @@ def _new_object(kind, attributes: dict):
     return obj
 
 
-def _delete(container, step):
-    kind, key = step
-    if kind == structure.ATTR:
-        object.__delattr__(container, key)
-    else:
-        del container[key]
-
-
-def _set(container, step, value):
-    if step == structure.ALL:
-        container[:] = value
-    else:
-        structure.set_child(container, step, value)
-
-
 def _choose(which, choices, own):
     """The caller's object a result is, when a traced branch or loop decided which (see `identity`)."""
     k = int(which)
@@ -140,9 +125,8 @@ def _one_run_at_a_time(placement) -> bool:
 
 def _reach(path, constant) -> str:
     """Source reaching `path` in (args, kwargs, IMPLICIT) from the thunk's parameters."""
-    (_, which), rest = path[0], path[1:]
-    root = ("args", "kwargs")[which] if which < 2 else constant(IMPLICIT)
-    return structure.path_expression(root, rest, constant)
+    root = ("args", "kwargs")[path.part] if path.part < 2 else constant(IMPLICIT)
+    return path[1:].expression(root, constant)
 
 
 def _builder(ns: _Namespace):
@@ -214,7 +198,7 @@ def generate(signature: Signature, executable, device=None, sync: bool = False, 
     device = devices.resolve(device)
     ns = _Namespace(_ndarray=np.ndarray, _MISS=MISS, _np_array=np.array, _np_asarray=np.asarray, _put=devices.put,
                     _device=device, _copyto=np.copyto, _native=_native, _asarray=host_value, _host_copy=_host_copy,
-                    _new_object=_new_object, _asmatrix=np.asmatrix, _set=_set, _delete=_delete, _choose=_choose,
+                    _new_object=_new_object, _asmatrix=np.asmatrix, _set=structure.set_child, _delete=structure.delete_child, _choose=_choose,
                     _cut=_cut, _Array=Array.from_buffer, _Scalar=Scalar.from_buffer, _lock=BUFFERS,
                     _XlaError=(JaxRuntimeError, ExecutionError), _pending=interrupts.PENDING,
                     _deliver=interrupts.deliver, _x64_on=x64_on, _x64_restore=x64_restore,
@@ -382,5 +366,4 @@ def _failed(error, name: str, executable) -> ExecutionError:
 
 def describe_path(path) -> str:
     """`args[0].x` for a path in (args, kwargs, IMPLICIT): how the user passed an argument."""
-    (_, which), rest = path[0], path[1:]
-    return structure.path_expression(("args", "kwargs", "np.random's global state")[which], rest, repr)
+    return path[1:].expression(("args", "kwargs", "np.random's global state")[path.part], repr)

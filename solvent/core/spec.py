@@ -2,14 +2,15 @@
 containers, is rebuilt from the program's outputs. Tracing makes them; the thunk, outlining,
 the transforms and placement read them.
 
-A spec is a tree of the nodes below. Paths (`Argument.path`, a Node's steps) are those of
-`core.structure`: tuples of (ATTR or ITEM, key) steps from the call's (args, kwargs, IMPLICIT).
+A spec is a tree of the nodes below. Paths (`Argument.path`) and a Node's steps are those of
+`core.structure` (`Path`, `Step`), from the call's (args, kwargs, IMPLICIT).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from solvent.core import structure
 
@@ -46,14 +47,7 @@ class Argument(Spec):
     """An object of the call returned as itself (a container, or a view sharing an input's
     memory), reached by `path` from (args, kwargs, IMPLICIT)."""
 
-    path: tuple
-
-    def reach(self, root):
-        """The object at `path` from `root`."""
-        node = root
-        for kind, key in self.path:
-            node = getattr(node, key) if kind == structure.ATTR else node[key]
-        return node
+    path: structure.Path
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,3 +111,19 @@ class Node(Spec):
         for (step, _), item in zip(self.children, items):
             object.__setattr__(obj, step[1], item)
         return obj
+
+
+class Setter(NamedTuple):
+    """A child of a caller's container the function reassigned (`obj.x = ...`, `d[k] = ...`, a
+    list's items for `structure.ALL`): the thunk sets it to what `value` rebuilds."""
+
+    container: structure.Path
+    step: structure.Step
+    value: Spec
+
+
+class Deleted(NamedTuple):
+    """A child of a caller's container the function removed (`del obj.x`, `d.pop(k)`)."""
+
+    container: structure.Path
+    step: structure.Step

@@ -12,6 +12,7 @@ import copy
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -30,7 +31,69 @@ _STATIC_TYPES = (type(None), bool, int, float, complex, str, bytes, np.generic, 
                  types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType,
                  np.ufunc, range, slice, type(Ellipsis))
 
-ITEM, ATTR, ALL = "item", "attr", ("all", None)
+ITEM, ATTR = "item", "attr"
+
+
+class Step(NamedTuple):
+    """One step into a container: (ITEM, key) for an item, (ATTR, name) for an attribute."""
+
+    kind: str
+    key: object
+
+    def child(self, container):
+        return getattr(container, self.key) if self.kind == ATTR else container[self.key]
+
+    def source(self, constant: Callable[[object], str]) -> str:
+        """Python source of the step after an expression (`constant(key)` names other keys)."""
+        if self.kind == ATTR:
+            return f".{self.key}" if self.key.isidentifier() else f".__dict__[{self.key!r}]"
+        if isinstance(self.key, (int, str)) and not isinstance(self.key, bool):
+            return f"[{self.key!r}]"
+        return f"[{constant(self.key)}]"
+
+
+#: The step that stands for all of a list's items at once (a list whose length the program changed).
+ALL = Step("all", None)
+
+
+class Path(tuple):
+    """Steps from the root of a walk to an object. From a call's (args, kwargs, IMPLICIT), the
+    first step picks the part (`part`) and the second the argument (`argument`)."""
+
+    __slots__ = ()
+
+    def __add__(self, steps) -> "Path":
+        return Path(tuple.__add__(self, steps))
+
+    def __getitem__(self, index):
+        got = tuple.__getitem__(self, index)
+        return Path(got) if isinstance(index, slice) else got
+
+    def __repr__(self) -> str:
+        return f"Path{tuple.__repr__(self)}"
+
+    def __reduce__(self):
+        return Path, (tuple(self),)
+
+    @property
+    def part(self) -> int:
+        """0 for a positional argument, 1 for a keyword argument, 2 for an implicit input."""
+        return self[0].key
+
+    @property
+    def argument(self):
+        """The position or keyword of the argument the path goes into (None for the part itself)."""
+        return self[1].key if len(self) > 1 else None
+
+    def reach(self, root):
+        """The object at this path from `root`."""
+        for step in self:
+            root = step.child(root)
+        return root
+
+    def expression(self, root: str, constant: Callable[[object], str]) -> str:
+        """Python source reaching this path from the variable `root` (for generated thunks)."""
+        return root + "".join(step.source(constant) for step in self)
 _GENERATORS = (np.random.RandomState, np.random.BitGenerator)
 
 
@@ -67,13 +130,13 @@ def children(x) -> list[tuple[tuple[str, object], object]] | None:
     if isinstance(x, _GENERATORS):
         raise UnsupportedError(f"a {type(x).__name__} argument: {RANDOM}")
     if isinstance(x, (tuple, list)):
-        return [((ITEM, i), v) for i, v in enumerate(x)]
+        return [(Step(ITEM, i), v) for i, v in enumerate(x)]
     if isinstance(x, dict):
-        return [((ITEM, k), v) for k, v in x.items()]
+        return [(Step(ITEM, k), v) for k, v in x.items()]
     fields = _attributes(x)
     if fields is None:
         return None
-    return [((ATTR, name), getattr(x, name)) for name in fields]
+    return [(Step(ATTR, name), getattr(x, name)) for name in fields]
 
 
 def _attributes(x) -> list[str] | None:
@@ -228,7 +291,7 @@ def copy_structure(tree, make_tracer: Callable) -> Copied:
         kids = children(x)
         if kids is None:
             if bound_to_container(x):
-                return types.MethodType(x.__func__, walk(x.__self__, path + ((ATTR, "__self__"),)))
+                return types.MethodType(x.__func__, walk(x.__self__, path + (Step(ATTR, "__self__"),)))
             return x
         if isinstance(x, (tuple, list, dict)) and type(x) in (tuple, list, dict):
             new = type(x)() if not isinstance(x, tuple) else None
@@ -249,7 +312,7 @@ def copy_structure(tree, make_tracer: Callable) -> Copied:
         out.keep.append(new)
         return new
 
-    out.tree = walk(tree, ())
+    out.tree = walk(tree, Path())
     return out
 
 
@@ -294,9 +357,12 @@ def unflatten(tree, leaves, is_leaf=is_array):
     return walk(tree)
 
 
-def set_child(container, step, value) -> None:
+def set_child(container, step: Step, value) -> None:
+    """`container`'s child at `step` becomes `value` (for ALL, a list's items become `value`'s)."""
     kind, key = step
-    if kind == ATTR:
+    if step == ALL:
+        container[:] = value
+    elif kind == ATTR:
         object.__setattr__(container, key, value) if _frozen(container) else setattr(container, key, value)
     elif isinstance(container, list) and key == len(container):
         container.append(value)
@@ -304,19 +370,14 @@ def set_child(container, step, value) -> None:
         container[key] = value
 
 
+def delete_child(container, step: Step) -> None:
+    """Remove `container`'s child at `step` (an attribute, or a dict's key)."""
+    if step.kind == ATTR:
+        object.__delattr__(container, step.key)
+    else:
+        del container[step.key]
+
+
 def _frozen(x) -> bool:
     params = getattr(type(x), "__dataclass_params__", None)
     return bool(params is not None and params.frozen)
-
-
-def path_expression(root: str, path, constant: Callable[[object], str]) -> str:
-    """Python source reaching `path` from the variable `root` (for generated thunks)."""
-    text = root
-    for kind, key in path:
-        if kind == ATTR:
-            text += f".{key}" if key.isidentifier() else f".__dict__[{key!r}]"
-        elif isinstance(key, (int, str)) and not isinstance(key, bool):
-            text += f"[{key!r}]"
-        else:
-            text += f"[{constant(key)}]"
-    return text

@@ -99,7 +99,7 @@ def plan(signature, options, mesh: Mesh | None, parameters=()) -> Placement | No
         return None
     inputs = [s if s is not None and _mesh_of(s) == mesh else None for s in signature.input_shardings]
     for i, path in enumerate(signature.input_paths):
-        given = _entry(options.in_shardings, path[1][1] if len(path) > 1 else None, path[0][1] == 0, parameters)
+        given = _entry(options.in_shardings, path.argument, path.part == 0, parameters)
         if given is not None:
             inputs[i] = _resolve(given, mesh)
     outputs = [None] * len(signature.output_avals)

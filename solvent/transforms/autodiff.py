@@ -34,7 +34,7 @@ from solvent.ops import elementwise as ew, enzyme, shape as shape_ops
 from solvent.ops.base import shape_of
 from solvent.ops.constant import iota
 from solvent.transforms import batching
-from solvent.transforms.lifting import Lifted, lift, reach
+from solvent.transforms.lifting import Lifted, lift
 from solvent.transforms.outline import build_result
 
 
@@ -115,9 +115,9 @@ def _active(lifted: Lifted, numbers, purpose: str) -> list[bool]:
     """Which inputs are differentiated: float arrays inside the arguments `numbers`."""
     active = []
     for leaf, path in zip(lifted.leaves, lifted.built.copied.paths):
-        inside = path[0] == (structure.ITEM, 0) and len(path) > 1 and path[1][1] in numbers
+        inside = path.part == 0 and path.argument in numbers
         if inside and len(path) == 2 and not _is_float(leaf.dtype):
-            raise TypeError(f"{purpose} differentiates float arrays; argument {path[1][1]} is "
+            raise TypeError(f"{purpose} differentiates float arrays; argument {path.argument} is "
                             f"{leaf.dtype}. Convert it with .astype(float), or leave it out of argnums")
         if inside and np.issubdtype(leaf.dtype, np.complexfloating):
             raise UnsupportedError(f"{purpose} of a function of complex arrays")
@@ -348,7 +348,7 @@ def jvp(fn, primals, tangents):
 
 def _reach(tree, path):
     try:
-        return reach(tree, path)
+        return path.reach(tree)
     except (KeyError, IndexError, AttributeError, TypeError):
         raise TypeError("the tangents do not have the structure of the primals") from None
 

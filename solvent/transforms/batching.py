@@ -90,12 +90,12 @@ def _batch(fn, args, kwargs, in_axes, out_axes, axis_size):
 
 def _spec_at(in_axes, path, count: int):
     """The entry of `in_axes` (a prefix of the arguments' structure) that covers `path`."""
-    if path[0] == (structure.ITEM, 1):  # keyword arguments: mapped over their first axis
+    if path.part == 1:  # keyword arguments: mapped over their first axis
         return 0
     spec = in_axes
     if isinstance(spec, (tuple, list)) and len(spec) != count:
         raise ValueError(f"vmap in_axes has {len(spec)} entries for {count} positional arguments")
-    for _, key in path[1:]:
+    for key in (step.key for step in path[1:]):
         if spec is None or isinstance(spec, int):
             return spec
         try:

@@ -71,24 +71,10 @@ class Lifted:
                 if isinstance(self.leaves[i], TracedArray):
                     self.leaves[i].assign(value(outputs[k]))
             for path, step, spec in signature.setters:
-                container = reach(self.tree, path)
-                built = build_result(spec, self.leaves, outputs, self.tree)
-                if step == structure.ALL:
-                    container[:] = built
-                else:
-                    structure.set_child(container, step, built)
+                structure.set_child(path.reach(self.tree), step, build_result(spec, self.leaves, outputs, self.tree))
             for path, step in signature.deleted:
-                container = reach(self.tree, path)
-                delattr(container, step[1]) if step[0] == structure.ATTR else container.pop(step[1])
+                structure.delete_child(path.reach(self.tree), step)
         return build_result(signature.result, self.leaves, outputs, self.tree)
-
-
-def reach(tree, path):
-    """The object at `path` inside `tree`."""
-    node = tree
-    for kind, key in path:
-        node = getattr(node, key) if kind == structure.ATTR else node[key]
-    return node
 
 
 def lift(fn, args: tuple, kwargs: dict, purpose: str, operand=value) -> Lifted:

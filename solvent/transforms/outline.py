@@ -106,7 +106,7 @@ def build_result(node: spec.Spec, leaves, outputs, root):
                       [build_result(c, leaves, outputs, root) for c in node.choices],
                       build_result(node.own, leaves, outputs, root))
     if isinstance(node, spec.Argument):
-        return node.reach(root)
+        return node.path.reach(root)
     if isinstance(node, spec.Matrix):
         return as_matrix(build_result(node.data, leaves, outputs, root))
     return node.build([build_result(child, leaves, outputs, root) for _, child in node.children])

@@ -39,10 +39,13 @@ def test_build_makes_each_kind_of_container():
     assert made.build([5, 6]) == State(5, 6)
 
 
-def test_argument_reaches_its_path():
+def test_a_path_reaches_its_object_and_says_which_argument():
     args = ((State(np.ones(2), {"k": [3, 4]}),), {})
-    path = ((structure.ITEM, 0), (structure.ITEM, 0), (structure.ATTR, "y"), (structure.ITEM, "k"))
-    assert spec.Argument(path).reach(args) == [3, 4]
+    path = structure.Path(structure.Step(*s) for s in
+                          ((structure.ITEM, 0), (structure.ITEM, 0), (structure.ATTR, "y"), (structure.ITEM, "k")))
+    assert path.reach(args) == [3, 4] and path.part == 0 and path.argument == 0
+    assert path[1:].expression("args", repr) == "args[0].y['k']" and isinstance(path[:2], structure.Path)
+    assert structure.Path() + (structure.Step(structure.ITEM, 1),) == ((structure.ITEM, 1),)
 
 
 def test_tracing_gives_the_spec_of_what_the_function_returns():

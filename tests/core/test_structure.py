@@ -81,6 +81,6 @@ def test_children_of_plain_and_slotted_objects():
 
 def test_path_expression():
     names = {}
-    text = structure.path_expression("root", [("item", 0), ("attr", "w"), ("item", "k"), ("item", (1, 2))],
-                                     lambda k: names.setdefault(k, f"_c{len(names)}"))
+    path = structure.Path(structure.Step(*s) for s in [("item", 0), ("attr", "w"), ("item", "k"), ("item", (1, 2))])
+    text = path.expression("root", lambda k: names.setdefault(k, f"_c{len(names)}"))
     assert text == "root[0].w['k'][_c0]"
