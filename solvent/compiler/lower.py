@@ -18,7 +18,7 @@ import solvent.passes
 from solvent.compiler import disk
 from solvent.errors import EscapedValueError
 from solvent.ir.module import parse, to_text
-from solvent.passes import block_updates, donation, pipelines as passes
+from solvent.passes import block_updates, donation, enumerated_scatters, pipelines as passes
 from solvent.runtime import executable as executables
 from solvent.sharding import gspmd, placement as placements
 from solvent.tracing import Signature, trace
@@ -170,12 +170,15 @@ def _parameters(fn) -> tuple:
 
 def _for_xla(text: str, signature: Signature, placement, options: Options) -> str:
     """The optimized module as PJRT compiles it, parsed once and printed once if a step changed it:
-    mutated inputs donated (those of a new shape cannot alias); block updates as pad + select,
-    which XLA's partitioner turns into halo exchanges instead of gathers, and on one device where
-    they cover most of their array; then mhlo shardings if GSPMD partitions."""
+    mutated inputs donated (those of a new shape cannot alias); scatters at indices that enumerate
+    their operand as reshapes (`enumerated_scatters`); block updates as pad + select, which XLA's
+    partitioner turns into halo exchanges instead of gathers, and on one device where they cover
+    most of their array; then mhlo shardings if GSPMD partitions."""
     module = parse(text)
     aliases = {i: k for i, k in signature.mutated.items() if i not in signature.reshaped}
     changed = options.donate and donation.alias(module, aliases)
+    if options.optimize is not False and options.optimize != "none":  # (before block updates undo constants)
+        changed |= enumerated_scatters.rewrite(module)
     if placement is not None:
         changed |= block_updates.rewrite(module)
         if options.shardy_passes == "to_mhlo_shardings":
