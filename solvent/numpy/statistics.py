@@ -1,10 +1,10 @@
 """Order statistics and summaries of traced arrays: median, quantiles, average, cov, histograms, bincount.
 
-Quantiles sort the reduced axes once (NaNs last, as NumPy) and read the order
-statistics they need. With a static `q` the positions are computed on the host
-by NumPy's own method table, so every `method=` matches NumPy exactly; with a
-traced `q`, or for the `nan*` variants (where the count of valid values per
-slice is traced), positions are traced and read by a one-hot select-and-sum.
+Quantiles read the order statistics they need of the reduced axes (NaNs last, as NumPy). With
+a static `q` the positions are computed on the host by NumPy's own method table, so every
+`method=` matches NumPy exactly, and long real axes are not sorted (`order_statistics`); with a
+traced `q`, or for the `nan*` variants (where the count of valid values per slice is traced),
+the axes are sorted once and the traced positions read by a one-hot select-and-sum.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import numpy as np
 from numpy.lib import _function_base_impl as numpy_quantiles
 
 from solvent.errors import UnsupportedError
+from solvent.numpy import order_statistics
 from solvent.numpy.registry import implements
 from solvent.numpy.sorting import searchsorted, sort_values
 from solvent.numpy.values import broadcast_value, full, is_traced, normalize_axes, shape, value, wrap, write_out
@@ -34,8 +35,34 @@ def _cast(x, dtype):
     return wrap(ew.convert(value(x), dtype), scalar=False)
 
 
+class _Ordered:
+    """The values of the reduced axes as rows (n, *rest), read in sorted order: whole (`sorted`,
+    sorted once), or at static positions (`at`), which long real rows find without a sort."""
+
+    def __init__(self, rows):
+        self.rows, self._sorted = rows, None
+
+    @property
+    def sorted(self):
+        if self._sorted is None:
+            self._sorted = wrap(sort_values([value(self.rows)], 0)[0], scalar=False)
+        return self._sorted
+
+    def at(self, indexes):
+        """`sorted[indexes]` for static `indexes` (negative from the end)."""
+        if self._sorted is None and order_statistics.selectable(self.rows.dtype, shape(self.rows)[0], indexes):
+            return order_statistics.at(self.rows, np.asarray(indexes))
+        return _rows(self.sorted, indexes)
+
+    def nan(self):
+        """Where a column holds a NaN (NumPy's order statistics are NaN there)."""
+        if self.rows.dtype.kind == "c":
+            return np.isnan(_rows(self.sorted, np.array(-1)))
+        return np.any(np.isnan(self.rows), axis=0)
+
+
 def _reduced(a, axis):
-    """`a` sorted over the reduced axes merged into a leading one, (n, *rest); and the keepdims shape."""
+    """`a`'s reduced axes merged into a leading one, (n, *rest), as `_Ordered`; and the keepdims shape."""
     v = value(a)
     rank_shape = shape_of(v)
     axes = normalize_axes(axis, len(rank_shape))
@@ -44,7 +71,7 @@ def _reduced(a, axis):
     n = int(np.prod([rank_shape[d] for d in axes], dtype=np.int64))
     v = ops.reshape(v, (n, *[rank_shape[d] for d in rest]))
     kept = tuple(1 if d in axes else size for d, size in enumerate(rank_shape))
-    return wrap(sort_values([v], 0)[0], scalar=False), kept
+    return _Ordered(wrap(v, scalar=False)), kept
 
 
 def _rows(rows, indexes: np.ndarray):
@@ -72,16 +99,16 @@ def _lerp(a, b, t):
     return np.where(t >= 0.5, np.subtract(b, diff * (1 - t)), np.add(a, diff * t))
 
 
-def _static_quantile(rows, q: np.ndarray, method: str):
+def _static_quantile(ordered: _Ordered, q: np.ndarray, method: str):
     """Order statistics at host-computed positions: NumPy's own method table on static `q`."""
-    n, rank = shape(rows)[0], len(shape(rows))
+    n, rank = shape(ordered.rows)[0], len(shape(ordered.rows))
     props = numpy_quantiles._QuantileMethods[method]
     virtual = np.asanyarray(props["get_virtual_index"](n, q))
     if props["fix_gamma"] is None or (method == "linear" and virtual.dtype.kind in "iu"):
-        return _rows(rows, virtual)
-    previous, following = numpy_quantiles._get_indexes(np.empty(0, rows.dtype), virtual, n)
+        return ordered.at(virtual)
+    previous, following = numpy_quantiles._get_indexes(np.empty(0, ordered.rows.dtype), virtual, n)
     gamma = numpy_quantiles._get_gamma(virtual, previous, props).reshape(virtual.shape + (1,) * (rank - 1))
-    return _lerp(_rows(rows, previous), _rows(rows, following), gamma)
+    return _lerp(ordered.at(previous), ordered.at(following), gamma)
 
 
 def _virtual_index(count, q, method: str):
@@ -163,16 +190,16 @@ def _quantile(name, percent, ignore_nan):
         if len(shape(q)) > 2:
             raise ValueError("q must be a scalar or 1d")
         dtype = getattr(np, name)(np.ones(2, a.dtype), np.full(shape(q), 0.5, q.dtype), method=method).dtype
-        rows, kept = _reduced(a, axis)
+        ordered, kept = _reduced(a, axis)
         inexact = a.dtype.kind in "fc"
-        last = _rows(rows, np.array(-1))
         if ignore_nan and inexact:
-            count = np.sum(np.logical_not(np.isnan(rows)), axis=0)
-            result = np.where(np.equal(count, 0), np.nan, _traced_quantile(rows, q, count, method))
+            count = np.sum(np.logical_not(np.isnan(ordered.rows)), axis=0)
+            result = np.where(np.equal(count, 0), np.nan, _traced_quantile(ordered.sorted, q, count, method))
         else:
-            n = shape(rows)[0]
-            result = (_traced_quantile(rows, q, n, method) if is_traced(q) else _static_quantile(rows, q, method))
-            result = np.where(np.isnan(last), last, result) if inexact else result
+            n = shape(ordered.rows)[0]
+            result = (_traced_quantile(ordered.sorted, q, n, method) if is_traced(q)
+                      else _static_quantile(ordered, q, method))
+            result = np.where(ordered.nan(), np.nan, result) if inexact else result
         return _finish(wrap(ew.convert(value(result), dtype)), kept, shape(q), keepdims, out)
     return apply
 
@@ -192,14 +219,14 @@ def _middle_mean(low, high, odd):
 @implements(np.median)
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     a = a if is_traced(a) else np.asarray(a)
-    rows, kept = _reduced(a, axis)
-    n = shape(rows)[0]
+    ordered, kept = _reduced(a, axis)
+    n = shape(ordered.rows)[0]
     if n == 0:
         dtype = np.mean(np.ones(1, a.dtype)).dtype
-        return _finish(wrap(full(np.nan, shape(rows)[1:], dtype)), kept, (), keepdims, out)
-    result = np.mean(_rows(rows, np.arange((n - 1) // 2, n // 2 + 1)), axis=0)
+        return _finish(wrap(full(np.nan, shape(ordered.rows)[1:], dtype)), kept, (), keepdims, out)
+    result = np.mean(ordered.at(np.arange((n - 1) // 2, n // 2 + 1)), axis=0)
     if a.dtype.kind in "fc":
-        result = np.where(np.isnan(_rows(rows, np.array(-1))), np.nan, result)
+        result = np.where(ordered.nan(), np.nan, result)
     return _finish(wrap(value(result)), kept, (), keepdims, out)
 
 
@@ -209,7 +236,8 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=np._NoValu
     keepdims = keepdims is True
     if a.dtype.kind not in "fc":
         return median(a, axis, out, keepdims=keepdims)
-    rows, kept = _reduced(a, axis)
+    ordered, kept = _reduced(a, axis)
+    rows = ordered.sorted
     count = np.sum(np.logical_not(np.isnan(rows)), axis=0)
     low = _gather(rows, np.floor_divide(count - 1, 2))
     high = _gather(rows, np.floor_divide(count, 2))
