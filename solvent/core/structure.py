@@ -94,6 +94,8 @@ class Path(tuple):
     def expression(self, root: str, constant: Callable[[object], str]) -> str:
         """Python source reaching this path from the variable `root` (for generated thunks)."""
         return root + "".join(step.source(constant) for step in self)
+
+
 _GENERATORS = (np.random.RandomState, np.random.BitGenerator)
 
 
@@ -123,7 +125,7 @@ def is_array(x) -> bool:
     return isinstance(x, tuple(ARRAY_TYPES)) or type(x) in STATEFUL
 
 
-def children(x) -> list[tuple[tuple[str, object], object]] | None:
+def children(x) -> list[tuple[Step, object]] | None:
     """The (step, child) pairs of a container, or None for a leaf or static."""
     if isinstance(x, _STATIC_TYPES) or is_array(x):
         return None

@@ -68,7 +68,7 @@ def parse(key, shape):
             raise UnsupportedError("None (np.newaxis) in an index whose slice bounds are traced")
         if e.kind in (ARRAY, MASK):
             raise UnsupportedError("an index array or mask together with a slice whose bounds are traced; "
-                                   "index in two steps (x[:, :i][rows])")
+                                   "index with the array first (x[rows][:, :i])")
         n = shape[e.dim]
         if e.kind == INTEGER:
             axes.append(("index", _clamp(e.value, n)))

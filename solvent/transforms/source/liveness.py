@@ -24,7 +24,8 @@ def private_names(definition: ast.FunctionDef) -> dict[int, set[str]]:
         return {}
     in_scopes = {n.id for scope in ast.walk(definition) if scope is not definition and isinstance(scope, _SCOPES)
                  for n in ast.walk(scope) if isinstance(n, ast.Name)}
-    reads = [n for n in names if isinstance(n.ctx, (ast.Load, ast.Del))]
+    augmented = {id(n.target) for n in ast.walk(definition) if isinstance(n, ast.AugAssign)}
+    reads = [n for n in names if isinstance(n.ctx, (ast.Load, ast.Del)) or id(n) in augmented]  # (`t += 1` reads t)
     found = {}
     for loop in ast.walk(definition):
         if not isinstance(loop, (ast.For, ast.While)):

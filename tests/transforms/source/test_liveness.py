@@ -73,7 +73,15 @@ def in_branches(x, out):
     return out
 
 
+def rebound(a, b):
+    for i in range(3):
+        b = a                  # read after the loop by `b += 1.0` (an augmented assignment reads): carried
+    b += 1.0
+    return a
+
+
 def test_which_names_a_loop_keeps_to_itself():
+    assert private(rebound) == [{"i"}]
     assert private(temporaries) == [{"i", "d", "e"}]
     assert private(in_branches) == [{"i", "k", "m"}]
     assert private(read_after) == [set()]
@@ -104,6 +112,7 @@ def test_programs_with_temporaries_stay_numpys():
     check_like_numpy(temporaries, x)
     check_like_numpy(read_after, x)
     check_like_numpy(nested, x)
+    check_like_numpy(rebound, np.zeros(3), np.ones(3))  # `b += 1.0` writes into `a` (found by make fuzz)
 
 
 def table_fill(a, b):
