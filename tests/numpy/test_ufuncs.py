@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import solvent
+from differential import check_like_numpy
 from numpy_samples import (COMPLEX, EVERY_DTYPE, FLOAT, INTEGER, elements, check, check_or_raises,
                            sample)
 
@@ -515,3 +516,20 @@ def test_complex_sign_of_signed_zeros_is_positive_zero():
     expected = np.sign(z)
     for part in (np.real, np.imag):
         np.testing.assert_array_equal(np.signbit(part(result)), np.signbit(part(expected)))
+
+
+def test_quotients_of_quotients_are_numpys_not_reassociated():
+    """XLA rewrites (a / b) / c as a / (b * c) and (a / b) / (c / d) as (a * d) / (b * c): products that
+    overflow where NumPy's quotients do not (found by make fuzz: nine x = x / x of 0.057 gave NaN)."""
+    def chain(x):
+        for _ in range(9):
+            x = x / x
+        return x
+
+    def quotients(a, b, c):
+        return (a / b) / c, a / (b / c), (a / b) / (c / a)
+
+    check_like_numpy(chain, np.array([0.057, 3.0, -1e-3]))
+    big = np.array([1e30, 3e28], np.float32), np.array([1e20, 7e19], np.float32), np.array([1e20, 2e21], np.float32)
+    check_like_numpy(quotients, *big)
+    check_like_numpy(quotients, *(np.asarray(x, np.float64) * 1e270 for x in big))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 
+from solvent.ir.module import defining_op
 from solvent.ops import elementwise as ew
 from solvent.ops.base import dtype_of, is_bool, is_complex, is_float, is_unsigned, one, shape_of
 from solvent.numpy.values import full
@@ -269,14 +270,38 @@ def negative(x):
     return ew.unary("negate", x)
 
 
+def _is_quotient(x: ir.Value) -> bool:
+    op = defining_op(x)
+    return op is not None and op.name == "stablehlo.divide"
+
+
+#: A NaN's bits no computation makes (a signalling NaN), for `kept`.
+_NEVER = {np.dtype(np.float64): np.int64(0x7FF0DEADBEEF0001), np.dtype(np.float32): np.int32(0x7F80BEEF),
+          np.dtype(np.float16): np.int16(0x7C01)}
+
+
+def kept(x: ir.Value) -> ir.Value:
+    """`x` itself, as a select on its bits that XLA cannot see through, so that it does not
+    reassociate the op that made `x` with the one that uses it. (A test of x == x would be folded
+    away where the compiler knows x is no NaN, a product of converted integers, say.)"""
+    dtype = dtype_of(x)
+    if dtype not in _NEVER:
+        return x
+    never = _NEVER[dtype]
+    bits = ew.bitcast(x, never.dtype)
+    return ew.select(ew.compare("NE", bits, full(never, shape_of(x), never.dtype)), x, const(x, np.nan))
+
+
 def _parts(z):
     return ew.unary("real", z), ew.unary("imag", z)
 
 
 def divide(a, b):
-    """a / b; complex numbers by NumPy's Smith division, so that z / 0 has NumPy's inf and nan parts."""
+    """a / b; complex numbers by NumPy's Smith division, so that z / 0 has NumPy's inf and nan parts.
+    A quotient divided or dividing again is kept apart (`kept`): XLA rewrites (a / b) / c as a / (b * c),
+    whose product can overflow where NumPy's quotients do not (nine x = x / x of 0.057 gave NaN)."""
     if not is_complex(dtype_of(a)):
-        return ew.binary("divide", a, b)
+        return ew.binary("divide", *(kept(x) if _is_quotient(x) else x for x in (a, b)))
     (ar, ai), (br, bi) = _parts(a), _parts(b)
     op = ew.binary
     abs_br, abs_bi = ew.unary("abs", br), ew.unary("abs", bi)

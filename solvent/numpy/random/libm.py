@@ -22,9 +22,12 @@ import functools
 
 import numpy as np
 
+from solvent.core import trace
 from solvent.errors import UnsupportedError
 from solvent.numpy.folding import traced_constant
-from solvent.numpy.values import is_traced
+from solvent.numpy import values
+from solvent.numpy.elementwise.bodies import kept
+from solvent.numpy.values import is_traced, wrap
 
 
 def _double(bits: int) -> float:
@@ -40,18 +43,13 @@ _LOW_WORD = np.uint64(0xFFFFFFFF)
 
 def rounded(value):
     """`value` rounded to a double (a float32 stays one) on its own before it is used: an identity to
-    NumPy, and to XLA a select it cannot see through, so that it neither fuses a product into the add
-    that follows (one FMA, rounded once) nor folds a sum with a constant into the next one ((1 + x) - 1
-    to x). The select tests the value's bits against one NaN no computation makes: a test of x == x
-    would be folded away where the compiler knows x is no NaN (a product of converted integers)."""
-    single = np.result_type(value) == np.float32
-    value = value if is_traced(value) else np.asarray(value, np.float32 if single else np.float64)
-    bits = value.view(np.int32 if single else np.int64)
-    return np.where(bits != (_NEVER32 if single else _NEVER), value, np.float32(np.nan) if single else np.nan)
-
-
-_NEVER = np.int64(0x7FF0DEADBEEF0001)  # a signalling NaN's bits
-_NEVER32 = np.int32(0x7F80BEEF)  # and a float32 one's
+    NumPy, and to XLA a select it cannot see through (`bodies.kept`), so that it neither fuses a
+    product into the add that follows (one FMA, rounded once) nor folds a sum with a constant into
+    the next one ((1 + x) - 1 to x)."""
+    if is_traced(value):
+        with trace.current().emitting():
+            return wrap(kept(values.value(value)), scalar=False)
+    return np.asarray(value, np.float32 if np.result_type(value) == np.float32 else np.float64)
 
 
 def lookup(table: np.ndarray, index):
