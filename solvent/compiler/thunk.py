@@ -251,8 +251,8 @@ _STATIC_TYPES = (int, float, bool, complex, str, type(None))
 
 def _guard(example, ns: _Namespace, layouts: bool = False) -> str | None:
     """A test that positional `args` have the signature of the `example` call (arrays of the same
-    type, shape and dtype, and with `layouts` the same strides, equal static values, no array
-    twice), or None if it is not that simple.
+    type, shape and dtype, and with `layouts` the same strides, random generators of the same
+    kind, equal static values, no array or generator twice), or None if it is not that simple.
 
     A call that passes it needs no call key: `Jitted` tries the latest signature's `fast` first.
     """
@@ -270,6 +270,10 @@ def _guard(example, ns: _Namespace, layouts: bool = False) -> str | None:
             arrays.append(i)
         elif kind in (Array, Scalar):
             tests.append(f"type({x}) is {ns.name(kind, 'type')} and {x}.key == {ns.name(a.key, 'key')}")
+            arrays.append(i)
+        elif kind in structure.STATEFUL:  # a random generator: of the same bit generator
+            key = structure.STATEFUL[kind].key
+            tests.append(f"type({x}) is {ns.name(kind, 'type')} and {ns.name(key, 'key_of')}({x}) == {ns.name(key(a), 'key')}")
             arrays.append(i)
         elif (kind in _STATIC_TYPES or isinstance(a, np.generic)) and a == a:  # (a NaN is never equal)
             tests.append(f"type({x}) is {ns.name(kind, 'type')} and {x} == {ns.name(a, 's')}")

@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 import solvent
 from differential import assert_same
+from solvent.compiler import thunk as thunks
 
 
 def _twins(seed: int, buffered: bool = False):
@@ -312,6 +313,21 @@ def test_methods_not_reproduced_are_refused(draw, match):
 def test_other_bit_generators_are_refused():
     with pytest.raises(solvent.UnsupportedError, match="Generator over MT19937"):
         solvent.jit(lambda g: g.random())(np.random.Generator(np.random.MT19937(0)))
+
+
+def test_calls_after_the_first_take_the_fast_path_and_keep_the_stream():
+    ours, numpys = _twins(3)
+    draw = solvent.jit(lambda rng, x: rng.random(2) + x)
+    for k in range(3):
+        np.testing.assert_array_equal(draw(ours, np.ones(2)), numpys.random(2) + 1)
+    assert draw.fast((ours, np.ones(2))) is not thunks.MISS  # (and that call drew two more)
+    numpys.random(2)
+    with pytest.raises(solvent.UnsupportedError, match="Generator over MT19937"):  # as on the first call
+        draw(np.random.Generator(np.random.MT19937(0)), np.ones(2))
+    both = solvent.jit(lambda a, b: (a.random(), b.random()))
+    got, want = both(ours, ours), (numpys.random(), numpys.random())  # one generator twice: one stream
+    assert got == want and both(ours, ours) == (numpys.random(), numpys.random())
+    assert ours.bit_generator.state == numpys.bit_generator.state
 
 
 def test_traced_integer_bounds_are_refused():
