@@ -82,7 +82,8 @@ class _Writer:
         if kind == "index":
             return self.pick(self.indices)
         name = self.pick(self.arrays)
-        return self.pick([f"np.sum({name})", f"{name}.max()", f"np.mean({name})", f"np.min({name})"])
+        return self.pick([f"np.sum({name})", f"{name}.max()", f"np.mean({name})", f"np.min({name})",
+                          f"np.median({name})", f"np.percentile({name}, 30)"])
 
     def expression(self, depth=0) -> str:
         kinds = ["name", "name", "binary", "scalar_binary", "unary", "where", "cast"] if depth < 2 else ["name"]
