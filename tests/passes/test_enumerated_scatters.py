@@ -1,31 +1,18 @@
 """Scatters at indices that enumerate their operand (`passes.enumerated_scatters`): a reshape
 (and select) in the program XLA compiles, the values NumPy's; any other scatter stays."""
 
+import pathlib
+import sys
+
 import numpy as np
 import pytest
 
 import solvent
 from differential import check_like_numpy
 
+sys.path.insert(0, str(pathlib.Path(__file__).parents[2] / "examples"))
 
-def escape_times(c, iterations):
-    """The shrinking working set of Rougier's Mandelbrot: positions from np.mgrid, held in place."""
-    times = np.zeros(c.shape, dtype=np.int64)
-    rows, columns = np.mgrid[0:c.shape[0], 0:c.shape[1]]
-    c, rows, columns = c.ravel(), rows.ravel(), columns.ravel()
-    z = np.zeros_like(c)
-    for i in range(iterations):
-        z = z ** 2 + c
-        escaped = np.abs(z) > 2.0
-        times[rows[escaped], columns[escaped]] = i + 1
-        z, c = z[~escaped], c[~escaped]
-        rows, columns = rows[~escaped], columns[~escaped]
-    return times
-
-
-def _grid(n):
-    x, y = np.linspace(-2.25, 0.75, n), np.linspace(-1.5, 1.5, n)
-    return x[None, :] + 1j * y[:, None]
+from fractal import escape_times, grid  # noqa: E402  (the shrinking working set of Rougier's Mandelbrot)
 
 
 def _scatters(fn, *args) -> int:
@@ -33,8 +20,8 @@ def _scatters(fn, *args) -> int:
 
 
 def test_a_write_through_a_shrinking_set_of_positions_is_a_select():
-    check_like_numpy(escape_times, _grid(48), 30)
-    assert _scatters(escape_times, _grid(48), 30) == 0
+    check_like_numpy(escape_times, grid(48), 30)
+    assert _scatters(escape_times, grid(48), 30) == 0
 
 
 def test_a_write_at_every_position_in_order_is_a_reshape():
