@@ -56,13 +56,15 @@ def _enumerating(op):
         return None
     operand, indices, updates = op.operands
     shape, count = shape_of(operand), math.prod(shape_of(operand))
+    if not shape or count * len(shape) > LIMIT:
+        return None
     numbers = stablehlo.ScatterDimensionNumbers(op.attributes["scatter_dimension_numbers"])
     if (list(numbers.update_window_dims) or list(numbers.inserted_window_dims) != list(range(len(shape)))
             or list(numbers.scattered_dims_to_operand_dims) != list(range(len(shape)))
             or numbers.index_vector_dim != 1 or list(numbers.input_batching_dims)
             or tuple(shape_of(indices)) != (count, len(shape)) or tuple(shape_of(updates)) != (count,)):
         return None
-    enumeration = np.stack(np.unravel_index(np.arange(count), shape), axis=1) if count else None
+    enumeration = np.stack(np.unravel_index(np.arange(count), shape), axis=1)
     known = _known(indices)
     if known is not None:
         return (None,) if np.array_equal(known, enumeration) else None
