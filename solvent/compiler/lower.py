@@ -177,14 +177,15 @@ def _for_xla(text: str, signature: Signature, placement, options: Options) -> st
     module = parse(text)
     aliases = {i: k for i, k in signature.mutated.items() if i not in signature.reshaped}
     changed = options.donate and donation.alias(module, aliases)
-    if options.optimize is not False and options.optimize != "none":  # (before block updates undo constants)
+    optimizing = options.optimize is not False and options.optimize != "none"
+    if optimizing:  # (before block updates turn the enumerating constants into pads)
         changed |= enumerated_scatters.rewrite(module)
     if placement is not None:
         changed |= block_updates.rewrite(module)
         if options.shardy_passes == "to_mhlo_shardings":
             gspmd.export(module, placement.mesh)
             changed = True
-    elif options.optimize is not False and options.optimize != "none":
+    elif optimizing:
         changed |= block_updates.rewrite(module, min_fraction=LARGE_BLOCK)
     return to_text(module) if changed else text
 

@@ -198,8 +198,9 @@ def generate(signature: Signature, executable, device=None, sync: bool = False, 
     device = devices.resolve(device)
     ns = _Namespace(_ndarray=np.ndarray, _MISS=MISS, _np_array=np.array, _np_asarray=np.asarray, _put=devices.put,
                     _device=device, _copyto=np.copyto, _native=_native, _asarray=host_value, _host_copy=_host_copy,
-                    _new_object=_new_object, _asmatrix=np.asmatrix, _set=structure.set_child, _delete=structure.delete_child, _choose=_choose,
-                    _cut=_cut, _Array=Array.from_buffer, _Scalar=Scalar.from_buffer, _lock=BUFFERS,
+                    _new_object=_new_object, _asmatrix=np.asmatrix, _set=structure.set_child,
+                    _delete=structure.delete_child, _choose=_choose, _cut=_cut, _Array=Array.from_buffer,
+                    _Scalar=Scalar.from_buffer, _lock=BUFFERS,
                     _XlaError=(JaxRuntimeError, ExecutionError), _pending=interrupts.PENDING,
                     _deliver=interrupts.deliver, _x64_on=x64_on, _x64_restore=x64_restore,
                     _failed=lambda error: _failed(error, name, executable))
@@ -273,7 +274,8 @@ def _guard(example, ns: _Namespace, layouts: bool = False) -> str | None:
             arrays.append(i)
         elif kind in structure.STATEFUL:  # a random generator: of the same bit generator
             key = structure.STATEFUL[kind].key
-            tests.append(f"type({x}) is {ns.name(kind, 'type')} and {ns.name(key, 'key_of')}({x}) == {ns.name(key(a), 'key')}")
+            tests.append(f"type({x}) is {ns.name(kind, 'type')} and "
+                         f"{ns.name(key, 'key_of')}({x}) == {ns.name(key(a), 'key')}")
             arrays.append(i)
         elif (kind in _STATIC_TYPES or isinstance(a, np.generic)) and a == a:  # (a NaN is never equal)
             tests.append(f"type({x}) is {ns.name(kind, 'type')} and {x} == {ns.name(a, 's')}")
