@@ -65,7 +65,8 @@ def _kth(keys, k: int):
     def step(bit, r):
         trial = r | (np.uint64(1) << bit.astype(np.uint64))
         return bit - 1, np.where(np.sum(keys < trial, axis=0) <= k, trial, r)
-    return repeat_while(lambda bit, r: bit >= 0, step, (np.int64(63), np.zeros(keys.shape[1:], np.uint64)))[1]
+    start = (np.int64(63), np.zeros(keys.shape[1:], np.uint64))
+    return repeat_while(lambda bit, r: bit >= 0, step, start, reads=(keys,))[1]
 
 
 def _successor(keys, r, k: int):

@@ -14,10 +14,11 @@ from solvent.numpy.random import masks
 from solvent.ops import control
 
 
-def repeat_while(test: Callable, step: Callable, start: tuple) -> tuple:
+def repeat_while(test: Callable, step: Callable, start: tuple, reads: tuple = ()) -> tuple:
     """`while test(*carried): carried = step(*carried)` over a tuple of arrays of fixed shapes and
-    dtypes. Traced, the test and step are traced once each into the loop's regions."""
-    if not any(values.is_traced(x) for x in start):
+    dtypes. Traced (when a carried array, or one of the arrays `reads` that test and step read
+    besides, is), the test and step are traced once each into the loop's regions."""
+    if not any(values.is_traced(x) for x in (*start, *reads)):
         carried = start
         while test(*carried):
             carried = step(*carried)
