@@ -16,7 +16,8 @@ from jaxlib.mlir import ir
 from solvent.core import dispatch, operators
 from solvent.core.aval import Aval
 from solvent.core.session import DEAD, SESSION
-from solvent.errors import EscapedValueError, TracerConversionError, UnsupportedError, numpy_entry, user_location
+from solvent.errors import (ControlFlowError, EscapedValueError, TracerConversionError, UnsupportedError, numpy_entry,
+                            user_location)
 
 
 class TracedArray:
@@ -225,6 +226,20 @@ class TracedScalar(TracedArray):
         return dispatch.BUILTINS[round](self, ndigits)
 
 
+class ScalarOrArray(TracedArray):
+    """A 0-d name that a loop leaves a NumPy scalar after some trip counts and a new 0-d array after
+    others: NumPy's `x op= y` rebinds the one and writes the other in place (which names that share
+    it then see), so solvent refuses it (`mixed`)."""
+
+
+def mixed(name: str) -> ControlFlowError:
+    symbol = operators.SYMBOLS[name]
+    return ControlFlowError(
+        f"`x {symbol}= y` on a name that the loop before leaves a NumPy scalar after some numbers of iterations "
+        "and a 0-d array after others: NumPy rebinds the scalar but writes the array in place (which other names "
+        f"for it see); write x = x {symbol} y, or make it an array on every path (np.asarray)")
+
+
 def escaped(x: TracedArray) -> EscapedValueError:
     return EscapedValueError(
         f"a traced value ({x.aval}) made while tracing a loop or branch body that solvent then "
@@ -270,6 +285,13 @@ def _conversion_error(x: TracedArray, what: str) -> TracerConversionError | Unsu
         "`if`), pass the value as a static Python scalar, or compute it outside solvent.jit.")
 
 
+def _refused(name: str):
+    def method(self, other):
+        raise mixed(name)
+    return method
+
+
 operators.install(TracedArray)
 for _name in operators.BINARY:  # NumPy scalars are immutable: `s += 1` rebinds `s`
     setattr(TracedScalar, f"__i{_name}__", getattr(TracedArray, f"__{_name}__"))
+    setattr(ScalarOrArray, f"__i{_name}__", _refused(_name))

@@ -21,7 +21,7 @@ from jaxlib.mlir import ir
 
 from solvent.core import operators, trace
 from solvent.core.session import DEAD, SESSION
-from solvent.core.traced import TracedArray, TracedScalar, escaped
+from solvent.core.traced import ScalarOrArray, TracedArray, TracedScalar, escaped, mixed
 from solvent.errors import ControlFlowError
 from solvent.numpy.values import carried_value, wrap
 from solvent.ops import elementwise as ew
@@ -85,6 +85,8 @@ def _inplace(ufunc, name: str):
     inplace = getattr(TracedArray, f"__i{name}__")
 
     def method(self, other):
+        if isinstance(self.own, ScalarOrArray):
+            raise mixed(name)
         if not isinstance(self.own, TracedScalar):
             return inplace(self, other)
         new = ufunc(self, other)

@@ -18,15 +18,16 @@ from solvent.core.aval import Aval
 from solvent.core.session import SESSION, Region
 from solvent.core.traced import TracedArray, padded
 from solvent.errors import ControlFlowError
-from solvent.numpy.values import carried_value, value, wrap
+from solvent.numpy.values import carried_value, value
 from solvent.ops import elementwise as ew
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.control import while_op
 from solvent.transforms.lengths import Carried, traced_lengths
 from solvent.transforms.identity import (FRESH, Binding, Either, as_value, bind, flatten, has_identity, made_before,
                                          roots)
-from solvent.transforms.regions import (Eraser, aval_of, convert, ids_of, is_scalar, leaves_of, new_writes,
-                                        padded_as, padding, predicate, raised_in, rebuild, traced_region)
+from solvent.transforms.regions import (Eraser, aval_of, convert, ids_of, joined, leaves_of, new_writes, of_kind,
+                                        padded_as, padding, predicate, raised_in, rebuild, scalar_kind,
+                                        traced_region)
 
 
 FIXED, WRAPPED, EITHER = "fixed", "wrapped", "either"
@@ -44,7 +45,7 @@ class _Slot:
 
     leaf: object
     aval: Aval
-    scalar: bool
+    scalar: bool | str | None                 # `scalar_kind` of its new values (None: none yet; MIXED: varies)
     mode: str
     carries_which: bool                       # whether an index into `choices` is carried
     choices: list = field(default_factory=list)
@@ -76,7 +77,7 @@ class _Pass:
     bindings: list = field(default_factory=list)
     returned_itself: list = field(default_factory=list)
     retyped: dict = field(default_factory=dict)  # slot index -> the dtype the body gave it instead
-    scalars: list = field(default_factory=list)  # per slot: the body returned a NumPy scalar
+    scalars: list = field(default_factory=list)  # per slot: the `scalar_kind` of what the body returned
     padding: list = field(default_factory=list)  # per slot: where it was made, if a slice of traced length
     leaves: list = field(default_factory=list)   # per slot: what the body gave it
 
@@ -93,7 +94,8 @@ class _Loop:
             identity = has_identity(leaf)
             mode = FIXED if identity and fixed is not None and fixed[k] else WRAPPED
             choices, which = flatten(leaf) if identity else ((), FRESH)
-            slot = _Slot(leaf, aval_of(v), is_scalar(leaf), mode, identity and mode != FIXED, list(choices), which)
+            kind = scalar_kind(leaf) if not isinstance(which, int) or which == FRESH else None  # (an array's own)
+            slot = _Slot(leaf, aval_of(v), kind, mode, identity and mode != FIXED, list(choices), which)
             slot.padding = padding([leaf])[0]
             self.slots.append(slot)
             if mode == FIXED:
@@ -148,12 +150,12 @@ class _Loop:
             v = next(values)
             w = next(which) if slot.carries_which else FRESH
             if slot.mode == EITHER:
-                stand_in = Either(w, slot.choices, wrap(v, scalar=slot.scalar))
+                stand_in = Either(w, slot.choices, of_kind(v, slot.scalar))
             elif self.lengths.carries(k):
                 stand_in = self.lengths.array(k, v, lengths, slot.padding)
                 carried[id(stand_in)] = ((), FRESH)
             else:
-                stand_in = padded_as(wrap(v, scalar=slot.scalar), slot.padding)
+                stand_in = padded_as(of_kind(v, slot.scalar), slot.padding)
                 carried[id(stand_in)] = (tuple(slot.choices), w)
             stand_ins.append(stand_in)
         for array, argument in zip(self.implicit, arguments[len(arguments) - len(self.implicit):]):
@@ -175,7 +177,7 @@ class _Loop:
         bindings = [bind(leaf, before, slot.aval, carried) for leaf, slot in zip(leaves, self.slots)]
         moving = [(slot, b) for slot, b in zip(self.slots, bindings) if slot.mode != FIXED]
         outcome = _Pass(Region(), [], stand_ins, bindings, [a is b for a, b in zip(leaves, stand_ins)],
-                        scalars=[is_scalar(x) for x in leaves], padding=padding(leaves), leaves=leaves)
+                        scalars=self._kinds(leaves, stand_ins, bindings), padding=padding(leaves), leaves=leaves)
         for leaf, stand_in, made_at in zip(leaves, stand_ins, outcome.padding):
             masked = any(n is not None for n in traced_lengths(leaf))  # (its lengths are carried)
             if made_at is not None and not masked and stand_in is not leaf and stand_in._value is not None and \
@@ -195,6 +197,13 @@ class _Loop:
         stablehlo.ReturnOp(values + which + self.lengths.returned(leaves) + [t.value for t in self.implicit])
         return outcome
 
+    def _kinds(self, leaves, stand_ins, bindings) -> list:
+        """The `scalar_kind` of the new value each name may hold after the body: a stand-in's is its
+        slot's; an array from before the loop has none (None)."""
+        slots = {id(s): slot for s, slot in zip(stand_ins, self.slots)}
+        return [slots[id(leaf)].scalar if id(leaf) in slots else None if b.static and b.which != FRESH
+                else scalar_kind(leaf) for leaf, b in zip(leaves, bindings)]
+
     def settle(self, condition: _Pass, body: _Pass) -> bool:
         """Refine the carried state from one traced attempt; True when it was already right."""
         self.written = ids_of(a for p in (condition, body) for a, _ in p.record.writes.values())
@@ -208,6 +217,9 @@ class _Loop:
             if slot.mode == WRAPPED and slot.carries_which and any(
                     id(r) in self.written for c in slot.choices for r in roots(c)):
                 slot.mode, changed = EITHER, True  # the array it may be changes: read it live
+        for slot, kind in zip(self.slots, body.scalars):  # a name a NumPy scalar after some iterations only
+            if slot.mode != FIXED and joined(slot.scalar, kind) != slot.scalar:
+                slot.scalar, changed = joined(slot.scalar, kind), True
         changed |= self.lengths.refine(body.leaves)
         for k, slot in enumerate(self.slots):  # a name of traced length is a new array each iteration
             changed |= self.lengths.carries(k) and slot.fresh()
@@ -270,15 +282,16 @@ class _Loop:
             if self.lengths.carries(k):
                 out.append(self.lengths.array(k, v, lengths, made_at))
                 continue
+            kind = scalar if self.runs_once else slot.scalar
             if not slot.carries_which:
-                out.append(padded_as(wrap(v, scalar=scalar if self.runs_once else slot.scalar and scalar), made_at))
+                out.append(padded_as(of_kind(v, kind), made_at))
                 continue
             w = next(which)
             after = b.which_in(slot.choices) if b.static else None
             if after is not None and (self.runs_once or (isinstance(slot.start, int) and after == slot.start)):
-                out.append(wrap(v, scalar=scalar) if after == FRESH else slot.choices[after])
+                out.append(of_kind(v, kind) if after == FRESH else slot.choices[after])
             else:
-                out.append(Either(w, slot.choices, wrap(v, scalar=scalar)))
+                out.append(Either(w, slot.choices, of_kind(v, kind)))
         return rebuild(self.tree, out)
 
 

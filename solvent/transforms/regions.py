@@ -11,9 +11,9 @@ from jaxlib.mlir import ir
 from solvent.core import structure, trace
 from solvent.core.aval import Aval
 from solvent.core.session import Region
-from solvent.core.traced import TracedArray, TracedScalar
+from solvent.core.traced import ScalarOrArray, TracedArray, TracedScalar
 from solvent.errors import ControlFlowError, SolventError, raised_at
-from solvent.numpy.values import value
+from solvent.numpy.values import value, wrap
 from solvent.ops import elementwise as ew
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.control import case_op
@@ -47,6 +47,27 @@ def is_scalar(x) -> bool:
     alternatives = x.alternatives() if isinstance(x, TracedArray) else None
     return _is_number(x) or isinstance(x, TracedScalar) or (alternatives is not None and
                                                             isinstance(alternatives[2], TracedScalar))
+
+
+#: The kind of a 0-d name that is a NumPy scalar after some trip counts of a loop and an array after others.
+MIXED = "scalar or array"
+
+
+def scalar_kind(x) -> bool | str:
+    """`is_scalar(x)`, or MIXED where `x` (or an `Either`'s own value) is a `ScalarOrArray`."""
+    alternatives = x.alternatives() if isinstance(x, TracedArray) else None
+    own = x if alternatives is None else alternatives[2]
+    return MIXED if isinstance(own, ScalarOrArray) else is_scalar(x)
+
+
+def joined(kind, other):
+    """The kind of a name that has one kind or the other (None: no kind yet)."""
+    return other if kind is None else kind if other is None or other == kind else MIXED
+
+
+def of_kind(v: ir.Value, kind) -> TracedArray:
+    """A fresh traced array holding `v`, of `scalar_kind` `kind` (None: an array)."""
+    return ScalarOrArray(v, aval_of(v)) if kind == MIXED else wrap(v, scalar=bool(kind))
 
 
 def aval_of(v: ir.Value) -> Aval:

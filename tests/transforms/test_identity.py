@@ -312,6 +312,51 @@ def test_a_second_loop_keeps_the_refusal_of_a_dtype_change_on_one_path():
         solvent.jit(widened)(np.array(3))
 
 
+def swapped_with_a_scalar(a0, a1, steps):
+    t1 = np.abs(a1)  # a NumPy scalar
+    k = 0
+    while np.sum(a0) > 0 and k < steps:
+        a1, t1 = t1, a1  # t1 is the scalar after an even number of steps, the argument after an odd one
+        k += 1
+    t1 += np.sum(a0)  # float64 where t1 is the scalar; the float32 argument written in place otherwise
+    return t1, a1
+
+
+@pytest.mark.parametrize("steps", [1, 2])
+def test_in_place_on_a_name_swapped_with_a_scalar_is_refused_where_its_dtype_depends_on_the_count(steps):
+    # found by make fuzz: after two swaps t1 was taken for the array, `+=` kept float32 (NumPy: float64)
+    a1 = np.array(-1.38, np.float32)
+    with pytest.raises(solvent.ControlFlowError, match="NumPy scalar"):
+        solvent.jit(swapped_with_a_scalar, static_argnames="steps")(np.array(0.82), a1, steps=steps)
+    assert a1 == np.float32(-1.38)
+
+
+@pytest.mark.parametrize("start", [0.82, -0.5], ids=["loop runs", "loop does not run"])
+def test_a_name_swapped_with_a_scalar_keeps_numpys_values_where_the_dtype_does_not_change(start):
+    numpy_args, solvent_args = (np.array(start), np.array(-1.38)), (np.array(start), np.array(-1.38))
+    expected = swapped_with_a_scalar(*numpy_args, 1)
+    actual = solvent.jit(swapped_with_a_scalar, static_argnames="steps")(*solvent_args, steps=1)
+    for got, want in zip(actual, expected):
+        np.testing.assert_array_equal(got, want)
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+    assert_same(solvent_args[1], numpy_args[1])
+
+
+def test_in_place_on_a_name_a_loop_leaves_a_scalar_or_a_new_array_is_refused():
+    def shared(a0):
+        s = np.sum(a0)  # a NumPy scalar where the loop does not run
+        k = 0
+        while np.sum(a0) > 0 and k < 2:
+            s = np.full((), 2.0 * k)  # a 0-d array where it does
+            k += 1
+        t = s
+        s += 1.0  # t sees it where s is the array, not where it is the scalar
+        return s, t
+
+    with pytest.raises(solvent.ControlFlowError, match="rebinds the scalar but writes the array"):
+        solvent.jit(shared)(np.array([-1.0, -2.0]))  # (it gave t = s + 1 where NumPy's t is s)
+
+
 def test_a_view_of_a_swapped_name_written_in_a_nested_loop():
     # make fuzz: `v = a1[:-1]` views an array that is one of two after the swap; the while loop
     # carries what v writes, which is the arrays the swap may have chosen (a raw TypeError before)
