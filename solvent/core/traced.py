@@ -227,17 +227,18 @@ class TracedScalar(TracedArray):
 
 
 class ScalarOrArray(TracedArray):
-    """A 0-d name that a loop leaves a NumPy scalar after some trip counts and a new 0-d array after
-    others: NumPy's `x op= y` rebinds the one and writes the other in place (which names that share
-    it then see), so solvent refuses it (`mixed`)."""
+    """A 0-d name that a traced loop or branch leaves a NumPy scalar on some paths (trip counts) and a
+    new 0-d array on others: NumPy's `x op= y` rebinds the one and writes the other in place (which
+    names that share it then see), so solvent refuses it (`mixed`)."""
 
 
 def mixed(name: str) -> ControlFlowError:
     symbol = operators.SYMBOLS[name]
     return ControlFlowError(
-        f"`x {symbol}= y` on a name that the loop before leaves a NumPy scalar after some numbers of iterations "
-        "and a 0-d array after others: NumPy rebinds the scalar but writes the array in place (which other names "
-        f"for it see); write x = x {symbol} y, or make it an array on every path (np.asarray)")
+        f"`x {symbol}= y` on a name that the traced loop or branch before leaves a NumPy scalar on some paths "
+        "(numbers of iterations) and a 0-d array on others: NumPy rebinds the scalar but writes the array in "
+        f"place (which other names for it see); write x = x {symbol} y, or make it an array on every path "
+        "(np.asarray)")
 
 
 def escaped(x: TracedArray) -> EscapedValueError:

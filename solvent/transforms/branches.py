@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,12 +13,12 @@ from solvent.core.aval import Aval
 from solvent.core.session import SESSION
 from solvent.core.traced import TracedArray
 from solvent.errors import ControlFlowError
-from solvent.numpy.values import carried_value, wrap
+from solvent.numpy.values import carried_value
 from solvent.ops.control import case_op
 from solvent.transforms.branch_writes import hoist
 from solvent.transforms.identity import FRESH, Either, as_value, bind, made_before
-from solvent.transforms.regions import (Eraser, aval_of, convert, is_scalar, is_weak, leaves_of, new_writes,
-                                        padded_as, padding, raised_in, rebuild, traced_region)
+from solvent.transforms.regions import (Eraser, aval_of, convert, is_weak, joined, leaves_of, new_writes, of_kind,
+                                        padded_as, padding, raised_in, rebuild, scalar_kind, traced_region)
 
 
 @dataclass
@@ -25,7 +26,7 @@ class _BranchEnd:
     block: ir.Block
     bindings: list
     written: dict  # id -> value at the branch's end, of each outside array the branch wrote
-    scalars: list  # per result: a NumPy scalar (or Python number), not an array
+    scalars: list  # per result: its `scalar_kind` (a NumPy scalar or Python number: True)
     padding: list  # per result: where it was made, if a slice of traced length (see `regions.padding`)
 
 
@@ -59,7 +60,7 @@ class Case:
             before = made_before(len(SESSION.regions))
             bindings = [bind(leaf, before, aval) for leaf, aval in zip(leaves, self.avals)]
             written = {key: array.value for key, (array, _) in record.writes.items()}
-            end = _BranchEnd(block, bindings, written, [is_scalar(x) for x in leaves], padding(leaves))
+            end = _BranchEnd(block, bindings, written, [scalar_kind(x) for x in leaves], padding(leaves))
         self.implicit += [a for a in new_writes(record, self.implicit)]
         return end
 
@@ -81,11 +82,12 @@ class Case:
         """The final op: per result, its value, and which outside array it is where any branch says."""
         self.kinds = []  # per result: ("same", array), ("either", choices) or ("fresh", None)
         self.padding = [next((m for m in made if m is not None), None) for made in zip(*(e.padding for e in ends))]
-        # NumPy gives a scalar where every branch that makes a new value makes a scalar (and some
-        # branch makes one: a name that is an existing array on every path is one of those arrays)
+        # NumPy gives a scalar where every branch that makes a new value makes a scalar, an array where
+        # every one makes an array, and either by the path (MIXED) otherwise (a name that is an existing
+        # array on every path is one of those arrays)
         made = [[end.scalars[j] for end in ends if not (end.bindings[j].static and end.bindings[j].which != FRESH)]
                 for j in range(len(self.avals))]
-        self.scalar = [bool(scalars) and all(scalars) for scalars in made]
+        self.scalar = [functools.reduce(joined, scalars, None) for scalars in made]
         for j in range(len(self.avals)):
             found = [b for end in ends for b in [end.bindings[j]]]
             choices = []
@@ -132,9 +134,9 @@ class Case:
             if kind == "same":
                 out.append(choices)
             elif kind == "fresh":
-                out.append(padded_as(wrap(next(values), scalar=scalar), made_at))
+                out.append(padded_as(of_kind(next(values), scalar), made_at))
             else:
-                out.append(padded_as(Either(next(which), choices, wrap(next(values), scalar=scalar)), made_at))
+                out.append(padded_as(Either(next(which), choices, of_kind(next(values), scalar)), made_at))
         return rebuild(self.template, out)
 
 

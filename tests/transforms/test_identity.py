@@ -357,6 +357,19 @@ def test_in_place_on_a_name_a_loop_leaves_a_scalar_or_a_new_array_is_refused():
         solvent.jit(shared)(np.array([-1.0, -2.0]))  # (it gave t = s + 1 where NumPy's t is s)
 
 
+def test_in_place_on_a_name_a_branch_leaves_a_scalar_or_a_new_array_is_refused():
+    def shared(a0):
+        s = np.sum(a0)
+        if np.sum(a0) > 0:
+            s = np.full((), 2.0)
+        t = s
+        s += 1.0
+        return s, t
+
+    with pytest.raises(solvent.ControlFlowError, match="rebinds the scalar but writes the array"):
+        solvent.jit(shared)(np.array([-1.0, -2.0]))  # (it gave t = s + 1 where NumPy's t is s)
+
+
 def test_a_view_of_a_swapped_name_written_in_a_nested_loop():
     # make fuzz: `v = a1[:-1]` views an array that is one of two after the swap; the while loop
     # carries what v writes, which is the arrays the swap may have chosen (a raw TypeError before)
