@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvent.numpy.random.loop import repeat_while
+from solvent.numpy.repeat import repeat_while
 
 #: Shorter axes are sorted: 64 passes cost more than the sort there.
 SELECT_ABOVE = 64

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvent.numpy.random.loop import repeat_while
+from solvent.numpy.repeat import repeat_while
 
 N, M = 624, 397
 _MATRIX_A = np.uint32(0x9908B0DF)

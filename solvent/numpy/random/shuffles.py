@@ -15,7 +15,7 @@ import numpy as np
 
 from solvent.errors import UnsupportedError
 from solvent.numpy.random import streams
-from solvent.numpy.random.loop import repeat_while
+from solvent.numpy.repeat import repeat_while
 
 _LOW32 = np.uint64(0xFFFFFFFF)
 _MOST = 0xFFFFFFFE  # the widest span drawn here: NumPy takes wider ones from 64-bit words

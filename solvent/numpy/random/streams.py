@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.numpy.random import masks, pcg64
-from solvent.numpy.random.loop import blocked, repeat_while
+from solvent.numpy.random.loop import blocked
+from solvent.numpy.repeat import repeat_while
 
 _LOW32 = np.uint64(0xFFFFFFFF)
 

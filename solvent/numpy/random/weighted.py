@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.numpy.random import forms, masks
-from solvent.numpy.random.loop import repeat_while
+from solvent.numpy.repeat import repeat_while
 
 
 def cumulative_sum(x):

@@ -22,7 +22,7 @@ import numpy as np
 
 from solvent.numpy.random import forms, libm, loop, masks, streams, ziggurat_tables as tables
 from solvent.numpy.random.libm import lookup, rounded
-from solvent.numpy.random.loop import repeat_while
+from solvent.numpy.repeat import repeat_while
 
 
 @dataclass(frozen=True)
