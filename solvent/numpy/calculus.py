@@ -12,6 +12,7 @@ import operator
 import numpy as np
 
 from solvent.numpy.registry import implements
+from solvent.numpy.repeat import repeat_while
 from solvent.numpy.values import (as_array, cast, concatenated, element_of, full, is_traced, normalize_axis,
                                   result_type, shape, slice_along, value, wrap)
 from solvent.ops import elementwise as ew, shape as shape_ops
@@ -172,6 +173,8 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
 # -- convolution and correlation -----------------------------------------------------------------
 
 _MODES = {"valid": 0, "same": 1, "full": 2}
+#: Integer filters with more coefficients than this are applied in a loop.
+UNROLLED = 16
 
 
 def _mode(mode) -> int:
@@ -184,17 +187,25 @@ def _mode(mode) -> int:
 
 def _sliding(a, v, mode):
     """out[k] = sum_j a_padded[k + j] * v[j] for the longer `a` (NumPy's _pyarray_correlate).
-    Real floats use one `stablehlo.convolution`; other dtypes, which not every XLA backend
-    convolves (complex, integers, bool), one shifted slice per coefficient of the shorter `v`."""
+    Floats and complex values use `stablehlo.convolution` (`correlate_1d`); integers and bool, which
+    XLA's CPU does not convolve, a shifted slice per coefficient of the shorter `v` (in a loop past
+    UNROLLED coefficients: the module stays small however long `v` is)."""
     n = shape(v)[0]
     left = {0: 0, 1: n // 2, 2: n - 1}[mode]
     right = {0: 0, 1: n - n // 2 - 1, 2: n - 1}[mode]
     dtype = result_type(a, v)
     work = np.dtype(np.float32) if dtype == np.float16 else dtype  # NumPy's half dot sums in float
-    if work.kind == "f":
+    if work.kind in "fc":
         return cast(wrap(correlate_1d(value(a, work), value(v, work), left, right), scalar=False), dtype)
     padded = wrap(shape_ops.pad(value(a, work), full(0, (), work), [left], [right], [0]), scalar=False)
     length = shape(padded)[0] - n + 1
+    if n > UNROLLED:
+        def step(j, total):
+            shifted, coefficient = (wrap(shape_ops.dynamic_slice(value(x), [value(j)], [size]), scalar=False)
+                                    for x, size in ((padded, length), (cast(v, work), 1)))
+            return j + 1, np.add(total, np.multiply(shifted, coefficient))
+        start = (np.int64(0), wrap(full(0, (length,), work), scalar=False))
+        return cast(repeat_while(lambda j, _: j < n, step, start, reads=(padded,))[1], dtype)
     total = None
     for j in range(n):
         term = np.multiply(slice_along(padded, 0, j, j + length), slice_along(v, 0, j, j + 1))

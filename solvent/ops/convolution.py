@@ -7,13 +7,19 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
 from solvent.ir.types import tensor_type
-from solvent.ops import shape as shape_ops
-from solvent.ops.base import create, dtype_of, i64_array, shape_of
+from solvent.ops import elementwise as ew, shape as shape_ops
+from solvent.ops.base import create, dtype_of, i64_array, is_complex, shape_of
 
 
 def correlate_1d(a: ir.Value, v: ir.Value, left: int, right: int) -> ir.Value:
     """Cross-correlation of two 1-D values, `a` padded by `left`/`right` zeros: one `stablehlo.convolution`
-    with one batch and one feature."""
+    with one batch and one feature; complex ones as four real ones (XLA's CPU convolves no complex
+    values, and a slice per coefficient made a module and a run time linear in `v`'s length)."""
+    if is_complex(dtype_of(a)):
+        (ar, ai), (vr, vi) = ((ew.unary("real", x), ew.unary("imag", x)) for x in (a, v))
+        real = ew.binary("subtract", correlate_1d(ar, vr, left, right), correlate_1d(ai, vi, left, right))
+        imag = ew.binary("add", correlate_1d(ar, vi, left, right), correlate_1d(ai, vr, left, right))
+        return ew.binary("complex", real, imag)
     length = shape_of(a)[0] + left + right - shape_of(v)[0] + 1
     dims = stablehlo.ConvDimensionNumbers.get(
         input_batch_dimension=0, input_feature_dimension=1, input_spatial_dimensions=[2],

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
+import solvent
 from numpy_samples import EVERY_DTYPE, elements, check, check_or_raises, sample
 
 def _sample(dtype, shape=(3, 5), seed=3):
@@ -83,9 +84,20 @@ def test_convolve_and_correlate(dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int32, np.complex128], ids=str)
 def test_long_kernels(dtype):
-    """A 40-tap filter over 300 samples (one XLA convolution for floats, slices otherwise)."""
+    """A 40-tap filter over 300 samples (XLA convolutions for floats and complex values, slices for
+    integers)."""
     a, v = sample(dtype, (300,), seed=13), sample(dtype, (40,), seed=14)
     check(lambda a, v: (np.convolve(a, v, "same"), np.correlate(v, a, "full")), a, v, scale=10)
+
+
+def test_long_filters_make_small_modules():
+    """Complex filters are four real convolutions, integer ones a loop (a slice per coefficient made
+    1024 complex taps a module that took 3.5 s to compile)."""
+    a, v = np.zeros(4096, np.complex128), np.zeros(1024, np.complex128)
+    module = solvent.code_hlo(lambda a, v: np.convolve(a, v), a, v)
+    assert module.count("stablehlo.convolution") == 4 and module.count("stablehlo.slice") < 8
+    module = solvent.code_hlo(lambda a, v: np.convolve(a, v), a.real.astype(np.int64), v.real.astype(np.int8))
+    assert module.count("stablehlo.while") == 1 and module.count("stablehlo.slice") < 8
 
 
 @settings(max_examples=20, deadline=None)
