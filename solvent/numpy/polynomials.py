@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.errors import UnsupportedError
-from solvent.numpy.calculus import convolve
+from solvent.numpy.calculus import UNROLLED, convolve
 from solvent.numpy.registry import implements
+from solvent.numpy.repeat import repeat_while
 from solvent.numpy.values import (as_array, cast, concatenated, element_of, full, is_traced, shape,
                                   slice_along, value, wrap)
 from solvent.ops import shape as shape_ops
@@ -105,20 +106,36 @@ def vander(x, N=None, increasing=False):
 
 @implements(np.poly)
 def poly(seq_of_zeros):
-    """Coefficients of the monic polynomial with the given real roots, one root multiplied in at a time."""
+    """Coefficients of the monic polynomial with the given real roots, one root multiplied in at a
+    time (in a loop over the coefficients at full length past UNROLLED roots)."""
     roots = as_array(seq_of_zeros)
     if len(shape(roots)) != 1 or roots.dtype.kind == "c":
         raise UnsupportedError("np.poly of a matrix or of complex roots: NumPy's result dtype then depends on "
                                "the values (real when the roots pair up as conjugates); pass real roots")
-    if shape(roots)[0] == 0:
+    n = shape(roots)[0]
+    if n == 0:
         return 1.0
     dtype = np.dtype(np.mintypecode(roots.dtype.char))  # NumPy's: float64 unless float32
+    if n > UNROLLED and is_traced(roots):
+        return _poly_rolled(cast(roots, dtype), n, dtype)
     coefficients = np.ones(1, dtype)
-    for k in range(shape(roots)[0]):
+    for k in range(n):
         root = cast(element_of(roots, k), dtype)
         coefficients = (np.concatenate([coefficients, np.zeros(1, dtype)])
                         - root * np.concatenate([np.zeros(1, dtype), coefficients]))
     return coefficients
+
+
+def _poly_rolled(roots, n: int, dtype):
+    """np.poly's products as a loop: after root k the coefficients 0..k+1 are NumPy's, the rest 0."""
+    positions = np.arange(n + 1)
+
+    def step(k, coefficients):
+        root = wrap(shape_ops.reshape(shape_ops.dynamic_slice(value(roots), [value(k)], [1]), ()))
+        shifted = np.concatenate([np.zeros(1, dtype), coefficients[:-1]])
+        return k + 1, np.where(positions <= k + 1, coefficients - root * shifted, 0.0).astype(dtype)
+    start = (np.int64(0), (positions == 0).astype(dtype))
+    return repeat_while(lambda k, _: k < n, step, start, reads=(roots,))[1]
 
 
 @implements(np.polyfit)

@@ -50,3 +50,12 @@ def test_poly_of_real_roots(dtype):
     check(lambda r: (np.poly(r), np.poly(r[:1]), np.poly(r[:0])), sample(dtype, (4,), seed=5))
     with pytest.raises(solvent.UnsupportedError, match="np.poly"):
         solvent.jit(np.poly)(np.eye(2))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8], ids=str)
+def test_poly_of_many_roots_is_a_loop(dtype):
+    """Past 16 roots the products run in a loop (1000 roots unrolled took 21 s to compile)."""
+    roots = sample(dtype, (40,), -1, 1, seed=8)
+    roots[5] = roots[6]  # a double root
+    check(np.poly, roots, scale=10)
+    assert solvent.code_hlo(np.poly, np.zeros(1000)).count("stablehlo.while") == 1
