@@ -95,7 +95,15 @@ def vander(x, N=None, increasing=False):
     n = shape(x)[0] if N is None else N
     dtype = np.promote_types(x.dtype, int)
     column = np.reshape(cast(x, dtype), (-1, 1))
-    columns, power = [], wrap(full(1, (shape(x)[0], 1), dtype), scalar=False)
+    power = wrap(full(1, (shape(x)[0], 1), dtype), scalar=False)
+    if n > UNROLLED:  # the powers one column an iteration, each the last times x (NumPy's order)
+        def step(j, power, out):
+            at = [value(np.int64(0)), value(j if increasing else n - 1 - j)]
+            out = shape_ops.dynamic_update_slice(value(out), value(power), at)
+            return j + 1, power * column, wrap(out, scalar=False)
+        start = (np.int64(0), power, wrap(full(0, (shape(x)[0], n), dtype), scalar=False))
+        return repeat_while(lambda j, *_: j < n, step, start)[2]
+    columns = []
     for _ in range(n):
         columns.append(power)
         power = power * column

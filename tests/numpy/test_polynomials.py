@@ -59,3 +59,11 @@ def test_poly_of_many_roots_is_a_loop(dtype):
     roots[5] = roots[6]  # a double root
     check(np.poly, roots, scale=10)
     assert solvent.code_hlo(np.poly, np.zeros(1000)).count("stablehlo.while") == 1
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64, np.int64, np.bool_], ids=str)
+def test_vander_of_many_columns_is_a_loop(dtype):
+    """Past 16 columns the powers run in a loop (1000 unrolled took 3.3 s to compile)."""
+    x = sample(dtype, (9,), -2, 2, seed=9)
+    check(lambda x: (np.vander(x, 40), np.vander(x, 17, increasing=True)), x)
+    assert solvent.code_hlo(lambda x: np.vander(x, 1000), np.zeros(5)).count("stablehlo.while") == 1
