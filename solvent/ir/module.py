@@ -42,6 +42,14 @@ def defining_op(value: ir.Value) -> ir.Operation | None:
     return owner if isinstance(owner, ir.Operation) else None
 
 
+def dense_constant(op: ir.Operation) -> ir.DenseElementsAttr | None:
+    """The value of a `stablehlo.constant`, None for a complex one: jaxlib's bindings cannot read a
+    complex dense attribute (the cast raises, and reading a named attribute aborts the process)."""
+    if ir.RankedTensorType(op.results[0].type).element_type.typeid == ir.ComplexType.static_typeid:
+        return None
+    return ir.DenseElementsAttr(op.attributes["value"])
+
+
 def same_value(a: ir.Value, b: ir.Value, depth: int = 8) -> bool:
     """Whether `a` and `b` are one value or the same pure op of the same operands, to `depth` ops
     deep: what CSE would merge. The tracer computes `A[i, j]`'s index anew at every use."""

@@ -18,7 +18,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
 from solvent.ir.context import context
-from solvent.ir.module import defining_op, ops_where
+from solvent.ir.module import defining_op, dense_constant, ops_where
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import shape_of
 
@@ -103,7 +103,9 @@ def _known(value: ir.Value, depth: int = 8):
     if op is None or depth == 0 or math.prod(shape_of(value)) > LIMIT:
         return None
     if op.name == "stablehlo.constant":
-        attr = ir.DenseElementsAttr(op.attributes["value"])
+        attr = dense_constant(op)
+        if attr is None:  # complex: never an index
+            return None
         try:
             data = ir.DenseIntElementsAttr(attr)
         except ValueError:  # a float constant: never an index

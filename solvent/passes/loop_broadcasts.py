@@ -17,7 +17,7 @@ import math
 from jaxlib.mlir import ir
 
 from solvent.ir.context import context
-from solvent.ir.module import defining_op, in_loop, ops_where, parse, to_text
+from solvent.ir.module import defining_op, dense_constant, in_loop, ops_where, parse, to_text
 from solvent.ops.base import create, dtype_of, shape_of
 
 #: A value computed only from at most 1/TABLE_GROWTH of its size (iotas, broadcasts, constants)
@@ -53,7 +53,8 @@ def _table(v: ir.Value, depth: int = 6) -> bool:
     if op.name == "stablehlo.broadcast_in_dim":
         return math.prod(shape_of(op.results[0])) >= TABLE_GROWTH * math.prod(shape_of(op.operands[0]))
     if op.name == "stablehlo.constant":
-        return ir.DenseElementsAttr(op.attributes["value"]).is_splat
+        attr = dense_constant(op)
+        return attr is not None and attr.is_splat
     return len(op.results) == 1 and bool(op.operands) and not op.regions and all(
         shape_of(x) == shape_of(v) and _table(x, depth - 1) for x in op.operands)
 

@@ -56,3 +56,10 @@ def test_kept_in_loops_passes_each_varying_scalar_of_a_loop_body_through_a_barri
     traced = lower(ramp, (np.ones(8),), {}, Options(optimize=False)).traced_text
     kept = loop_broadcasts.kept_in_loops(traced)
     assert kept.count("stablehlo.optimization_barrier") == 1  # `i`, not the constant 0.5
+
+
+def test_a_loop_reading_a_table_of_complex_constants_compiles():
+    # Reading a complex constant's attribute raised in jaxlib's bindings (and aborted the process
+    # where the attribute came by name): a polynomial of 17 complex coefficients in a loop.
+    p = np.arange(17) * (1 + 0.5j) / 17
+    check_like_numpy(lambda x: np.polyval(p, x), np.linspace(-1, 1, 12).reshape(3, 4), rtol=1e-9)
