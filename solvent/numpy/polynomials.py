@@ -21,8 +21,15 @@ def polyval(p, x):
     p = as_array(p)
     x = as_array(x)
     y = wrap(full(0, shape(x), x.dtype), scalar=False) if is_traced(x) else np.zeros_like(x)
-    for i in range(shape(p)[0]):
+    n = shape(p)[0]
+    for i in range(n if n <= UNROLLED else 1):  # Horner's steps; past the first, their dtype is fixed
         y = y * x + (element_of(p, i) if is_traced(p) else p[i])
+    if n > UNROLLED:
+        p = wrap(value(p), scalar=False)
+
+        def step(i, y):
+            return i + 1, y * x + wrap(shape_ops.reshape(shape_ops.dynamic_slice(value(p), [value(i)], [1]), ()))
+        y = repeat_while(lambda i, _: i < n, step, (np.int64(1), y), reads=(p, x))[1]
     return y
 
 
@@ -129,21 +136,28 @@ def poly(seq_of_zeros):
     coefficients = np.ones(1, dtype)
     for k in range(n):
         root = cast(element_of(roots, k), dtype)
-        coefficients = (np.concatenate([coefficients, np.zeros(1, dtype)])
-                        - root * np.concatenate([np.zeros(1, dtype), coefficients]))
+        coefficients = _times_root(np.concatenate([coefficients, np.zeros(1, dtype)]), root, k, np.arange(k + 2))
     return coefficients
 
 
 def _poly_rolled(roots, n: int, dtype):
-    """np.poly's products as a loop: after root k the coefficients 0..k+1 are NumPy's, the rest 0."""
+    """np.poly's products as a loop over the coefficients at full length (0 past the last)."""
     positions = np.arange(n + 1)
 
     def step(k, coefficients):
         root = wrap(shape_ops.reshape(shape_ops.dynamic_slice(value(roots), [value(k)], [1]), ()))
-        shifted = np.concatenate([np.zeros(1, dtype), coefficients[:-1]])
-        return k + 1, np.where(positions <= k + 1, coefficients - root * shifted, 0.0).astype(dtype)
+        return k + 1, _times_root(coefficients, root, k, positions)
     start = (np.int64(0), (positions == 0).astype(dtype))
     return repeat_while(lambda k, _: k < n, step, start, reads=(roots,))[1]
+
+
+def _times_root(c, root, k, positions):
+    """c(x) (x - root) as NumPy's np.convolve(c, [1, -root]) of c's k + 1 coefficients gives it: the
+    first coefficient kept, the last -root times c's, c[m] - root * c[m - 1] between (0 past them);
+    no product of root with the zeros around c (an infinite root made the first one NaN)."""
+    shifted = np.concatenate([np.zeros(1, c.dtype), c[:-1]])
+    inner = np.where(positions == k + 1, -root * shifted, c - root * shifted)
+    return np.where(positions == 0, c, np.where(positions <= k + 1, inner, 0)).astype(c.dtype)
 
 
 @implements(np.polyfit)

@@ -52,6 +52,22 @@ def test_poly_of_real_roots(dtype):
         solvent.jit(np.poly)(np.eye(2))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.complex128], ids=str)
+def test_polyval_of_many_coefficients_is_a_loop(dtype):
+    """Past 16 coefficients Horner's steps run in a loop (1000 unrolled took 1.1 s to compile)."""
+    p, x = sample(dtype, (40,), -1, 1, seed=10), sample(np.float32, (3, 4), -1, 1, seed=11)
+    check(lambda p, x: (np.polyval(p, x), np.polyval(p, 0.5)), p, x, scale=10)
+    assert solvent.code_hlo(np.polyval, np.zeros(1000), np.zeros(3)).count("stablehlo.while") == 1
+
+
+@pytest.mark.parametrize("roots", [[1.0, np.inf, 2.0], [np.nan, 1.0], [0.0, -0.0, 3.0], [0.0] * 20 + [-np.inf]],
+                         ids=["infinite", "nan", "zeros", "rolled"])
+def test_poly_of_special_roots_as_numpy(roots):
+    """The first coefficient is 1 and the last -root times the one before, as NumPy's convolution
+    computes them (root times the zero around the coefficients made an infinite root's first NaN)."""
+    check(np.poly, np.array(roots))
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8], ids=str)
 def test_poly_of_many_roots_is_a_loop(dtype):
     """Past 16 roots the products run in a loop (1000 roots unrolled took 21 s to compile)."""
