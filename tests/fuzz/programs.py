@@ -244,14 +244,18 @@ _files = itertools.count()
 #: Floats past this, anywhere along the way, make a case unstable: where such values meet in a
 #: float sum or a difference, the order of summation (XLA's is not NumPy's) decides the result.
 LARGE = 1e12
-#: What the names held in the latest NumPy run: the largest finite float, and whether any float
-#: was subnormal (XLA's CPU code flushes those to zero, as README says; such cases are excluded).
-_SEEN = {"largest": 0.0, "subnormal": False}
+#: What the names held in the latest NumPy run: the largest finite float, whether any float was
+#: subnormal (XLA's CPU code flushes those to zero, as README says; such cases are excluded), and
+#: whether a signed integer held a value whose square overflows (XLA's code generator assumes signed
+#: products do not wrap: `np.abs(a * a)` is `a * a` there, as README says).
+_SEEN = {"largest": 0.0, "subnormal": False, "wrapping": False}
 
 
 def _note(names: dict) -> None:
     for v in names.values():
         v = np.asarray(v) if isinstance(v, (np.ndarray, np.generic)) else None
+        if v is not None and v.dtype.kind == "i" and v.size:
+            _SEEN["wrapping"] |= bool(np.abs(v.astype(np.float64)).max() ** 2 > np.iinfo(v.dtype).max)
         if v is not None and v.dtype.kind == "f" and v.size:
             finite = np.abs(v[np.isfinite(v)])
             _SEEN["largest"] = max(_SEEN["largest"], float(finite.max(initial=0.0)))
@@ -348,7 +352,7 @@ def check(program: Program, stats: Stats, cases: int = 40, seed: int = 0) -> Non
         args = inputs(program, rng)
         numpy_args, solvent_args = copy.deepcopy(args), copy.deepcopy(args)
         try:
-            _SEEN.update(largest=0.0, subnormal=False)
+            _SEEN.update(largest=0.0, subnormal=False, wrapping=False)
             expected = _run_numpy(numpy_fn, numpy_args)
         except Undefined:
             stats.unstable += 1
@@ -360,7 +364,7 @@ def check(program: Program, stats: Stats, cases: int = 40, seed: int = 0) -> Non
             continue
         single = "float32" in program.dtypes or ".float32" in program.source  # then sums round at 1e-7
         rtol = 1e-4 if single else 1e-9
-        unstable = _overflowing(expected) or _overflowing(numpy_args) or _SEEN["largest"] > LARGE
+        unstable = _overflowing(expected) or _overflowing(numpy_args) or _SEEN["largest"] > LARGE or _SEEN["wrapping"]
         if unstable or _SEEN["subnormal"] or _rounding_decides(fn, rounded, args, expected, numpy_args, rtol):
             stats.unstable += 1
             continue
