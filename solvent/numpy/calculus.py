@@ -200,10 +200,11 @@ def _sliding(a, v, mode):
     padded = wrap(shape_ops.pad(value(a, work), full(0, (), work), [left], [right], [0]), scalar=False)
     length = shape(padded)[0] - n + 1
     if n > UNROLLED:
+        v = cast(v, work)
+
         def step(j, total):
-            shifted, coefficient = (wrap(shape_ops.dynamic_slice(value(x), [value(j)], [size]), scalar=False)
-                                    for x, size in ((padded, length), (cast(v, work), 1)))
-            return j + 1, np.add(total, np.multiply(shifted, coefficient))
+            shifted = wrap(shape_ops.dynamic_slice(value(padded), [value(j)], [length]), scalar=False)
+            return j + 1, np.add(total, np.multiply(shifted, element_of(v, j)))
         start = (np.int64(0), wrap(full(0, (length,), work), scalar=False))
         return cast(repeat_while(lambda j, _: j < n, step, start, reads=(padded,))[1], dtype)
     total = None

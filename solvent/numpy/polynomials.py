@@ -28,7 +28,7 @@ def polyval(p, x):
         p = wrap(value(p), scalar=False)
 
         def step(i, y):
-            return i + 1, y * x + wrap(shape_ops.reshape(shape_ops.dynamic_slice(value(p), [value(i)], [1]), ()))
+            return i + 1, y * x + element_of(p, i)
         y = repeat_while(lambda i, _: i < n, step, (np.int64(1), y), reads=(p, x))[1]
     return y
 
@@ -145,8 +145,7 @@ def _poly_rolled(roots, n: int, dtype):
     positions = np.arange(n + 1)
 
     def step(k, coefficients):
-        root = wrap(shape_ops.reshape(shape_ops.dynamic_slice(value(roots), [value(k)], [1]), ()))
-        return k + 1, _times_root(coefficients, root, k, positions)
+        return k + 1, _times_root(coefficients, element_of(roots, k), k, positions)
     start = (np.int64(0), (positions == 0).astype(dtype))
     return repeat_while(lambda k, _: k < n, step, start, reads=(roots,))[1]
 

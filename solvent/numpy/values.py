@@ -106,7 +106,9 @@ def slice_along(x, axis, start, stop):
 
 
 def element_of(x, i):
-    """x[i] of a 1-D array (static i >= 0) as a traced scalar."""
+    """x[i] of a 1-D array (i >= 0, static or traced and in bounds) as a traced scalar."""
+    if is_traced(i):
+        return wrap(shape_ops.reshape(shape_ops.dynamic_slice(value(x), [value(i)], [1]), ()))
     return wrap(shape_ops.reshape(value(slice_along(x, 0, i, i + 1)), ()))
 
 

@@ -49,7 +49,7 @@ def is_scalar(x) -> bool:
                                                             isinstance(alternatives[2], TracedScalar))
 
 
-#: The kind of a 0-d name that is a NumPy scalar after some trip counts of a loop and an array after others.
+#: The kind of a 0-d name that a traced loop or branch leaves a NumPy scalar on some paths, a new array on others.
 MIXED = "scalar or array"
 
 
