@@ -60,6 +60,8 @@ def same_value(a: ir.Value, b: ir.Value, depth: int = 8) -> bool:
         return False
     if a.type != b.type or len(x.results) != 1 or len(y.results) != 1 or len(x.operands) != len(y.operands):
         return False
+    if x.name == "stablehlo.constant" and dense_constant(x) is None:  # complex: attributes not readable
+        return False
     if {k: x.attributes[k] for k in x.attributes} != {k: y.attributes[k] for k in y.attributes}:
         return False
     return all(same_value(p, q, depth - 1) for p, q in zip(x.operands, y.operands))
