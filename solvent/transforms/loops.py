@@ -154,8 +154,9 @@ class _Loop:
             elif self.lengths.carries(k):
                 stand_in = self.lengths.array(k, v, lengths, slot.padding)
                 carried[id(stand_in)] = ((), FRESH)
-            else:
-                stand_in = padded_as(of_kind(v, slot.scalar), slot.padding)
+            else:  # (where it may be one of the arrays, it may be an array)
+                kind = joined(slot.scalar, False) if slot.carries_which and slot.choices else slot.scalar
+                stand_in = padded_as(of_kind(v, kind), slot.padding)
                 carried[id(stand_in)] = (tuple(slot.choices), w)
             stand_ins.append(stand_in)
         for array, argument in zip(self.implicit, arguments[len(arguments) - len(self.implicit):]):

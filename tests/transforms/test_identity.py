@@ -370,6 +370,25 @@ def test_in_place_on_a_name_a_branch_leaves_a_scalar_or_a_new_array_is_refused()
         solvent.jit(shared)(np.array([-1.0, -2.0]))  # (it gave t = s + 1 where NumPy's t is s)
 
 
+def test_a_name_that_is_an_argument_or_a_scalar_by_the_iteration_is_refused_in_place():
+    def swapped_in_a_rolled_loop(a0):
+        for i0 in range(20):
+            t0 = a0 + a0  # a NumPy scalar
+            k = 0
+            while np.sum(a0) > 0 and k < 2:
+                t0 += i0  # rebinds the scalar in the first iteration, writes the argument in the second
+                a0, t0 = t0, a0
+                k += 1
+        a0[...] = 0
+        return a0
+
+    a0 = np.array(0.8)  # (found by make fuzz: a wrong result, then a raw TypeError)
+    with pytest.warns(UserWarning, match="unrolled"), \
+            pytest.raises(solvent.ControlFlowError, match="rebinds the scalar but writes the array"):
+        solvent.jit(swapped_in_a_rolled_loop)(a0)  # (the rolled loop's body refused, the unrolled one too)
+    assert a0 == 0.8
+
+
 def test_a_view_of_a_swapped_name_written_in_a_nested_loop():
     # make fuzz: `v = a1[:-1]` views an array that is one of two after the swap; the while loop
     # carries what v writes, which is the arrays the swap may have chosen (a raw TypeError before)
