@@ -9,6 +9,7 @@ callables are static. One object reached by two paths is one leaf.
 from __future__ import annotations
 
 import copy
+import functools
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ STATEFUL: dict[type, "Stateful"] = {}
 
 _STATIC_TYPES = (type(None), bool, int, float, complex, str, bytes, np.generic, np.dtype, type,
                  types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType,
-                 np.ufunc, range, slice, type(Ellipsis))
+                 functools.partial, np.ufunc, range, slice, type(Ellipsis))
 
 ITEM, ATTR = "item", "attr"
 

@@ -17,8 +17,9 @@ from solvent.numpy.values import carried_value
 from solvent.ops.control import case_op
 from solvent.transforms.branch_writes import hoist
 from solvent.transforms.identity import FRESH, Either, as_value, bind, made_before
-from solvent.transforms.regions import (Eraser, aval_of, convert, is_weak, joined, leaves_of, new_writes, of_kind,
-                                        padded_as, padding, raised_in, rebuild, scalar_kind, traced_region)
+from solvent.transforms.regions import (Eraser, aval_of, convert, is_weak, joined, leaves_of, new_writes,
+                                        object_change, of_kind, padded_as, padding, raised_in, rebuild, scalar_kind,
+                                        skeleton, traced_region)
 
 
 @dataclass
@@ -48,9 +49,15 @@ class Case:
             with raised_in(f"branch {k} of a traced `if`"):
                 result = branch(*operands)
             leaves = leaves_of(result)
+            change = object_change(self.objects, skeleton(result)) if k else None
             if k == 0:
                 self.template, self.avals = result, [aval_of(carried_value(leaf)) for leaf in leaves]
-                self.strong = [not is_weak(x) for x in leaves]
+                self.strong, self.objects = [not is_weak(x) for x in leaves], skeleton(result)
+            elif change is not None:
+                raise ControlFlowError(
+                    f"branch {k} of a traced `if` leaves a name another Python object than branch 0 ({change}): "
+                    "after it the name would be one or the other by a value known only at run time; only arrays "
+                    "and numbers can differ between the branches (choose the object before it, or use arrays)")
             elif len(leaves) != len(self.avals):
                 raise ControlFlowError(f"branch {k} returned {len(leaves)} arrays where branch 0 returned "
                                        f"{len(self.avals)}")

@@ -25,9 +25,9 @@ from solvent.ops.control import while_op
 from solvent.transforms.lengths import Carried, traced_lengths
 from solvent.transforms.identity import (FRESH, Binding, Either, as_value, bind, flatten, has_identity, made_before,
                                          roots)
-from solvent.transforms.regions import (Eraser, aval_of, convert, ids_of, joined, leaves_of, new_writes, of_kind,
-                                        padded_as, padding, predicate, raised_in, rebuild, scalar_kind,
-                                        traced_region)
+from solvent.transforms.regions import (Eraser, aval_of, convert, ids_of, joined, leaves_of, new_writes,
+                                        object_change, of_kind, padded_as, padding, predicate, raised_in, rebuild,
+                                        scalar_kind, skeleton, traced_region)
 
 
 FIXED, WRAPPED, EITHER = "fixed", "wrapped", "either"
@@ -86,7 +86,7 @@ class _Loop:
     """The carried state of one `stablehlo.while`, refined by tracing until it is consistent."""
 
     def __init__(self, init, fixed=None, runs_once=False):
-        self.tree, self.runs_once = init, runs_once
+        self.tree, self.runs_once, self.objects = init, runs_once, skeleton(init)
         self.implicit: list[TracedArray] = []  # outside arrays carried by value (written inside)
         self.slots: list[_Slot] = []
         for k, leaf in enumerate(leaves_of(init)):
@@ -170,6 +170,12 @@ class _Loop:
 
     def _end(self, result, stand_ins, carried) -> _Pass:
         """Return the carried values from the body: each name's value and which array it is."""
+        change = object_change(self.objects, skeleton(result))
+        if change is not None:
+            raise ControlFlowError(
+                f"the body of a traced loop gives a name another Python object ({change}): after the loop it "
+                "would be one or the other by how often the loop runs, known only at run time; only arrays "
+                "and numbers can change in a traced loop (choose the object before it, or use arrays)")
         leaves = leaves_of(result)
         if len(leaves) != len(self.slots):
             raise ControlFlowError(f"the loop body returned {len(leaves)} arrays where "

@@ -53,6 +53,39 @@ def _closure_holds_traced(fn) -> bool:
     return any(isinstance(v, TracedArray) for v in cells + list(fn.__defaults__ or ()))
 
 
+def _holds_traced(obj, depth: int = 4) -> bool:
+    """Whether a value the function returns as a Python object (a closure, a partial, an object)
+    reaches a traced array through its closure, arguments or attributes, `depth` steps down."""
+    if isinstance(obj, TracedArray):
+        return True
+    if depth == 0 or obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, type)):
+        return False
+    if isinstance(obj, functools.partial):
+        parts = [obj.func, *obj.args, *obj.keywords.values()]
+    elif hasattr(obj, "__code__"):  # a function: its closure and defaults
+        parts = [c.cell_contents for c in (obj.__closure__ or ()) if _filled(c)]
+        parts += [*(obj.__defaults__ or ()), *(obj.__kwdefaults__ or {}).values()]
+    elif hasattr(obj, "__self__") and hasattr(obj, "__func__"):  # a bound method
+        parts = [obj.__self__]
+    elif isinstance(obj, (list, tuple, set, frozenset)):
+        parts = list(obj)
+    elif isinstance(obj, dict):
+        parts = list(obj.values())
+    else:
+        parts = list(getattr(obj, "__dict__", {}).values())
+    return any(_holds_traced(part, depth - 1) for part in parts)
+
+
+def _statics(node):
+    """The static values of a result spec (see `core.spec`)."""
+    if isinstance(node, spec.Static):
+        yield node.value
+    elif isinstance(node, (spec.Spec, tuple)):
+        for part in (node if isinstance(node, tuple) else vars(node).values()):
+            if isinstance(part, (spec.Spec, tuple)):
+                yield from _statics(part)
+
+
 def _filled(cell) -> bool:
     try:
         cell.cell_contents
@@ -65,8 +98,10 @@ def _outline(session, fn, args, kwargs):
     built = build_function(session.module, getattr(fn, "__name__", "fn"), fn, (args, kwargs), within=session)
     arguments = set(map(id, built.copied.tracers))
     returns_view = any(t._parent is not None and id(t.root()) in arguments for t in built.outputs)
+    # a closure returned that holds a value traced inside would use it from the caller's function
+    leaks = any(_holds_traced(value) for value in _statics(built.signature.result))
     pure = not (built.outside_writes or built.signature.setters or built.signature.deleted or returns_view
-                or built.padded)
+                or built.padded or leaks)
     if pure:
         try:
             built.function.operation.verify()  # a closure's traced value would be used across functions

@@ -36,6 +36,56 @@ def rebuild(tree, leaves):
     return structure.unflatten(tree, leaves, _is_leaf)
 
 
+_LEAF = object()
+
+
+def skeleton(tree):
+    """`tree` with its leaves left out: its containers' types and steps, and its Python objects
+    (None, a string, a function, ...), which a traced branch or loop cannot choose at run time."""
+    if _is_leaf(tree):
+        return _LEAF
+    kids = structure.children(tree)
+    if kids is None:
+        return ("object", tree)
+    return (type(tree), tuple(step for step, _ in kids), tuple(skeleton(child) for _, child in kids))
+
+
+def object_change(before, after) -> str | None:
+    """How skeleton `after` holds another Python object than `before` where a name is neither an
+    array nor a number ("'a', then 'b'"), or None where they hold the same."""
+    if before is _LEAF or after is _LEAF:
+        return None if before is after else f"{_shown(before)}, then {_shown(after)}"
+    if before[0] == "object" or after[0] == "object":
+        same = before[0] == after[0] == "object" and _same_object(before[1], after[1])
+        return None if same else f"{_shown(before)}, then {_shown(after)}"
+    if before[:2] != after[:2]:
+        return f"{_shown(before)}, then {_shown(after)}"
+    return next((c for c in map(object_change, before[2], after[2]) if c is not None), None)
+
+
+def _same_object(a, b) -> bool:
+    if a is b:
+        return True
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:  # an object whose == raises or gives no truth value
+        return False
+
+
+def _shown(part) -> str:
+    if part is _LEAF:
+        return "an array"
+    if part[0] == "object":
+        obj = part[1]
+        name = getattr(obj, "__name__", None)
+        if isinstance(obj, np.ufunc):
+            return f"np.{name}"
+        if callable(obj) and isinstance(name, str):
+            return "a lambda" if name == "<lambda>" else name
+        return repr(obj) if len(repr(obj)) <= 60 else f"a {type(obj).__name__}"
+    return f"a {part[0].__name__}"
+
+
 def is_weak(x) -> bool:
     """A Python number: NumPy lets the other operands decide its dtype (NEP 50)."""
     return type(x) in (bool, int, float, complex)

@@ -249,3 +249,76 @@ def test_a_rolled_loop_index_promotes_as_a_python_int():
                  (np.arange(3, dtype=np.float64), np.array(7, np.int16))]:
         expected = promotes_with_the_loop_index(x.copy(), n.copy())
         assert_same(solvent.jit(promotes_with_the_loop_index)(x.copy(), n.copy()), expected, rtol=0, atol=0)
+
+
+# -- Python objects (functions, strings, None) rebound in a traced branch or loop -------------
+
+def _function_by_branch(x):
+    fn = np.negative
+    if x.sum() > 0:
+        fn = np.positive
+    return fn(x)
+
+
+def _string_by_branch(x):
+    mode = "a"
+    if x.sum() > 0:
+        mode = "b"
+    return x * (2.0 if mode == "b" else 3.0)
+
+
+def _function_by_while(x):
+    fn = np.negative
+    while np.abs(x).sum() < 100:
+        x = x * 2
+        fn = np.positive
+    return fn(x)
+
+
+def _string_by_while(x):
+    mode = "a"
+    while np.abs(x).sum() < 100:
+        x = x * 2
+        mode = "b"
+    return x * (2.0 if mode == "b" else 3.0)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+@pytest.mark.parametrize("fn, objects", [(_function_by_branch, "np.positive, then np.negative"),
+                                         (_string_by_branch, "'b', then 'a'"),
+                                         (_function_by_while, "np.negative, then np.positive"),
+                                         (_string_by_while, "'a', then 'b'")])
+def test_a_python_object_chosen_at_run_time_is_refused_naming_both(fn, objects, sign):
+    """A traced `if` or `while` that rebinds a function or a string: which one NumPy's name holds
+    after it is decided by the data (solvent kept the one from before, or branch 0's, and gave
+    another result on the other path)."""
+    with pytest.raises(solvent.ControlFlowError, match=f"another Python object.*\\({objects}\\)") as raised:
+        solvent.jit(fn)(sign * np.arange(1.0, 5.0))
+    assert raised.value.location is not None and raised.value.location[0] == __file__
+
+
+def test_a_python_object_the_same_on_every_path_passes_through():
+    def f(x):
+        mode, fn = "a", np.sin
+        if x.sum() > 0:
+            x = x + 1
+            mode, fn = "a", np.sin
+        while np.abs(x).sum() < 100:
+            x = x * 2
+            mode = "a"
+        return fn(x) * (2.0 if mode == "a" else 3.0)
+
+    for sign in (1.0, -1.0):
+        assert_same(solvent.jit(f)(sign * np.arange(1.0, 5.0)), f(sign * np.arange(1.0, 5.0)))
+
+
+def test_a_short_static_loop_that_rebinds_a_python_object_unrolls_as_python_runs_it():
+    def f(x):
+        fn = np.negative
+        for i in range(20):
+            x = x + i
+            fn = np.positive
+        return fn(x)
+
+    with pytest.warns(UserWarning, match="unrolled.*another Python object"):
+        assert_same(solvent.jit(f)(np.arange(3.0)), f(np.arange(3.0)))

@@ -83,3 +83,31 @@ def test_closure_over_traced_values_is_inlined():
         return add_shift(x) + add_shift(x * 2)
 
     check_like_numpy(f, np.arange(3.0))
+
+
+def _shifter(x):
+    shift = x.sum()
+    return (lambda y: y + shift), np.min(x)
+
+
+def test_a_returned_closure_over_a_value_traced_inside_is_inlined():
+    """A helper returning a closure over a value it traced: outlined, the caller's call of it used a
+    value of the helper's function (invalid IR, a raw MLIR error)."""
+    def f(x):
+        add, low = _shifter(x)
+        other, _ = _shifter(x * 2)
+        return add(low) + other(x)
+
+    check_like_numpy(f, np.arange(3.0))
+
+
+def test_a_returned_partial_is_a_python_object():
+    import functools
+
+    def scaled(x):
+        return functools.partial(np.add, x * 2)
+
+    def f(x):
+        return scaled(x)(x) + scaled(x + 1)(x)
+
+    check_like_numpy(f, np.arange(3.0))

@@ -181,8 +181,17 @@ def sizes(n: int) -> tuple[int, int, int]:
     return chunk, chunk // 32 + 64, chunk // 1024 + 16
 
 
+#: The words whose draws a call first takes one by one where they are done at once (see `_draws`).
+HEAD = 64
+
+
 def _draws(state, n: int, p: _Precision, first: Callable, slow: Callable):
-    """`n` draws in rounds (`_round`) of at most `loop.BLOCK` draws, and the state after them."""
+    """`n` draws in rounds (`_round`) of at most `loop.BLOCK` draws, and the state after them.
+
+    The draws of the first words up to the first slow one (1.5% of words) are made first, the
+    rounds only from there: a few draws (a random walk's step) are then made without a round most
+    of the time, where a round costs a hundred small kernels (a walk of 1000 steps of 3 normals took
+    15 ms, NumPy's 1.2 ms)."""
     if n == 0:
         return np.zeros(0, p.dtype), state
     block = min(n, loop.BLOCK)
@@ -194,8 +203,12 @@ def _draws(state, n: int, p: _Precision, first: Callable, slow: Callable):
         out, filled, used = _round(words, out, filled, n, block, slots, lambda w, a, c: slow(w, a, c, tails), first)
         return after(used), out, filled
 
-    state, out, _ = repeat_while(lambda state, out, filled: filled < n, round_,
-                                 (state, np.zeros(n + block, p.dtype), np.int64(0)))
+    head = min(n, HEAD)
+    words, after = streams.candidates(state, head, p.width)
+    value, done, _ = first(words)
+    kept = np.min(np.where(done, head, np.arange(head)))  # the draws before the first slow one
+    out = masks.placed(np.zeros(n + block, p.dtype), value, 0)  # past `kept`, the rounds write over them
+    state, out, _ = repeat_while(lambda state, out, filled: filled < n, round_, (after(kept), out, kept))
     return out[:n], state
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from solvent.numpy.random import loop, ziggurat, ziggurat_tables
+from solvent.numpy.random import loop, streams, ziggurat, ziggurat_tables
 from solvent.numpy.random.argument import GeneratorArgument
 
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # see test_streams
@@ -49,6 +49,35 @@ def test_rounds_too_small_for_their_draws(kind, seed, n, chunk, slots, tails, bl
         patch.setattr(ziggurat, "sizes", lambda n: (chunk, slots, tails))
         patch.setattr(loop, "BLOCK", block)
         _check(kind, seed, n)
+
+
+def _first_slow(kind: str, seed: int) -> int:
+    """Where the first slow draw of a fresh generator's stream starts (past the head: HEAD + 1)."""
+    _, _, dtype = METHODS[kind]
+    precision = ziggurat._precision(dtype)
+    first = ziggurat._normal_first if kind.startswith("normal") else ziggurat._exponential_first
+    state = GeneratorArgument().read(np.random.default_rng(seed))
+    words, _ = streams.candidates(state, ziggurat.HEAD + 1, precision.width)
+    done = first(words, precision)[1]
+    return int(np.argmin(done)) if not done.all() else ziggurat.HEAD + 1
+
+
+@pytest.mark.parametrize("kind", METHODS)
+def test_draws_around_the_first_slow_one_of_the_head(kind):
+    """The draws before the first slow one are made one by one, the rounds from there: a slow draw
+    first, one just inside and just past the head, and none in it, each with sizes up to it, at it,
+    past it and past the head."""
+    wanted = {0: None, 1: None, ziggurat.HEAD - 1: None, ziggurat.HEAD: None, ziggurat.HEAD + 1: None}
+    for seed in range(20000):
+        position = _first_slow(kind, seed)
+        if position in wanted and wanted[position] is None:
+            wanted[position] = seed
+            if None not in wanted.values():
+                break
+    assert None not in wanted.values(), wanted
+    for position, seed in wanted.items():
+        for n in {1, max(position, 1), position + 1, position + 2, ziggurat.HEAD, ziggurat.HEAD + 3, 300}:
+            _check(kind, seed, n)
 
 
 @settings(max_examples=20, deadline=None)
