@@ -49,11 +49,10 @@ class Case:
             with raised_in(f"branch {k} of a traced `if`"):
                 result = branch(*operands)
             leaves = leaves_of(result)
-            change = object_change(self.objects, skeleton(result)) if k else None
             if k == 0:
                 self.template, self.avals = result, [aval_of(carried_value(leaf)) for leaf in leaves]
                 self.strong, self.objects = [not is_weak(x) for x in leaves], skeleton(result)
-            elif change is not None:
+            elif (change := object_change(self.objects, skeleton(result))) is not None:
                 raise ControlFlowError(
                     f"branch {k} of a traced `if` leaves a name another Python object than branch 0 ({change}): "
                     "after it the name would be one or the other by a value known only at run time; only arrays "

@@ -49,8 +49,7 @@ def outlined(fn, key=None):
 
 
 def _closure_holds_traced(fn) -> bool:
-    cells = [c.cell_contents for c in (fn.__closure__ or ()) if _filled(c)]
-    return any(isinstance(v, TracedArray) for v in cells + list(fn.__defaults__ or ()))
+    return _holds_traced(fn, depth=1)
 
 
 def _holds_traced(obj, depth: int = 4) -> bool:
