@@ -118,7 +118,7 @@ def inner(a, b):
     return finish_product(dot_general(x, y, ([len(shape(a)) - 1], [len(shape(b)) - 1])), dtype)
 
 
-def _tensordot_axes(axes, ndim_a: int, ndim_b: int):
+def tensordot_axes(axes, ndim_a: int, ndim_b: int):
     try:
         axes_a, axes_b = axes
     except TypeError:
@@ -131,7 +131,7 @@ def _tensordot_axes(axes, ndim_a: int, ndim_b: int):
 @implements(np.tensordot)
 def tensordot(a, b, axes=2):
     """Contract axes_a of a with axes_b of b; free axes of a, then of b, in order."""
-    axes_a, axes_b = _tensordot_axes(axes, len(shape(a)), len(shape(b)))
+    axes_a, axes_b = tensordot_axes(axes, len(shape(a)), len(shape(b)))
     if len(axes_a) != len(axes_b) or any(shape(a)[i] != shape(b)[j] for i, j in zip(axes_a, axes_b)):
         raise ValueError("shape-mismatch for sum")
     x, y, dtype = product_operands(a, b)

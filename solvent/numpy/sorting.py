@@ -80,7 +80,7 @@ def argsort_value(v: ir.Value, axis: int) -> ir.Value:
     return sort_values([v, iota(shape_of(v), np.int64, axis)], axis)[1]
 
 
-def _check_kind(kind, order, stable) -> None:
+def check_kind(kind, order, stable) -> None:
     if kind not in _KINDS:
         raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
     if kind is not None and stable is not None:
@@ -92,14 +92,14 @@ def _check_kind(kind, order, stable) -> None:
 
 @implements(np.sort)
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
-    _check_kind(kind, order, stable)
+    check_kind(kind, order, stable)
     v, axis = along(a, axis)
     return wrap(sort_values([v], axis)[0], scalar=False)
 
 
 @implements(np.argsort)
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
-    _check_kind(kind, order, stable)
+    check_kind(kind, order, stable)
     v, axis = along(a, axis)
     return wrap(argsort_value(v, axis), scalar=False)
 

@@ -90,7 +90,7 @@ def test_functions_that_would_see_the_padding_are_refused():
     def running(x, n):
         total = np.zeros(())
         for i in range(n):
-            total = total + np.cumsum(x[:i]).sum()
+            total = total + np.median(x[:i + 1])
         return total
 
     with pytest.raises(solvent.UnsupportedError, match="bounds are traced"):

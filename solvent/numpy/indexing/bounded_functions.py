@@ -1,16 +1,25 @@
-"""NumPy functions on arrays with traced bounds (`traced_bounds.MaskedArray`): reductions over the
-valid part with the padding set to their identity, argmax and argmin counted from the valid part's
-start, products, where and copy. Anything else raises, naming the function."""
+"""NumPy functions on arrays with traced bounds (`traced_bounds.MaskedArray`), one rule per kind:
+reductions (and ufunc.reduce) over the valid part with the padding set to their identity; scans (and
+ufunc.accumulate) over the data from the valid part's start, which the padding after it cannot reach;
+flips, rolls and differences moved within the valid part; products summing zero padding; sorts
+putting the padding last; where, clip and copy elementwise. Anything else raises, naming the
+function (`traced_bounds.COVERED` says what is covered)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError
-from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, MaskedArray, contracted, lengths_of, lined_up, make,
-                                                  masked_result, merged_lengths, ndim_of, plain_value)
-from solvent.numpy.values import normalize_axes, value, wrap
-from solvent.ops import elementwise as ew
+from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, MaskedArray, contracted, lengths_of,
+                                                  lined_up, make, mask, masked_result, merged_lengths, ndim_of,
+                                                  plain_value, shifted)
+from solvent.numpy.products import tensordot_axes
+from solvent.numpy.sorting import check_kind, sort_values
+from solvent.numpy.values import full, normalize_axes, normalize_axis, value, wrap
+from solvent.ops import elementwise as ew, shape as ops
+from solvent.ops.base import shape_of
+from solvent.ops.constant import iota
 
 _I64 = np.int64
 
@@ -35,9 +44,11 @@ def _count(a, axes):
     return total
 
 
-def _extreme(dtype, sign):
+def _extreme(dtype, sign, nan=False):
+    """The value that never wins a max (sign -1) or a min: for floats, -inf or inf, or NaN where
+    NaNs lose (fmax, fmin: an all-NaN valid part still gives NaN)."""
     if np.issubdtype(dtype, np.floating):
-        return sign * np.inf
+        return np.nan if nan else sign * np.inf
     info = np.iinfo(dtype)
     return info.min if sign < 0 else info.max
 
@@ -129,10 +140,269 @@ def _copy(a, order="K", subok=False):
     return make(a.value, a.lengths, data, starts, keys)
 
 
+# -- reductions by ufunc, and those made of other functions --------------------------------------
+
+def _identity(ufunc, dtype):
+    """What the padding is set to for `ufunc.reduce`: its identity, or the value that never wins a
+    max or min."""
+    if ufunc in (np.maximum, np.fmax, np.minimum, np.fmin):
+        return _extreme(dtype, -1 if ufunc in (np.maximum, np.fmax) else 1, nan=ufunc in (np.fmax, np.fmin))
+    if ufunc.identity is None:
+        raise UnsupportedError(f"np.{ufunc.__name__}.reduce on a slice whose bounds are traced: the ufunc has no "
+                               "identity to stand for the elements past the slice")
+    return ufunc.identity
+
+
+def _ufunc_reduce(ufunc, a, axis=0, dtype=None, keepdims=False, initial=np._NoValue, where=True):
+    if where is not True:
+        raise UnsupportedError(f"np.{ufunc.__name__}.reduce with where= on a slice whose bounds are traced")
+    data, _, parts = _reduction(a, axis, keepdims, _identity(ufunc, a.dtype))
+    return masked_result(ufunc.reduce(data, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial).value, *parts)
+
+
+def _nan_filled(a, filler):
+    """`a` with its NaNs (of the valid part) replaced by `filler`, as the nan- reductions read it."""
+    return np.where(np.isnan(a), filler, a) if a.dtype.kind in "fc" else a
+
+
+def _nan_extremum(ufunc):
+    def apply(a, axis=None, keepdims=False, initial=np._NoValue):
+        return _ufunc_reduce(ufunc, a, axis, keepdims=keepdims, initial=initial)
+    return apply
+
+
+def _nanmean(a, axis=None, dtype=None, keepdims=False):
+    total = _sum(_nan_filled(a, 0), axis, dtype, keepdims)
+    count = _sum(np.logical_not(np.isnan(a)), axis, np.int64, keepdims) if a.dtype.kind in "fc" else None
+    if count is None:
+        return _mean(a, axis, dtype, keepdims)
+    return np.true_divide(total, count, dtype=total.dtype)
+
+
+def _ptp(a, axis=None, keepdims=False):
+    return np.subtract(_extremum(np.max, -1)(a, axis, keepdims), _extremum(np.min, 1)(a, axis, keepdims))
+
+
+def _average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    if returned:
+        raise UnsupportedError("np.average with returned=True on a slice whose bounds are traced")
+    if weights is None:
+        return _mean(a, axis, keepdims=keepdims)
+    if tuple(_extent(weights, i) for i in range(ndim_of(weights))) != a.aval.shape:
+        raise UnsupportedError("np.average of a slice whose bounds are traced with weights of another shape")
+    dtype = np.result_type(a.dtype, weights.dtype, *(["f8"] if a.dtype.kind in "biu" else []))
+    total = _sum(np.multiply(a, weights, dtype=dtype), axis, keepdims=keepdims)
+    return np.true_divide(total, _sum(weights, axis, dtype, keepdims=keepdims))
+
+
+def _norm(x, ord=None, axis=None, keepdims=False):
+    """Vector norms of every order, as NumPy computes them (matrix norms are not covered)."""
+    if (axis is None and len(x.aval.shape) != 1) or isinstance(axis, tuple) and len(axis) != 1:
+        raise UnsupportedError("np.linalg.norm of a matrix whose lengths depend on traced values")
+    if isinstance(ord, str):
+        raise ValueError(f"Invalid norm order '{ord}' for vectors")
+    if x.dtype.kind in "biu":
+        x = np.multiply(x, 1.0)
+    size = np.abs(x)
+    if ord is None or ord == 2:
+        if axis is None and not keepdims and x.dtype.kind == "f":
+            return np.sqrt(_dot(x, x))
+        squares = np.real(np.multiply(x, np.conjugate(x))) if x.dtype.kind == "c" else np.multiply(x, x)
+        return np.sqrt(_sum(squares, axis, keepdims=keepdims))
+    if ord in (np.inf, -np.inf):
+        return _extremum(np.max, -1)(size, axis, keepdims) if ord > 0 else _extremum(np.min, 1)(size, axis, keepdims)
+    if ord == 0:
+        return _sum(np.not_equal(x, 0), axis, size.dtype, keepdims)
+    if ord == 1:
+        return _sum(size, axis, keepdims=keepdims)
+    return np.power(_sum(np.power(size, ord), axis, keepdims=keepdims), 1.0 / ord)
+
+
+def _clip(a, a_min=np._NoValue, a_max=np._NoValue, *, min=np._NoValue, max=np._NoValue):
+    low = a_min if a_min is not np._NoValue else (None if min is np._NoValue else min)
+    high = a_max if a_max is not np._NoValue else (None if max is np._NoValue else max)
+    result = _copy(a) if low is None and high is None else a
+    result = result if low is None else np.maximum(result, low)
+    return result if high is None else np.minimum(result, high)
+
+
+# -- scans: an element's result reads only the elements before it -------------------------------
+
+def _one_axis(a, axis, name):
+    """The axis a scan, flip or sort runs along (axis=None: the only one of a 1-d array)."""
+    if axis is None and len(a.aval.shape) != 1:
+        raise UnsupportedError(f"np.{name} of a {len(a.aval.shape)}-d array whose lengths depend on traced values "
+                               "needs axis=")
+    return normalize_axis(0 if axis is None else axis, len(a.aval.shape))
+
+
+def _scan(numpy_function):
+    """cumsum and its kin: run on the data from the valid part's start (`value`), where the padding
+    comes after every valid element, so it reaches none of their results."""
+    def apply(a, axis=None, dtype=None):
+        axis = _one_axis(a, axis, numpy_function.__name__)
+        return masked_result(numpy_function(plain_value(a), axis=axis, dtype=dtype).value, list(a.lengths))
+    return apply
+
+
+def _ufunc_accumulate(ufunc, a, axis=0, dtype=None):
+    return masked_result(ufunc.accumulate(plain_value(a), axis=axis, dtype=dtype).value, list(a.lengths))
+
+
+# -- flips, rolls and differences: elements moved within the valid part ---------------------------
+
+def _flip(a, axis=None):
+    """Reversed whole, then moved back by the padding's length: element j is a[length - 1 - j]."""
+    ndim = len(a.aval.shape)
+    axes = range(ndim) if axis is None else normalize_axes(axis, ndim)
+    v = ops.reverse(a.value, list(axes))
+    for axis in axes:
+        if a.lengths[axis] is not None:
+            past = ew.binary("subtract", full(a.aval.shape[axis], (), _I64), a.lengths[axis])
+            v = shifted(v, axis, past, forward=False)
+    return masked_result(v, list(a.lengths))
+
+
+def _roll(a, shift, axis=None):
+    """Within the valid part of length L, element j is a[(j - shift) mod L]: the last `shift mod L`
+    elements moved to the front, the others after them."""
+    if np.ndim(shift) or isinstance(axis, tuple):
+        raise UnsupportedError("np.roll of a slice whose bounds are traced takes one shift and one axis")
+    axis = _one_axis(a, axis, "roll")
+    if a.lengths[axis] is None:
+        return masked_result(np.roll(plain_value(a), shift, axis).value, list(a.lengths))
+    length = wrap(a.lengths[axis])
+    turn = value(np.where(length > 0, np.mod(shift, np.maximum(length, 1)), 0), _I64)
+    front = shifted(a.value, axis, ew.binary("subtract", a.lengths[axis], turn), forward=False)
+    back = shifted(a.value, axis, turn, forward=True)
+    shape = shape_of(a.value)
+    v = ew.select(ew.compare("LT", iota(shape, _I64, axis), ops.broadcast_in_dim(turn, shape, [])), front, back)
+    return masked_result(v, list(a.lengths))
+
+
+def _diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
+    if prepend is not np._NoValue or append is not np._NoValue:
+        raise UnsupportedError("np.diff with prepend= or append= on a slice whose bounds are traced")
+    axis = normalize_axis(axis, len(a.aval.shape))
+    lengths = list(a.lengths)
+    if lengths[axis] is not None:
+        lengths[axis] = ew.binary("maximum", ew.binary("subtract", lengths[axis], full(n, (), _I64)),
+                                  full(0, (), _I64))
+    return masked_result(np.diff(plain_value(a), n, axis).value, lengths)
+
+
+# -- products: the padding is zero, so it adds nothing to a sum ---------------------------------
+
+def _contraction(numpy_function, pairs, kept):
+    """A product of `a` and `b` summed over axes `pairs(a, b, *args)` ((a's, b's) axis lists): on the
+    data zero past the valid part; the result is valid on the valid parts of the axes it keeps
+    (`kept(a's lengths, b's lengths, *args)`)."""
+    def apply(a, b, *args):
+        la, lb = lengths_of(a, ndim_of(a)), lengths_of(b, ndim_of(b))
+        for i, j in zip(*pairs(a, b, *args)):
+            if (la[i] is None) != (lb[j] is None) and (_extent(a, i) if la[i] is None else _extent(b, j)) != 1:
+                raise UnsupportedError(
+                    f"np.{numpy_function.__name__} summing an axis whose length depends on traced values with one "
+                    "of full length: NumPy pairs them only when the lengths are equal; slice both the same way")
+        v = numpy_function(plain_value(a), plain_value(b), *args).value
+        return masked_result(v, kept(la, lb, *args))
+    return apply
+
+
+def _extent(x, axis):
+    """The full extent of an operand's axis (a masked array's too: `np.shape` dispatches on it)."""
+    return (x.aval.shape if isinstance(x, TracedArray) else np.shape(x))[axis]
+
+
+def _last_axes(a, b):
+    return [ndim_of(a) - 1], [ndim_of(b) - 1]
+
+
+def _vdot_axes(a, b):
+    if ndim_of(a) != 1 or ndim_of(b) != 1:
+        raise UnsupportedError("np.vdot of slices whose bounds are traced that are not 1-d")
+    return [0], [0]
+
+
+def _tensordot_pairs(a, b, axes=2):
+    return tensordot_axes(axes, ndim_of(a), ndim_of(b))
+
+
+def _tensordot_kept(la, lb, axes=2):
+    summed_a, summed_b = tensordot_axes(axes, len(la), len(lb))
+    return [x for i, x in enumerate(la) if i not in summed_a] + [x for j, x in enumerate(lb) if j not in summed_b]
+
+
+# -- elementwise functions that are not ufuncs ---------------------------------------------------
+
+def _elementwise(numpy_function):
+    def apply(a):
+        return masked_result(numpy_function(plain_value(a)).value, list(a.lengths))
+    return apply
+
+
+# -- concatenation: each piece written where the valid ones before it end -------------------------
+
+def _concatenate(arrays, axis=0, dtype=None, casting="same_kind"):
+    """The pieces along `axis` one after the other: each written (padding and all) where the valid
+    parts before it end, so that the next one writes over its padding; valid up to the sum of the
+    lengths. The other axes must be cut alike."""
+    arrays = list(arrays)
+    if axis is None or not arrays or any(ndim_of(x) != ndim_of(arrays[0]) for x in arrays):
+        raise UnsupportedError("np.concatenate of slices whose bounds are traced takes arrays of one rank and an axis")
+    ndim = ndim_of(arrays[0])
+    axis = normalize_axis(axis, ndim)
+    lengths = [lengths_of(x, ndim) for x in arrays]
+    for d in range(ndim):
+        if d != axis and any(l[d] is not lengths[0][d] for l in lengths):
+            raise UnsupportedError("np.concatenate of arrays cut to traced lengths differently along another axis "
+                                   "than the one joined: NumPy pairs them only when the lengths are equal")
+    dtypes = [x.dtype if isinstance(x, TracedArray) else np.asarray(x).dtype for x in arrays]
+    dtype = np.result_type(*dtypes) if dtype is None else np.dtype(dtype)
+    values = [value(plain_value(x), dtype) for x in arrays]
+    shape = list(shape_of(values[0]))
+    shape[axis] = sum(shape_of(v)[axis] for v in values)
+    zero = full(0, (), _I64)
+    result, end = full(0, shape, dtype), zero
+    for v, own in zip(values, lengths):
+        result = ops.dynamic_update_slice(result, v, [end if d == axis else zero for d in range(ndim)])
+        length = own[axis] if own[axis] is not None else full(shape_of(v)[axis], (), _I64)
+        end = ew.binary("add", end, length)
+    return masked_result(result, [end if d == axis else lengths[0][d] for d in range(ndim)])
+
+
+# -- sorts: the padding sorts after every valid element ------------------------------------------
+
+def _sorting(which):
+    """np.sort (which 0) or np.argsort (1) along one axis: sorted by (padding, value), so that the
+    valid part comes first in NumPy's order (NaNs last), and argsort counts from its start."""
+    def apply(a, axis=-1, kind=None, order=None, *, stable=None):
+        check_kind(kind, order, stable)
+        axis = _one_axis(a, axis, "argsort" if which else "sort")
+        v = a.value
+        padding = ew.convert(ew.unary("not", mask(shape_of(v), a.lengths)), np.int32)
+        result = sort_values([padding, v, iota(shape_of(v), _I64, axis)], axis, keys=2)[1 + which]
+        return masked_result(result, list(a.lengths))
+    return apply
+
+
 FUNCTIONS.update({
     np.sum: _sum, np.mean: _mean, np.max: _extremum(np.max, -1), np.amax: _extremum(np.max, -1),
     np.min: _extremum(np.min, 1), np.amin: _extremum(np.min, 1), np.dot: _dot, np.outer: _outer,
     np.where: _where, np.copy: _copy, np.prod: _filled_reduction(np.prod, 1), np.any: _filled_reduction(np.any, 0),
     np.all: _filled_reduction(np.all, 1), np.count_nonzero: _filled_reduction(np.count_nonzero, 0),
     np.var: _var, np.std: _std, np.argmax: _arg_extremum(np.argmax, -1), np.argmin: _arg_extremum(np.argmin, 1),
+    np.nansum: lambda a, axis=None, dtype=None, keepdims=False: _sum(_nan_filled(a, 0), axis, dtype, keepdims),
+    np.nanprod: lambda a, axis=None, dtype=None, keepdims=False: _filled_reduction(np.prod, 1)(
+        _nan_filled(a, 1), axis, dtype, keepdims=keepdims),
+    np.nanmax: _nan_extremum(np.fmax), np.nanmin: _nan_extremum(np.fmin), np.nanmean: _nanmean, np.ptp: _ptp,
+    np.average: _average, np.linalg.norm: _norm, np.clip: _clip,
+    np.cumsum: _scan(np.cumsum), np.cumprod: _scan(np.cumprod), np.nancumsum: _scan(np.nancumsum),
+    np.nancumprod: _scan(np.nancumprod),
+    np.flip: _flip, np.fliplr: lambda m: _flip(m, 1), np.flipud: lambda m: _flip(m, 0), np.roll: _roll, np.diff: _diff,
+    np.inner: _contraction(np.inner, _last_axes, lambda la, lb: la[:-1] + lb[:-1]),
+    np.vdot: _contraction(np.vdot, _vdot_axes, lambda la, lb: []),
+    np.tensordot: _contraction(np.tensordot, _tensordot_pairs, _tensordot_kept),
+    np.sort: _sorting(0), np.argsort: _sorting(1), np.concatenate: _concatenate, np.ndim: lambda a: len(a.aval.shape), np.real: _elementwise(np.real), np.imag: _elementwise(np.imag),
 })
+UFUNC_METHODS.update({"reduce": _ufunc_reduce, "accumulate": _ufunc_accumulate})

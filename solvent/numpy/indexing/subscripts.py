@@ -31,7 +31,8 @@ def _flag_as_mask(array, key):
 
 def getitem(array, key):
     if isinstance(array, traced_bounds.MaskedArray):
-        return packed.reselect(array, key)
+        element = traced_bounds.element(array, key)
+        return packed.reselect(array, key) if element is None else element
     if _is_traced_flag(key):
         return getitem(*_flag_as_mask(array, key))
     if traced_bounds.applies(key, array.shape):  # a slice of traced length (bounds from a rolled loop's index)

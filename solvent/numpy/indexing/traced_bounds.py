@@ -157,7 +157,7 @@ def _reversed(v, axes):
     return ops.reverse(v, dims) if dims else v
 
 
-def _shifted(v, axis, start, forward):
+def shifted(v, axis, start, forward):
     """`v` moved along `axis` by a traced `start`: forward, element j lands at j + start; backward,
     element start + j lands at j. Zero where nothing lands. Only this block is padded, never the
     array it came from."""
@@ -178,7 +178,7 @@ def read(v, axes, filled=True, aligned=False):
     block = _reversed(block, axes)
     for axis, a in enumerate(axes):
         if _sliced(a) and a[1] is not None and not (aligned and a[3] is not None):
-            block = _shifted(block, axis, a[1], forward=False)
+            block = shifted(block, axis, a[1], forward=False)
     lengths = [a[2] for a in axes if _sliced(a)]
     block = ops.reshape(block, [n for a, n in zip(axes, shape_of(v)) if _sliced(a)])
     starts = _starts(axes) if aligned else None
@@ -200,7 +200,7 @@ def write(v, axes, update, aligned=()):
     update = ops.reshape(ew.convert(update, dtype_of(v)), shape)
     for axis, a in enumerate(axes):
         if _sliced(a) and a[1] is not None and axis not in aligned:
-            update = _shifted(update, axis, a[1], forward=True)
+            update = shifted(update, axis, a[1], forward=True)
     inside = mask(shape, [a[2] if _sliced(a) else None for a in axes], [a[1] if _sliced(a) else None for a in axes])
     block = _reversed(ew.select(inside, update, block), axes)
     return block if starts is None else ops.dynamic_update_slice(v, block, starts)
@@ -297,6 +297,28 @@ def getitem(array, key):
     return view
 
 
+def element(array, key):
+    """`a[i]` (`a[i, j]`, one integer per axis) of a masked array: one element, a negative index
+    counted back from the traced length, clamped into the valid part as traced indices are clamped
+    into an array; None for any other key."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if len(keys) != len(array.lengths) or not all(_integer(k) for k in keys):
+        return None
+    zero, positions = full(0, (), _I64), []
+    for k, length, n in zip(keys, array.lengths, array.aval.shape):
+        k, end = _scalar(k), full(n, (), _I64) if length is None else length
+        k = ew.select(ew.compare("LT", k, zero), ew.binary("add", k, end), k)
+        last = ew.binary("maximum", ew.binary("subtract", end, full(1, (), _I64)), zero)
+        positions.append(ew.clamp(zero, k, last))
+    return wrap(ops.reshape(ops.dynamic_slice(array.value, positions, [1] * len(keys)), ()))
+
+
+def _integer(k) -> bool:
+    if is_traced(k):
+        return k.aval.shape == () and np.dtype(k.dtype).kind in "iu"
+    return isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
+
+
 def setitem(array, key, new):
     axes = parse(key, array.shape)
     shape = [n for a, n in zip(axes, array.shape) if _sliced(a)]
@@ -316,7 +338,7 @@ def _write_masked(v, axes, new):
         if _same(key, axes[axis][3]):
             aligned.add(axis)
         elif start is not None:
-            data = _shifted(data, own, start, forward=False)
+            data = shifted(data, own, start, forward=False)
     return write(v, axes, data, aligned)
 
 
@@ -342,7 +364,7 @@ def _form(x, ndim, filled):
 def _to_zero(form, axis, ndim):
     """`form` with its data along (result) `axis` moved to start at 0."""
     if form is not None and form[1][axis] is not None:
-        form[0] = _shifted(form[0], axis - (ndim - len(shape_of(form[0]))), form[1][axis], forward=False)
+        form[0] = shifted(form[0], axis - (ndim - len(shape_of(form[0]))), form[1][axis], forward=False)
         form[1][axis] = form[2][axis] = None
 
 
@@ -385,7 +407,7 @@ def masked_result(v, lengths, starts=None, keys=None):
     canonical = v
     for axis, start in enumerate(starts or ()):
         if start is not None:
-            canonical = _shifted(canonical, axis, start, forward=False)
+            canonical = shifted(canonical, axis, start, forward=False)
     return make(fill(canonical, lengths, 0), lengths, v, starts, keys)
 
 
@@ -396,7 +418,11 @@ def emitting_here():
 def ufunc_on_masked(uf, method, inputs, kwargs):
     with emitting_here():
         if method != "__call__":
-            raise UnsupportedError(f"np.{uf.__name__}.{method} on a slice whose bounds are traced")
+            if method not in UFUNC_METHODS or kwargs.get("out") is not None:
+                raise UnsupportedError(f"np.{uf.__name__}.{method}{' with out=' if method in UFUNC_METHODS else ''} "
+                                       "on a slice whose bounds are traced")
+            kwargs.pop("out", None)
+            return UFUNC_METHODS[method](uf, *inputs, **kwargs)
         out = kwargs.pop("out", None)
         if uf is np.matmul:
             result = _matmul(*inputs, **kwargs)
@@ -473,8 +499,16 @@ def _matmul(a, b):
                        lambda x, y: (x[:-1] if len(x) > 1 else []) + (y[-1:] if len(y) > 1 else []))
 
 
-#: NumPy function -> its form on masked arrays (filled by `bounded_functions`).
+#: NumPy function -> its form on masked arrays, and ufunc method name -> its form (`ufunc` first);
+#: both filled by `bounded_functions`, one rule per kind of function.
 FUNCTIONS: dict = {}
+UFUNC_METHODS: dict = {}
+
+#: What the rules cover, for the error that names a function they do not.
+COVERED = ("ufuncs and their reduce and accumulate; reductions (sum, prod, mean, var, std, max, min, ptp, any, all, "
+           "count_nonzero, argmax, argmin, the nan- ones, average, linalg.norm of vectors); scans (cumsum, cumprod "
+           "and their nan- forms); flip, roll and diff; products (dot, matmul, inner, vdot, tensordot, outer); "
+           "sort and argsort; concatenate; where, clip and copy; reading one element")
 
 
 def function_on_masked(func, args, kwargs):
@@ -483,8 +517,7 @@ def function_on_masked(func, args, kwargs):
         handler = FUNCTIONS.get(func)
         if handler is None:
             raise UnsupportedError(f"np.{getattr(func, '__name__', func)} on a slice whose bounds are traced "
-                                   "(loop-dependent slices support ufuncs, sum, mean, max, min, argmax, argmin, "
-                                   "dot, matmul, outer)")
+                                   f"(loop-dependent slices support {COVERED})")
         if kwargs.pop("out", None) is not None or kwargs.pop("where", True) is not True:
             raise UnsupportedError(f"np.{func.__name__} with out= or where= on a slice whose bounds are traced")
         return handler(*args, **kwargs)

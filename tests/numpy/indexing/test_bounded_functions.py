@@ -1,9 +1,17 @@
-"""NumPy functions on slices with traced bounds, against NumPy: argmax and argmin count from the
-slice's start (the reductions, products and where are covered with the slices in test_traced_bounds)."""
+"""NumPy functions on slices with traced bounds, against NumPy, one test per kind of rule: argmax and
+argmin count from the slice's start; the other reductions, scans, flips, rolls, sorts, products and
+joins give NumPy's results on the valid part in a rolled loop (sum, dot and where are covered with the
+slices in test_traced_bounds)."""
+
+import warnings
 
 import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
 
+import solvent
 from differential import check_like_numpy
+from solvent.errors import UnsupportedError
 
 
 def test_argmax_and_argmin_of_loop_dependent_slices_count_from_the_slice():
@@ -17,3 +25,96 @@ def test_argmax_and_argmin_of_loop_dependent_slices_count_from_the_slice():
 
     rng = np.random.default_rng(3)
     check_like_numpy(along, rng.standard_normal(20), rng.standard_normal((20, 20)))
+
+
+def rolled_like_numpy(fn, *args):
+    """`check_like_numpy`, and the loop rolled: a body that could not run on a traced index would
+    unroll with a warning, made an error here."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_like_numpy(fn, *args)
+
+
+def with_nans(x):
+    x = x.copy()
+    x[[3, 11]] = np.nan
+    return x
+
+
+def test_reductions_and_elementwise_functions_of_loop_dependent_slices():
+    """ufunc.reduce, the nan- reductions, ptp, average, vector norms and clip over growing and
+    shrinking slices (NaNs among them), each on the valid part only."""
+    def kernel(x, A, out):
+        for i in range(x.shape[0]):
+            v, w = x[:i + 1], A[i, i:]
+            out[i, 0] = np.nansum(v) + np.nanprod(w * 0.1 + 1.0) + np.nanmax(v) - np.nanmin(w) + np.nanmean(v)
+            out[i, 1] = np.ptp(w) + np.average(w) + np.average(w, weights=np.abs(w) + 1.0)
+            out[i, 2] = np.linalg.norm(w) + np.linalg.norm(w, 1) + np.linalg.norm(w, -np.inf) + np.linalg.norm(w, 3)
+            out[i, 3] = np.linalg.norm(v, 0) + np.linalg.norm(A[:i + 1, i], np.inf)
+            out[i, 4] = np.clip(w, -0.5, 0.5).sum() + np.maximum.reduce(w) + np.add.reduce(v) + np.fmin.reduce(v)
+
+    rng = np.random.default_rng(5)
+    rolled_like_numpy(kernel, with_nans(rng.standard_normal(24)), rng.standard_normal((24, 24)), np.zeros((24, 5)))
+
+
+def test_scans_flips_rolls_sorts_products_and_joins_of_loop_dependent_slices():
+    """Elements read back from each kind of result (a[-1] counts from the traced length)."""
+    def kernel(x, A, out):
+        n = x.shape[0]
+        for i in range(n):
+            v, w = x[:i + 1], x[i:]
+            out[i, 0] = np.cumsum(v)[-1] + np.cumprod(w * 0.1 + 1.0)[-1] + np.nancumsum(v)[i // 2]
+            out[i, 1] = np.maximum.accumulate(w)[-1] + np.cumsum(A[i:, :i + 1], axis=1)[0, -1]
+            out[i, 2] = np.flip(v)[0] + np.roll(w, 2)[0] + np.roll(v, -3)[-1] + np.roll(v, i)[1 % (i + 1)]
+            out[i, 3] = np.diff(v).sum() + np.diff(w, 2).sum() + np.flip(A[:i + 1, i:], 0)[0, -1]
+            out[i, 4] = np.sort(w)[0] + np.sort(v)[i // 2] + np.argsort(v, kind="stable")[-1] + np.argsort(w)[0]
+            out[i, 5] = np.inner(w, w) + np.vdot(v, v) + np.tensordot(A[i, :i + 1], A[:i + 1, i], 1)
+            out[i, 6] = np.concatenate([x[:i], 2.0 * x[i:]]).sum() + np.concatenate([w, x[:2], v])[-1]
+
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal(20)
+    rolled_like_numpy(kernel, x, rng.standard_normal((20, 20)), np.zeros((20, 7)))
+    rolled_like_numpy(kernel, with_nans(x), rng.standard_normal((20, 20)), np.zeros((20, 7)))
+
+
+def test_a_function_no_rule_covers_raises_naming_it_and_what_is_covered():
+    def running_median(x, out):
+        for i in range(x.shape[0]):
+            out[i] = np.median(x[:i + 1])
+
+    with pytest.raises(UnsupportedError, match=r"np.median on a slice whose bounds are traced.*scans \(cumsum"):
+        solvent.jit(running_median)(np.ones(300), np.zeros(300))
+
+
+FORMS = {"none": lambda i, n: None, "i": lambda i, n: i, "i+1": lambda i, n: i + 1, "-i-1": lambda i, n: -i - 1,
+         "n-i": lambda i, n: n - i, "two": lambda i, n: 2}
+
+
+@settings(max_examples=12, deadline=None)
+@given(lo=st.sampled_from(sorted(FORMS)), hi=st.sampled_from(sorted(FORMS)), step=st.sampled_from([1, -1]),
+       shift=st.integers(-5, 5))
+def test_reordering_rules_on_every_form_of_slice(lo, hi, step, shift):
+    """Scans, flips, rolls, sorts, differences and joins of slices with traced starts, stops and
+    steps (empty ones included), combined with each other on the valid part."""
+    def kernel(x, out):
+        n = x.shape[0]
+        for i in range(n):
+            s = slice(FORMS[lo](i, n), FORMS[hi](i, n), step)
+            v = x[s]
+            out[i, 0] = (np.cumsum(v) * np.flip(v)).sum() + np.maximum.accumulate(v).sum()
+            out[i, 1] = (np.roll(v, shift) * np.sort(v)).sum() + np.argsort(v).sum()
+            out[i, 2] = np.diff(v).sum() + np.concatenate([v, 2.0 * v]).sum() + np.clip(v, 0.2, 0.8).sum()
+
+    rolled_like_numpy(kernel, np.random.default_rng(7).random(18), np.zeros((18, 3)))
+
+
+def test_an_element_past_the_traced_length_is_clamped_into_it_as_traced_indices_are():
+    """NumPy raises IndexError for x[:i + 1][5] while i < 5; the compiled loop cannot, and reads the
+    last element of the slice, as an out-of-bounds traced index reads the last of its array."""
+    def fifth(x, out):
+        for i in range(x.shape[0]):
+            out[i] = x[:i + 1][5] + x[i:][-9]
+
+    x, out = np.random.default_rng(8).random(30), np.zeros(30)
+    solvent.jit(fifth)(x, out)
+    np.testing.assert_array_equal(out, [x[min(5, i)] + x[max(i, 30 - 9)] for i in range(30)])
