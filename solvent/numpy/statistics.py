@@ -128,7 +128,7 @@ def _virtual_index(count, q, method: str):
                            "pass q as Python numbers, or use method='linear'")
 
 
-def _traced_quantile(rows, q, count, method: str):
+def traced_quantile(rows, q, count, method: str):
     """Order statistics at traced positions; `count` is the number of valid leading rows per slice."""
     rest_rank = len(shape(rows)) - 1
     q = np.reshape(q, shape(q) + (1,) * rest_rank)
@@ -171,33 +171,38 @@ def _finish(result, kept, q_shape, keepdims, out):
     return write_out(out, result) if out is not None else result
 
 
+def quantile_arguments(name, a, q, method, weights, interpolation, percent: bool):
+    """(method, q, result dtype) of a call to one of the quantile functions, checked as NumPy checks
+    them (`percent`: q in percent)."""
+    method = interpolation if interpolation is not None else method
+    if a.dtype.kind == "c":
+        raise TypeError("a must be an array of real numbers")
+    if method not in numpy_quantiles._QuantileMethods:
+        raise ValueError(f"{method!r} is not a valid method. Use one of: {numpy_quantiles._QuantileMethods.keys()}")
+    if weights is not None:
+        if method != "inverted_cdf":
+            raise ValueError(f"Only method 'inverted_cdf' supports weights. Got: {method}.")
+        raise UnsupportedError(f"np.{name} with weights=")
+    q = _q_array(q, a.dtype, percent, name)
+    if len(shape(q)) > 2:
+        raise ValueError("q must be a scalar or 1d")
+    return method, q, getattr(np, name)(np.ones(2, a.dtype), np.full(shape(q), 0.5, q.dtype), method=method).dtype
+
+
 def _quantile(name, percent, ignore_nan):
     """One of quantile, percentile, nanquantile, nanpercentile."""
     def apply(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
               weights=None, interpolation=None):
         a = a if is_traced(a) else np.asarray(a)
-        method = interpolation if interpolation is not None else method
-        if a.dtype.kind == "c":
-            raise TypeError("a must be an array of real numbers")
-        if method not in numpy_quantiles._QuantileMethods:
-            raise ValueError(f"{method!r} is not a valid method. Use one of: "
-                             f"{numpy_quantiles._QuantileMethods.keys()}")
-        if weights is not None:
-            if method != "inverted_cdf":
-                raise ValueError(f"Only method 'inverted_cdf' supports weights. Got: {method}.")
-            raise UnsupportedError(f"np.{name} with weights=")
-        q = _q_array(q, a.dtype, percent, name)
-        if len(shape(q)) > 2:
-            raise ValueError("q must be a scalar or 1d")
-        dtype = getattr(np, name)(np.ones(2, a.dtype), np.full(shape(q), 0.5, q.dtype), method=method).dtype
+        method, q, dtype = quantile_arguments(name, a, q, method, weights, interpolation, percent)
         ordered, kept = _reduced(a, axis)
         inexact = a.dtype.kind in "fc"
         if ignore_nan and inexact:
             count = np.sum(np.logical_not(np.isnan(ordered.rows)), axis=0)
-            result = np.where(np.equal(count, 0), np.nan, _traced_quantile(ordered.sorted, q, count, method))
+            result = np.where(np.equal(count, 0), np.nan, traced_quantile(ordered.sorted, q, count, method))
         else:
             n = shape(ordered.rows)[0]
-            result = (_traced_quantile(ordered.sorted, q, n, method) if is_traced(q)
+            result = (traced_quantile(ordered.sorted, q, n, method) if is_traced(q)
                       else _static_quantile(ordered, q, method))
             result = np.where(ordered.nan(), np.nan, result) if inexact else result
         return _finish(wrap(ew.convert(value(result), dtype)), kept, shape(q), keepdims, out)
@@ -238,11 +243,16 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=np._NoValu
         return median(a, axis, out, keepdims=keepdims)
     ordered, kept = _reduced(a, axis)
     rows = ordered.sorted
-    count = np.sum(np.logical_not(np.isnan(rows)), axis=0)
+    result = median_of_sorted(rows, np.sum(np.logical_not(np.isnan(rows)), axis=0))
+    return _finish(wrap(value(result)), kept, (), keepdims, out)
+
+
+def median_of_sorted(rows, count):
+    """The median of the first `count` (traced) of the sorted `rows` (n, *rest), NaN where there are
+    none: nanmedian's, and that of a slice of traced length."""
     low = _gather(rows, np.floor_divide(count - 1, 2))
     high = _gather(rows, np.floor_divide(count, 2))
-    result = np.where(np.equal(count, 0), np.nan, _middle_mean(low, high, np.equal(count % 2, 1)))
-    return _finish(wrap(value(result)), kept, (), keepdims, out)
+    return np.where(np.equal(count, 0), np.nan, _middle_mean(low, high, np.equal(count % 2, 1)))
 
 
 @implements(np.average)

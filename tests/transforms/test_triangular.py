@@ -90,7 +90,7 @@ def test_functions_that_would_see_the_padding_are_refused():
     def running(x, n):
         total = np.zeros(())
         for i in range(n):
-            total = total + np.median(x[:i + 1])
+            total = total + np.fft.fft(x[:i + 1])[0].real
         return total
 
     with pytest.raises(solvent.UnsupportedError, match="bounds are traced"):

@@ -2,8 +2,9 @@
 reductions (and ufunc.reduce) over the valid part with the padding set to their identity; scans (and
 ufunc.accumulate) over the data from the valid part's start, which the padding after it cannot reach;
 flips, rolls and differences moved within the valid part; products summing zero padding; sorts
-putting the padding last; where, clip and copy elementwise. Anything else raises, naming the
-function (`traced_bounds.COVERED` says what is covered)."""
+putting the padding last, and order statistics read from them at traced positions; joins; where,
+clip and copy elementwise. Anything else raises, naming the function (`traced_bounds.COVERED` says
+what is covered)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ import numpy as np
 
 from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError
+from solvent.numpy import statistics
 from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, MaskedArray, contracted, lengths_of,
                                                   lined_up, make, mask, masked_result, merged_lengths, ndim_of,
                                                   plain_value, shifted)
 from solvent.numpy.products import tensordot_axes
 from solvent.numpy.sorting import check_kind, sort_values
-from solvent.numpy.values import full, normalize_axes, normalize_axis, value, wrap
+from solvent.numpy.values import full, normalize_axes, normalize_axis, shape, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import shape_of
 from solvent.ops.constant import iota
@@ -386,6 +388,43 @@ def _sorting(which):
     return apply
 
 
+# -- order statistics: read from the sorted valid part at traced positions ------------------------
+
+def _sorted_valid(a, name, axis, ignore_nan):
+    """(the valid part of a 1-d array sorted, as rows; how many of them count; whether the result is
+    NaN): NaNs sort after the numbers, so the valid part holds one exactly where its last one is NaN
+    (the nan- functions count the others instead)."""
+    if len(a.aval.shape) != 1:
+        raise UnsupportedError(f"np.{name} of a {len(a.aval.shape)}-d array whose lengths depend on traced values")
+    _one_axis(a, axis, name)
+    rows, length = wrap(_sorting(0)(a).value, scalar=False), wrap(a.lengths[0])
+    if a.dtype.kind != "f":
+        return rows, length, np.equal(length, 0)
+    if ignore_nan:
+        count = _sum(np.logical_not(np.isnan(a)))
+        return rows, count, np.equal(count, 0)
+    return rows, length, np.logical_or(np.equal(length, 0), np.isnan(rows[np.maximum(length - 1, 0)]))
+
+
+def _median(ignore_nan):
+    def apply(a, axis=None, overwrite_input=False, keepdims=False):
+        rows, count, nan = _sorted_valid(a, "nanmedian" if ignore_nan else "median", axis, ignore_nan)
+        result = np.where(nan, np.nan, statistics.median_of_sorted(rows, count))
+        return np.reshape(result, (1,)) if keepdims else result
+    return apply
+
+
+def _quantile(name, percent, ignore_nan):
+    def apply(a, q, axis=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None,
+              interpolation=None):
+        method, q, dtype = statistics.quantile_arguments(name, a, q, method, weights, interpolation, percent)
+        rows, count, nan = _sorted_valid(a, name, axis, ignore_nan)
+        result = np.where(nan, np.nan, statistics.traced_quantile(rows, q, count, method))
+        result = wrap(ew.convert(value(result), dtype))
+        return np.reshape(result, shape(q) + (1,)) if keepdims else result
+    return apply
+
+
 FUNCTIONS.update({
     np.sum: _sum, np.mean: _mean, np.max: _extremum(np.max, -1), np.amax: _extremum(np.max, -1),
     np.min: _extremum(np.min, 1), np.amin: _extremum(np.min, 1), np.dot: _dot, np.outer: _outer,
@@ -403,6 +442,9 @@ FUNCTIONS.update({
     np.inner: _contraction(np.inner, _last_axes, lambda la, lb: la[:-1] + lb[:-1]),
     np.vdot: _contraction(np.vdot, _vdot_axes, lambda la, lb: []),
     np.tensordot: _contraction(np.tensordot, _tensordot_pairs, _tensordot_kept),
+    np.median: _median(False), np.nanmedian: _median(True), np.quantile: _quantile("quantile", False, False),
+    np.percentile: _quantile("percentile", True, False), np.nanquantile: _quantile("nanquantile", False, True),
+    np.nanpercentile: _quantile("nanpercentile", True, True),
     np.sort: _sorting(0), np.argsort: _sorting(1), np.concatenate: _concatenate, np.ndim: lambda a: len(a.aval.shape), np.real: _elementwise(np.real), np.imag: _elementwise(np.imag),
 })
 UFUNC_METHODS.update({"reduce": _ufunc_reduce, "accumulate": _ufunc_accumulate})

@@ -508,7 +508,8 @@ UFUNC_METHODS: dict = {}
 COVERED = ("ufuncs and their reduce and accumulate; reductions (sum, prod, mean, var, std, max, min, ptp, any, all, "
            "count_nonzero, argmax, argmin, the nan- ones, average, linalg.norm of vectors); scans (cumsum, cumprod "
            "and their nan- forms); flip, roll and diff; products (dot, matmul, inner, vdot, tensordot, outer); "
-           "sort and argsort; concatenate; where, clip and copy; reading one element")
+           "sort and argsort; median, quantile, percentile and their nan- forms of 1-d ones; concatenate; where, clip "
+           "and copy; reading one element")
 
 
 def function_on_masked(func, args, kwargs):

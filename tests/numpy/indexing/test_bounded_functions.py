@@ -77,13 +77,27 @@ def test_scans_flips_rolls_sorts_products_and_joins_of_loop_dependent_slices():
     rolled_like_numpy(kernel, with_nans(x), rng.standard_normal((20, 20)), np.zeros((20, 7)))
 
 
-def test_a_function_no_rule_covers_raises_naming_it_and_what_is_covered():
-    def running_median(x, out):
+def test_order_statistics_of_loop_dependent_slices():
+    """Running medians and quantiles over growing and shrinking windows, NaNs among them."""
+    def kernel(x, out):
         for i in range(x.shape[0]):
-            out[i] = np.median(x[:i + 1])
+            v, w = x[:i + 1], x[i:]
+            out[i, 0] = np.median(v) + np.nanmedian(w)
+            out[i, 1] = np.percentile(v, 30) + np.nanquantile(w, 0.8, method="lower")
+            out[i, 2:] = np.quantile(w, [0.1, 0.5], method="weibull")
 
-    with pytest.raises(UnsupportedError, match=r"np.median on a slice whose bounds are traced.*scans \(cumsum"):
-        solvent.jit(running_median)(np.ones(300), np.zeros(300))
+    x = np.random.default_rng(9).standard_normal(22)
+    rolled_like_numpy(kernel, x, np.zeros((22, 4)))
+    rolled_like_numpy(kernel, with_nans(x), np.zeros((22, 4)))
+
+
+def test_a_function_no_rule_covers_raises_naming_it_and_what_is_covered():
+    def running_spectrum(x, out):
+        for i in range(x.shape[0]):
+            out[i] = np.fft.fft(x[:i + 1])[0].real
+
+    with pytest.raises(UnsupportedError, match=r"np.fft on a slice whose bounds are traced.*scans \(cumsum"):
+        solvent.jit(running_spectrum)(np.ones(300), np.zeros(300))
 
 
 FORMS = {"none": lambda i, n: None, "i": lambda i, n: i, "i+1": lambda i, n: i + 1, "-i-1": lambda i, n: -i - 1,
