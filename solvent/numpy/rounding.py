@@ -109,8 +109,15 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 @implements(np.allclose)
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """A traced bool scalar (NumPy returns a Python bool, which a traced value cannot become)."""
-    return np.all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    """A traced stand-in for the Python bool NumPy returns (see `python_bool`)."""
+    return python_bool(np.all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+def python_bool(x):
+    """A traced bool scalar standing for a Python bool (weak, NEP 50): Python's arithmetic on it
+    is on ints (np.allclose(a, b) + np.allclose(c, d) is 2, where np.True_ + np.True_ is True)."""
+    x.weak = True
+    return x
 
 
 @implements(np.array_equal)
@@ -123,7 +130,7 @@ def array_equal(a1, a2, equal_nan=False):
     if equal_nan and any(np.dtype(x.dtype).kind in "fc" for x in (a1, a2)):
         nan1, nan2 = np.isnan(a1), np.isnan(a2)
         equal = np.logical_and(np.equal(nan1, nan2), np.logical_or(equal, nan1))
-    return np.all(equal)
+    return python_bool(np.all(equal))
 
 
 @implements(np.array_equiv)
@@ -133,7 +140,7 @@ def array_equiv(a1, a2):
         np.broadcast_shapes(shape(a1), shape(a2))
     except ValueError:
         return False
-    return np.all(np.equal(a1, a2))
+    return python_bool(np.all(np.equal(a1, a2)))
 
 
 @implements(np.iscomplexobj)

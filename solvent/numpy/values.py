@@ -34,12 +34,13 @@ def dtype_key(x):
     if is_python_scalar(x):
         return type(x)
     if getattr(x, "weak", False):
-        return _PYTHON_TYPES[np.dtype(x.dtype).kind]
+        python_type = _PYTHON_TYPES[np.dtype(x.dtype).kind]
+        return np.dtype(np.bool_) if python_type is bool else python_type
     return np.dtype(x.dtype) if hasattr(x, "dtype") else result_type(x)
 
 
 #: The Python type a weak traced scalar stands for, by its dtype's kind.
-_PYTHON_TYPES = {"i": int, "u": int, "f": float, "c": complex, "b": np.dtype(np.bool_)}
+_PYTHON_TYPES = {"i": int, "u": int, "f": float, "c": complex, "b": bool}
 
 
 def result_type(*operands) -> np.dtype:

@@ -86,3 +86,13 @@ def test_tolerance_with_nan_and_infinities():
 
 
 # -- differences and gradients --------------------------------------------------------------------
+
+
+def test_the_python_bools_of_allclose_and_array_equal_add_up_as_python_ints():
+    """NumPy returns Python bools, whose arithmetic is on ints: np.allclose(a, b) + np.allclose(c, d)
+    is 2 where np.True_ + np.True_ would be True (it was); & and | stay bools."""
+    x, y = np.ones(3), np.arange(3.0)
+    check(lambda x, y: (np.allclose(x, x) + np.allclose(y, y), np.array_equal(x, x) * 2.5,
+                        -np.allclose(x, x), ~np.array_equiv(x, y), np.allclose(x, x) + True,
+                        np.allclose(x, x) & np.array_equal(x, y), (np.allclose(x, x) + 1) / 2,
+                        np.allclose(x, x) + np.ones(2)), x, y)
