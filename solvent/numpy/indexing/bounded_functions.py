@@ -12,13 +12,15 @@ import numpy as np
 
 from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError
+from solvent.ir.module import same_value
 from solvent.numpy import statistics
-from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, MaskedArray, contracted, lengths_of,
-                                                  lined_up, make, mask, masked_result, merged_lengths, ndim_of,
-                                                  plain_value, shifted)
+from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, MaskedArray, contracted, elementwise,
+                                                  fill, lengths_of, lined_up, make, mask, masked_result,
+                                                  merged_lengths, ndim_of, plain_value, shifted)
 from solvent.numpy.products import tensordot_axes
+from solvent.numpy.rounding import python_bool
 from solvent.numpy.sorting import check_kind, sort_values
-from solvent.numpy.values import full, normalize_axes, normalize_axis, shape, value, wrap
+from solvent.numpy.values import full, normalize_axes, normalize_axis, shape, slice_along, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import shape_of
 from solvent.ops.constant import iota
@@ -286,11 +288,16 @@ def _diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
     if prepend is not np._NoValue or append is not np._NoValue:
         raise UnsupportedError("np.diff with prepend= or append= on a slice whose bounds are traced")
     axis = normalize_axis(axis, len(a.aval.shape))
-    lengths = list(a.lengths)
+    return masked_result(np.diff(plain_value(a), n, axis).value, _shortened(a.lengths, axis, n))
+
+
+def _shortened(lengths, axis, n):
+    """`lengths` with the one along `axis` (if traced) n shorter, down to 0."""
+    lengths = list(lengths)
     if lengths[axis] is not None:
         lengths[axis] = ew.binary("maximum", ew.binary("subtract", lengths[axis], full(n, (), _I64)),
                                   full(0, (), _I64))
-    return masked_result(np.diff(plain_value(a), n, axis).value, lengths)
+    return lengths
 
 
 # -- products: the padding is zero, so it adds nothing to a sum ---------------------------------
@@ -337,10 +344,16 @@ def _tensordot_kept(la, lb, axes=2):
 
 # -- elementwise functions that are not ufuncs ---------------------------------------------------
 
-def _elementwise(numpy_function):
-    def apply(a):
-        return masked_result(numpy_function(plain_value(a)).value, list(a.lengths))
+def _elementwise(numpy_function, arrays=1):
+    """np.round, np.isclose and their kin: the first `arrays` arguments lined up as a ufunc's
+    operands, the others passed on."""
+    def apply(*args, **kwargs):
+        return elementwise(lambda *xs: numpy_function(*xs, *args[arrays:], **kwargs), list(args[:arrays]), {})
     return apply
+
+
+def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return python_bool(np.all(_elementwise(np.isclose, 2)(a, b, rtol, atol, equal_nan)))
 
 
 # -- concatenation: each piece written where the valid ones before it end -------------------------
@@ -356,7 +369,7 @@ def _concatenate(arrays, axis=0, dtype=None, casting="same_kind"):
     axis = normalize_axis(axis, ndim)
     lengths = [lengths_of(x, ndim) for x in arrays]
     for d in range(ndim):
-        if d != axis and any(l[d] is not lengths[0][d] for l in lengths):
+        if d != axis and not all(_same_length(l[d], lengths[0][d]) for l in lengths):
             raise UnsupportedError("np.concatenate of arrays cut to traced lengths differently along another axis "
                                    "than the one joined: NumPy pairs them only when the lengths are equal")
     dtypes = [x.dtype if isinstance(x, TracedArray) else np.asarray(x).dtype for x in arrays]
@@ -373,6 +386,40 @@ def _concatenate(arrays, axis=0, dtype=None, casting="same_kind"):
     return masked_result(result, [end if d == axis else lengths[0][d] for d in range(ndim)])
 
 
+def _einsum(subscripts, *operands, **kwargs):
+    """np.einsum in explicit or implicit form (no ellipsis): the padding is zero, so sums and
+    diagonals over it add nothing; an output letter is valid as far as the axes it names are."""
+    if not isinstance(subscripts, str) or "." in subscripts:
+        raise UnsupportedError("np.einsum of slices whose bounds are traced takes letters only (no ellipsis)")
+    inputs, arrow, output = subscripts.replace(" ", "").partition("->")
+    letters = {}
+    for term, x in zip(inputs.split(","), operands):
+        for letter, length in zip(term, lengths_of(x, ndim_of(x))):
+            if (letters.setdefault(letter, length) is None) != (length is None):
+                raise UnsupportedError(f"np.einsum pairing axis '{letter}' of a length that depends on traced values "
+                                       "with one of full length: NumPy pairs them only when the lengths are equal")
+    if not arrow:
+        output = "".join(sorted(c for c in letters if inputs.count(c) == 1))
+    v = np.einsum(subscripts, *[plain_value(x) for x in operands], **kwargs).value
+    return masked_result(v, [letters[c] for c in output])
+
+
+def _convolve(a, v, mode="full"):
+    """The full convolution of the zero-padded data: the padding adds nothing, so its first
+    len(a) + len(v) - 1 elements are NumPy's."""
+    if mode != "full" or ndim_of(a) != 1 or ndim_of(v) != 1:
+        raise UnsupportedError("np.convolve of slices whose bounds are traced: 1-d, mode='full' only")
+    total = ew.binary("subtract", _length(a, 0), full(1, (), _I64))
+    total = ew.binary("maximum", ew.binary("add", total, _length(v, 0)), full(0, (), _I64))
+    return masked_result(np.convolve(plain_value(a), plain_value(v)).value, [total])
+
+
+def _length(x, axis):
+    """An operand's valid length along `axis`, traced or not, as a value."""
+    length = lengths_of(x, ndim_of(x))[axis]
+    return length if length is not None else full(_extent(x, axis), (), _I64)
+
+
 # -- sorts: the padding sorts after every valid element ------------------------------------------
 
 def _sorting(which):
@@ -386,6 +433,68 @@ def _sorting(which):
         result = sort_values([padding, v, iota(shape_of(v), _I64, axis)], axis, keys=2)[1 + which]
         return masked_result(result, list(a.lengths))
     return apply
+
+
+def _same_length(a, b) -> bool:
+    """Whether two valid lengths are one (both static, or one traced value computed alike)."""
+    return a is b or (a is not None and b is not None and same_value(a, b))
+
+
+def _stack(arrays, axis=0, dtype=None, casting="same_kind"):
+    """Arrays of one shape and one cut, along a new axis (of full length)."""
+    arrays = list(arrays)
+    lengths = [lengths_of(x, ndim_of(x)) for x in arrays]
+    if any(len(l) != len(lengths[0]) or not all(map(_same_length, l, lengths[0])) for l in lengths):
+        raise UnsupportedError("np.stack of arrays cut to traced lengths differently: NumPy stacks them only when "
+                               "the lengths are equal")
+    axis = normalize_axis(axis, len(lengths[0]) + 1)
+    v = np.stack([plain_value(x) for x in arrays], axis, dtype=dtype, casting=casting).value
+    return masked_result(v, lengths[0][:axis] + [None] + lengths[0][axis:])
+
+
+def _hstack(arrays, dtype=None, casting="same_kind"):
+    arrays = list(arrays)
+    return _concatenate(arrays, 0 if ndim_of(arrays[0]) == 1 else 1, dtype, casting)
+
+
+def _vstack(arrays, dtype=None, casting="same_kind"):
+    arrays = list(arrays)
+    return _stack(arrays, 0, dtype, casting) if ndim_of(arrays[0]) == 1 else _concatenate(arrays, 0, dtype, casting)
+
+
+def _append(arr, values, axis=None):
+    if axis is None and (ndim_of(arr) > 1 or ndim_of(values) > 1):
+        raise UnsupportedError("np.append without axis= of an array whose lengths depend on traced values and is "
+                               "not 1-d")
+    return _concatenate([arr, values if ndim_of(values) else np.reshape(values, (1,))], 0 if axis is None else axis)
+
+
+# -- searches and integrals --------------------------------------------------------------------
+
+def _searchsorted(a, v, side="left", sorter=None):
+    """Insertion points into the valid part of a sorted 1-d `a`: the padding set to what sorts last
+    (NaN, or the dtype's largest integer), and no point past the valid part."""
+    if sorter is not None or ndim_of(a) != 1:
+        raise UnsupportedError("np.searchsorted into a slice whose bounds are traced: 1-d, without sorter=")
+    length = _length(a, 0)
+    if isinstance(a, MaskedArray):
+        last = np.nan if a.dtype.kind in "fc" else _extreme(a.dtype, 1)
+        a = wrap(fill(a.value, a.lengths, last), scalar=False)
+    found = np.searchsorted(a, plain_value(v), side)
+    found = np.minimum(found, wrap(length))
+    return masked_result(value(found), lengths_of(v, ndim_of(v))) if isinstance(v, MaskedArray) else found
+
+
+def _trapezoid(y, x=None, dx=1.0, axis=-1):
+    """NumPy's sum of d * (y[1:] + y[:-1]) / 2 over the pairs inside the valid part."""
+    axis = normalize_axis(axis, ndim_of(y))
+    d = dx if x is None else _diff(x) if isinstance(x, MaskedArray) else None
+    if d is None or (x is not None and ndim_of(x) != 1):
+        raise UnsupportedError("np.trapezoid of a slice whose bounds are traced with x= that is not cut alike")
+    data, n = plain_value(y), _extent(y, axis)
+    pairs = np.add(slice_along(data, axis, 1, n), slice_along(data, axis, 0, n - 1))
+    pairs = masked_result(pairs.value, _shortened(y.lengths, axis, 1))
+    return _sum(np.true_divide(np.multiply(d, pairs), 2.0), axis)
 
 
 # -- order statistics: read from the sorted valid part at traced positions ------------------------
@@ -425,26 +534,34 @@ def _quantile(name, percent, ignore_nan):
     return apply
 
 
-FUNCTIONS.update({
+
+FUNCTIONS.update({  # by kind, as the sections above
     np.sum: _sum, np.mean: _mean, np.max: _extremum(np.max, -1), np.amax: _extremum(np.max, -1),
-    np.min: _extremum(np.min, 1), np.amin: _extremum(np.min, 1), np.dot: _dot, np.outer: _outer,
-    np.where: _where, np.copy: _copy, np.prod: _filled_reduction(np.prod, 1), np.any: _filled_reduction(np.any, 0),
-    np.all: _filled_reduction(np.all, 1), np.count_nonzero: _filled_reduction(np.count_nonzero, 0),
-    np.var: _var, np.std: _std, np.argmax: _arg_extremum(np.argmax, -1), np.argmin: _arg_extremum(np.argmin, 1),
+    np.min: _extremum(np.min, 1), np.amin: _extremum(np.min, 1), np.prod: _filled_reduction(np.prod, 1),
+    np.any: _filled_reduction(np.any, 0), np.all: _filled_reduction(np.all, 1),
+    np.count_nonzero: _filled_reduction(np.count_nonzero, 0), np.var: _var, np.std: _std,
+    np.argmax: _arg_extremum(np.argmax, -1), np.argmin: _arg_extremum(np.argmin, 1),
     np.nansum: lambda a, axis=None, dtype=None, keepdims=False: _sum(_nan_filled(a, 0), axis, dtype, keepdims),
     np.nanprod: lambda a, axis=None, dtype=None, keepdims=False: _filled_reduction(np.prod, 1)(
         _nan_filled(a, 1), axis, dtype, keepdims=keepdims),
     np.nanmax: _nan_extremum(np.fmax), np.nanmin: _nan_extremum(np.fmin), np.nanmean: _nanmean, np.ptp: _ptp,
-    np.average: _average, np.linalg.norm: _norm, np.clip: _clip,
+    np.average: _average, np.linalg.norm: _norm, np.allclose: _allclose,
+    np.where: _where, np.copy: _copy, np.clip: _clip, np.isclose: _elementwise(np.isclose, 2),
+    **{f: _elementwise(f) for f in (np.real, np.imag, np.round, np.around, np.nan_to_num, np.angle, np.fix, np.sinc,
+                                    np.i0, np.isreal, np.iscomplex, np.isposinf, np.isneginf)},
     np.cumsum: _scan(np.cumsum), np.cumprod: _scan(np.cumprod), np.nancumsum: _scan(np.nancumsum),
     np.nancumprod: _scan(np.nancumprod),
     np.flip: _flip, np.fliplr: lambda m: _flip(m, 1), np.flipud: lambda m: _flip(m, 0), np.roll: _roll, np.diff: _diff,
-    np.inner: _contraction(np.inner, _last_axes, lambda la, lb: la[:-1] + lb[:-1]),
+    np.dot: _dot, np.outer: _outer, np.inner: _contraction(np.inner, _last_axes, lambda la, lb: la[:-1] + lb[:-1]),
     np.vdot: _contraction(np.vdot, _vdot_axes, lambda la, lb: []),
-    np.tensordot: _contraction(np.tensordot, _tensordot_pairs, _tensordot_kept),
+    np.tensordot: _contraction(np.tensordot, _tensordot_pairs, _tensordot_kept), np.einsum: _einsum,
+    np.convolve: _convolve,
+    np.sort: _sorting(0), np.argsort: _sorting(1),
+    np.concatenate: _concatenate, np.stack: _stack, np.hstack: _hstack, np.vstack: _vstack, np.append: _append,
+    np.searchsorted: _searchsorted, np.trapezoid: _trapezoid,
     np.median: _median(False), np.nanmedian: _median(True), np.quantile: _quantile("quantile", False, False),
     np.percentile: _quantile("percentile", True, False), np.nanquantile: _quantile("nanquantile", False, True),
     np.nanpercentile: _quantile("nanpercentile", True, True),
-    np.sort: _sorting(0), np.argsort: _sorting(1), np.concatenate: _concatenate, np.ndim: lambda a: len(a.aval.shape), np.real: _elementwise(np.real), np.imag: _elementwise(np.imag),
+    np.ndim: lambda a: len(a.aval.shape),
 })
 UFUNC_METHODS.update({"reduce": _ufunc_reduce, "accumulate": _ufunc_accumulate})

@@ -424,14 +424,7 @@ def ufunc_on_masked(uf, method, inputs, kwargs):
             kwargs.pop("out", None)
             return UFUNC_METHODS[method](uf, *inputs, **kwargs)
         out = kwargs.pop("out", None)
-        if uf is np.matmul:
-            result = _matmul(*inputs, **kwargs)
-        else:
-            ndim = max(ndim_of(x) for x in inputs)
-            lengths = merged_lengths(*[lengths_of(x, ndim) for x in inputs])
-            _check_extents(inputs, lengths, ndim)
-            plain, starts, keys = lined_up(inputs, ndim)
-            result = masked_result(uf(*plain, **kwargs).value, lengths, starts, keys)
+        result = _matmul(*inputs, **kwargs) if uf is np.matmul else elementwise(uf, inputs, kwargs)
         if out is None:
             return result
         target = out[0] if isinstance(out, tuple) else out
@@ -439,6 +432,16 @@ def ufunc_on_masked(uf, method, inputs, kwargs):
             raise UnsupportedError("out= that is not itself a slice with traced bounds")
         target.store(result)
         return target
+
+
+def elementwise(numpy_function, inputs, kwargs):
+    """An elementwise function of `inputs` (broadcast as NumPy does) on their lined-up data; valid
+    where the inputs are."""
+    ndim = max(ndim_of(x) for x in inputs)
+    lengths = merged_lengths(*[lengths_of(x, ndim) for x in inputs])
+    _check_extents(inputs, lengths, ndim)
+    plain, starts, keys = lined_up(inputs, ndim)
+    return masked_result(numpy_function(*plain, **kwargs).value, lengths, starts, keys)
 
 
 def _check_extents(inputs, lengths, ndim) -> None:
@@ -506,10 +509,11 @@ UFUNC_METHODS: dict = {}
 
 #: What the rules cover, for the error that names a function they do not.
 COVERED = ("ufuncs and their reduce and accumulate; reductions (sum, prod, mean, var, std, max, min, ptp, any, all, "
-           "count_nonzero, argmax, argmin, the nan- ones, average, linalg.norm of vectors); scans (cumsum, cumprod "
-           "and their nan- forms); flip, roll and diff; products (dot, matmul, inner, vdot, tensordot, outer); "
-           "sort and argsort; median, quantile, percentile and their nan- forms of 1-d ones; concatenate; where, clip "
-           "and copy; reading one element")
+           "count_nonzero, argmax, argmin, the nan- ones, average, allclose, linalg.norm of vectors); elementwise "
+           "functions (where, clip, round, isclose, nan_to_num, real, imag, ...); scans (cumsum, cumprod and their "
+           "nan- forms); flip, roll and diff; products (dot, matmul, inner, vdot, tensordot, einsum, outer, "
+           "convolve); sort, argsort, searchsorted, trapezoid; median, quantile, percentile and their nan- forms "
+           "of 1-d ones; concatenate, stack, hstack, vstack, append; copy; reading one element")
 
 
 def function_on_masked(func, args, kwargs):

@@ -52,9 +52,12 @@ def test_reductions_and_elementwise_functions_of_loop_dependent_slices():
             out[i, 2] = np.linalg.norm(w) + np.linalg.norm(w, 1) + np.linalg.norm(w, -np.inf) + np.linalg.norm(w, 3)
             out[i, 3] = np.linalg.norm(v, 0) + np.linalg.norm(A[:i + 1, i], np.inf)
             out[i, 4] = np.clip(w, -0.5, 0.5).sum() + np.maximum.reduce(w) + np.add.reduce(v) + np.fmin.reduce(v)
+            out[i, 5] = np.round(w, 1).sum() + np.nan_to_num(v).sum() + np.isclose(v, 0.1, atol=0.5).sum()
+            out[i, 6] = np.allclose(A[i, :i + 1], A[:i + 1, i]) + np.allclose(w, w)
 
     rng = np.random.default_rng(5)
-    rolled_like_numpy(kernel, with_nans(rng.standard_normal(24)), rng.standard_normal((24, 24)), np.zeros((24, 5)))
+    A = rng.standard_normal((24, 24))
+    rolled_like_numpy(kernel, with_nans(rng.standard_normal(24)), A + A.T * np.eye(24)[::-1], np.zeros((24, 7)))
 
 
 def test_scans_flips_rolls_sorts_products_and_joins_of_loop_dependent_slices():
@@ -69,12 +72,27 @@ def test_scans_flips_rolls_sorts_products_and_joins_of_loop_dependent_slices():
             out[i, 3] = np.diff(v).sum() + np.diff(w, 2).sum() + np.flip(A[:i + 1, i:], 0)[0, -1]
             out[i, 4] = np.sort(w)[0] + np.sort(v)[i // 2] + np.argsort(v, kind="stable")[-1] + np.argsort(w)[0]
             out[i, 5] = np.inner(w, w) + np.vdot(v, v) + np.tensordot(A[i, :i + 1], A[:i + 1, i], 1)
+            out[i, 5] += np.einsum("i,i->", v, v) + np.einsum("ij,j", A[i:, :i + 1], v)[-1]
+            out[i, 5] += np.convolve(v, x[:3])[-2] + np.convolve(w, v).sum()
             out[i, 6] = np.concatenate([x[:i], 2.0 * x[i:]]).sum() + np.concatenate([w, x[:2], v])[-1]
 
     rng = np.random.default_rng(6)
     x = rng.standard_normal(20)
     rolled_like_numpy(kernel, x, rng.standard_normal((20, 20)), np.zeros((20, 7)))
     rolled_like_numpy(kernel, with_nans(x), rng.standard_normal((20, 20)), np.zeros((20, 7)))
+
+
+def test_joins_searches_and_integrals_of_loop_dependent_slices():
+    def kernel(x, t, out):
+        for i in range(x.shape[0]):
+            v, w = x[:i + 1], x[i:]
+            out[i, 0] = np.stack([v, 2.0 * v], axis=1)[-1, 1] + np.vstack([v, v]).sum() + np.hstack([w, v]).sum()
+            out[i, 1] = np.append(v, 7.0)[-1] + np.append(w, v)[0] + np.concatenate([np.outer(v, x[:2]), np.outer(v, x[:3])], 1)[-1, -1]
+            out[i, 2] = np.searchsorted(np.sort(v), 0.1) + np.searchsorted(np.sort(w), x[:4], "right").sum()
+            out[i, 3] = np.trapezoid(v) + np.trapezoid(w, dx=0.5) + np.trapezoid(v, t[:i + 1])
+
+    rng = np.random.default_rng(10)
+    rolled_like_numpy(kernel, rng.standard_normal(21), np.cumsum(rng.random(21)), np.zeros((21, 4)))
 
 
 def test_order_statistics_of_loop_dependent_slices():
