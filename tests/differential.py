@@ -1,6 +1,7 @@
 """Differential testing against NumPy: same inputs, same outputs, dtypes and in-place effects."""
 
 import copy
+import warnings
 
 import numpy as np
 
@@ -34,3 +35,18 @@ def check_like_numpy(fn, *args, rtol=1e-12, atol=1e-12, **kwargs):
         if isinstance(e, np.ndarray):
             assert_same(a, e, rtol, atol)
     return actual
+
+
+def rolled_like_numpy(fn, *args):
+    """`check_like_numpy`, and every static loop rolled: a body that could not run on a traced index
+    would unroll with a warning, made an error here."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_like_numpy(fn, *args)
+
+
+def with_nans(x, at=(3, 11)):
+    """A copy of `x` with NaNs at positions `at`."""
+    x = x.copy()
+    x[list(at)] = np.nan
+    return x

@@ -6,5 +6,5 @@ from solvent.numpy import (calculus, creation, dtypes, fft, functional, linalg, 
                            matrices, matrix_type, methods, polynomials, products, protocol, reductions, rounding, sets,
                            shape, sorting, statistics, vectorize)
 from solvent.numpy.elementwise import ufuncs  # noqa: F401
-from solvent.numpy.indexing import bounded_functions, functions, strided, subscripts  # noqa: F401
+from solvent.numpy.indexing import bounded_functions, bounded_orders, functions, strided, subscripts  # noqa: F401
 from solvent.numpy.random import argument  # noqa: F401

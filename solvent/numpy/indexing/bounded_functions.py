@@ -1,10 +1,8 @@
 """NumPy functions on arrays with traced bounds (`traced_bounds.MaskedArray`), one rule per kind:
-reductions (and ufunc.reduce) over the valid part with the padding set to their identity; scans (and
-ufunc.accumulate) over the data from the valid part's start, which the padding after it cannot reach;
-flips, rolls and differences moved within the valid part; products summing zero padding; sorts
-putting the padding last, and order statistics read from them at traced positions; joins; where,
-clip and copy elementwise. Anything else raises, naming the function (`traced_bounds.COVERED` says
-what is covered)."""
+reductions (and ufunc.reduce) over the valid part with the padding set to their identity; elementwise
+functions on the lined-up operands; products summing the zero padding; joins writing each piece where
+the valid parts before it end. `bounded_orders` holds the kinds where order matters (scans, flips,
+sorts, order statistics). Anything else raises, naming the function (`traced_bounds.COVERED`)."""
 
 from __future__ import annotations
 
@@ -13,20 +11,19 @@ import numpy as np
 from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError
 from solvent.ir.module import same_value
-from solvent.numpy import statistics
 from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, MaskedArray, contracted, elementwise,
-                                                  fill, lengths_of, lined_up, make, mask, masked_result,
-                                                  merged_lengths, ndim_of, plain_value, shifted)
+                                                  lengths_of, lined_up, make, masked_result, merged_lengths, ndim_of,
+                                                  plain_value)
 from solvent.numpy.products import tensordot_axes
 from solvent.numpy.rounding import python_bool
-from solvent.numpy.sorting import check_kind, sort_values
-from solvent.numpy.values import full, normalize_axes, normalize_axis, shape, slice_along, value, wrap
+from solvent.numpy.values import full, normalize_axes, normalize_axis, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import shape_of
-from solvent.ops.constant import iota
 
 _I64 = np.int64
 
+
+# -- reductions: the padding set to the reduction's identity ---------------------------------------
 
 def _reduction(a, axis, keepdims, filler):
     """The data with `filler` outside the valid part, the axes reduced, and (lengths, starts, keys)
@@ -48,7 +45,7 @@ def _count(a, axes):
     return total
 
 
-def _extreme(dtype, sign, nan=False):
+def extreme(dtype, sign, nan=False):
     """The value that never wins a max (sign -1) or a min: for floats, -inf or inf, or NaN where
     NaNs lose (fmax, fmin: an all-NaN valid part still gives NaN)."""
     if np.issubdtype(dtype, np.floating):
@@ -57,14 +54,14 @@ def _extreme(dtype, sign, nan=False):
     return info.min if sign < 0 else info.max
 
 
-def _sum(a, axis=None, dtype=None, keepdims=False, initial=np._NoValue):
+def masked_sum(a, axis=None, dtype=None, keepdims=False, initial=np._NoValue):
     data, _, parts = _reduction(a, axis, keepdims, 0)
     return masked_result(np.sum(data, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial).value, *parts)
 
 
 def _extremum(numpy_function, sign):
     def apply(a, axis=None, keepdims=False, initial=np._NoValue):
-        data, _, parts = _reduction(a, axis, keepdims, _extreme(a.dtype, sign))
+        data, _, parts = _reduction(a, axis, keepdims, extreme(a.dtype, sign))
         return masked_result(numpy_function(data, axis=axis, keepdims=keepdims, initial=initial).value, *parts)
     return apply
 
@@ -77,7 +74,7 @@ def _arg_extremum(numpy_function, sign):
             raise UnsupportedError(f"np.{numpy_function.__name__} of a {len(a.shape)}-d array whose length "
                                    "depends on traced values needs axis=")
         axis = normalize_axes(0 if axis is None else axis, len(a.shape))[0]
-        data, _, parts = _reduction(a, axis, keepdims, _extreme(a.dtype, sign))
+        data, _, parts = _reduction(a, axis, keepdims, extreme(a.dtype, sign))
         start = a.aligned(False)[1][axis]
         found = numpy_function(data, axis=axis, keepdims=keepdims)
         if start is not None:
@@ -87,7 +84,7 @@ def _arg_extremum(numpy_function, sign):
 
 
 def _mean(a, axis=None, dtype=None, keepdims=False):
-    total = _sum(a, axis, dtype, keepdims=keepdims)
+    total = masked_sum(a, axis, dtype, keepdims=keepdims)
     count = _count(a, normalize_axes(axis, len(a.shape)))
     lengths = list(total.lengths) if isinstance(total, MaskedArray) else []
     quotient = np.true_divide(plain_value(total), wrap(count))
@@ -105,9 +102,9 @@ def _filled_reduction(numpy_function, filler):
 def _var(a, axis=None, dtype=None, ddof=0, keepdims=False):
     """NumPy's two passes over the valid part: the mean, then the mean squared deviation from it."""
     count = wrap(_count(a, normalize_axes(axis, len(a.aval.shape))))
-    deviation = a - _sum(a, axis, dtype, keepdims=True) / count
+    deviation = a - masked_sum(a, axis, dtype, keepdims=True) / count
     squares = np.real(deviation * np.conj(deviation)) if a.dtype.kind == "c" else deviation * deviation
-    total = _sum(squares, axis, dtype, keepdims=keepdims)
+    total = masked_sum(squares, axis, dtype, keepdims=keepdims)
     lengths = list(total.lengths) if isinstance(total, MaskedArray) else []
     return masked_result(np.true_divide(plain_value(total), np.maximum(count - ddof, 0)).value, lengths)
 
@@ -116,41 +113,11 @@ def _std(a, axis=None, dtype=None, ddof=0, keepdims=False):
     return np.sqrt(_var(a, axis, dtype, ddof=ddof, keepdims=keepdims))
 
 
-def _dot(a, b):
-    if not ndim_of(a) or not ndim_of(b):
-        return np.multiply(a, b)
-    return contracted(np.dot, a, b, -2 if len(b.shape) > 1 else -1,
-                       lambda x, y: x[:-1] + (y[:-2] + y[-1:] if len(y) > 1 else []))
-
-
-def _outer(a, b):
-    if len(a.shape) != 1 or len(b.shape) != 1:
-        raise UnsupportedError("np.outer of slices with traced bounds that are not 1-d")
-    (pa,), sa, ka = lined_up([a], 1, filled=(0,))  # zeroed: an unzeroed row read of an argument
-    (pb,), sb, kb = lined_up([b], 1, filled=(0,))  # lets the optimizer hoist a 3-D broadcast of it
-    v = np.multiply(np.reshape(pa, (-1, 1)), pb).value
-    return masked_result(v, lengths_of(a, 1) + lengths_of(b, 1), sa + sb, ka + kb)
-
-
-def _where(condition, x, y):
-    ndim = max(ndim_of(v) for v in (condition, x, y))
-    lengths = merged_lengths(*[lengths_of(v, ndim) for v in (condition, x, y)])
-    plain, starts, keys = lined_up([condition, x, y], ndim)
-    return masked_result(np.where(*plain).value, lengths, starts, keys)
-
-
-def _copy(a, order="K", subok=False):
-    data, starts, keys = a.aligned(False)
-    return make(a.value, a.lengths, data, starts, keys)
-
-
-# -- reductions by ufunc, and those made of other functions --------------------------------------
-
 def _identity(ufunc, dtype):
     """What the padding is set to for `ufunc.reduce`: its identity, or the value that never wins a
     max or min."""
     if ufunc in (np.maximum, np.fmax, np.minimum, np.fmin):
-        return _extreme(dtype, -1 if ufunc in (np.maximum, np.fmax) else 1, nan=ufunc in (np.fmax, np.fmin))
+        return extreme(dtype, -1 if ufunc in (np.maximum, np.fmax) else 1, nan=ufunc in (np.fmax, np.fmin))
     if ufunc.identity is None:
         raise UnsupportedError(f"np.{ufunc.__name__}.reduce on a slice whose bounds are traced: the ufunc has no "
                                "identity to stand for the elements past the slice")
@@ -176,8 +143,8 @@ def _nan_extremum(ufunc):
 
 
 def _nanmean(a, axis=None, dtype=None, keepdims=False):
-    total = _sum(_nan_filled(a, 0), axis, dtype, keepdims)
-    count = _sum(np.logical_not(np.isnan(a)), axis, np.int64, keepdims) if a.dtype.kind in "fc" else None
+    total = masked_sum(_nan_filled(a, 0), axis, dtype, keepdims)
+    count = masked_sum(np.logical_not(np.isnan(a)), axis, np.int64, keepdims) if a.dtype.kind in "fc" else None
     if count is None:
         return _mean(a, axis, dtype, keepdims)
     return np.true_divide(total, count, dtype=total.dtype)
@@ -192,11 +159,11 @@ def _average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         raise UnsupportedError("np.average with returned=True on a slice whose bounds are traced")
     if weights is None:
         return _mean(a, axis, keepdims=keepdims)
-    if tuple(_extent(weights, i) for i in range(ndim_of(weights))) != a.aval.shape:
+    if tuple(extent(weights, i) for i in range(ndim_of(weights))) != a.aval.shape:
         raise UnsupportedError("np.average of a slice whose bounds are traced with weights of another shape")
     dtype = np.result_type(a.dtype, weights.dtype, *(["f8"] if a.dtype.kind in "biu" else []))
-    total = _sum(np.multiply(a, weights, dtype=dtype), axis, keepdims=keepdims)
-    return np.true_divide(total, _sum(weights, axis, dtype, keepdims=keepdims))
+    total = masked_sum(np.multiply(a, weights, dtype=dtype), axis, keepdims=keepdims)
+    return np.true_divide(total, masked_sum(weights, axis, dtype, keepdims=keepdims))
 
 
 def _norm(x, ord=None, axis=None, keepdims=False):
@@ -212,14 +179,32 @@ def _norm(x, ord=None, axis=None, keepdims=False):
         if axis is None and not keepdims and x.dtype.kind == "f":
             return np.sqrt(_dot(x, x))
         squares = np.real(np.multiply(x, np.conjugate(x))) if x.dtype.kind == "c" else np.multiply(x, x)
-        return np.sqrt(_sum(squares, axis, keepdims=keepdims))
+        return np.sqrt(masked_sum(squares, axis, keepdims=keepdims))
     if ord in (np.inf, -np.inf):
         return _extremum(np.max, -1)(size, axis, keepdims) if ord > 0 else _extremum(np.min, 1)(size, axis, keepdims)
     if ord == 0:
-        return _sum(np.not_equal(x, 0), axis, size.dtype, keepdims)
+        return masked_sum(np.not_equal(x, 0), axis, size.dtype, keepdims)
     if ord == 1:
-        return _sum(size, axis, keepdims=keepdims)
-    return np.power(_sum(np.power(size, ord), axis, keepdims=keepdims), 1.0 / ord)
+        return masked_sum(size, axis, keepdims=keepdims)
+    return np.power(masked_sum(np.power(size, ord), axis, keepdims=keepdims), 1.0 / ord)
+
+
+def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return python_bool(np.all(_elementwise(np.isclose, 2)(a, b, rtol, atol, equal_nan)))
+
+
+# -- elementwise: the operands lined up, valid where they are --------------------------------------
+
+def _where(condition, x, y):
+    ndim = max(ndim_of(v) for v in (condition, x, y))
+    lengths = merged_lengths(*[lengths_of(v, ndim) for v in (condition, x, y)])
+    plain, starts, keys = lined_up([condition, x, y], ndim)
+    return masked_result(np.where(*plain).value, lengths, starts, keys)
+
+
+def _copy(a, order="K", subok=False):
+    data, starts, keys = a.aligned(False)
+    return make(a.value, a.lengths, data, starts, keys)
 
 
 def _clip(a, a_min=np._NoValue, a_max=np._NoValue, *, min=np._NoValue, max=np._NoValue):
@@ -230,77 +215,31 @@ def _clip(a, a_min=np._NoValue, a_max=np._NoValue, *, min=np._NoValue, max=np._N
     return result if high is None else np.minimum(result, high)
 
 
-# -- scans: an element's result reads only the elements before it -------------------------------
-
-def _one_axis(a, axis, name):
-    """The axis a scan, flip or sort runs along (axis=None: the only one of a 1-d array)."""
-    if axis is None and len(a.aval.shape) != 1:
-        raise UnsupportedError(f"np.{name} of a {len(a.aval.shape)}-d array whose lengths depend on traced values "
-                               "needs axis=")
-    return normalize_axis(0 if axis is None else axis, len(a.aval.shape))
-
-
-def _scan(numpy_function):
-    """cumsum and its kin: run on the data from the valid part's start (`value`), where the padding
-    comes after every valid element, so it reaches none of their results."""
-    def apply(a, axis=None, dtype=None):
-        axis = _one_axis(a, axis, numpy_function.__name__)
-        return masked_result(numpy_function(plain_value(a), axis=axis, dtype=dtype).value, list(a.lengths))
+def _elementwise(numpy_function, arrays=1):
+    """np.round, np.isclose and their kin: the first `arrays` arguments lined up as a ufunc's
+    operands, the others passed on."""
+    def apply(*args, **kwargs):
+        return elementwise(lambda *xs: numpy_function(*xs, *args[arrays:], **kwargs), list(args[:arrays]), {})
     return apply
 
 
-def _ufunc_accumulate(ufunc, a, axis=0, dtype=None):
-    return masked_result(ufunc.accumulate(plain_value(a), axis=axis, dtype=dtype).value, list(a.lengths))
+# -- products: the padding is zero, so it adds nothing to a sum ------------------------------------
+
+def _dot(a, b):
+    if not ndim_of(a) or not ndim_of(b):
+        return np.multiply(a, b)
+    return contracted(np.dot, a, b, -2 if len(b.shape) > 1 else -1,
+                       lambda x, y: x[:-1] + (y[:-2] + y[-1:] if len(y) > 1 else []))
 
 
-# -- flips, rolls and differences: elements moved within the valid part ---------------------------
+def _outer(a, b):
+    if len(a.shape) != 1 or len(b.shape) != 1:
+        raise UnsupportedError("np.outer of slices with traced bounds that are not 1-d")
+    (pa,), sa, ka = lined_up([a], 1, filled=(0,))  # zeroed: an unzeroed row read of an argument
+    (pb,), sb, kb = lined_up([b], 1, filled=(0,))  # lets the optimizer hoist a 3-D broadcast of it
+    v = np.multiply(np.reshape(pa, (-1, 1)), pb).value
+    return masked_result(v, lengths_of(a, 1) + lengths_of(b, 1), sa + sb, ka + kb)
 
-def _flip(a, axis=None):
-    """Reversed whole, then moved back by the padding's length: element j is a[length - 1 - j]."""
-    ndim = len(a.aval.shape)
-    axes = range(ndim) if axis is None else normalize_axes(axis, ndim)
-    v = ops.reverse(a.value, list(axes))
-    for axis in axes:
-        if a.lengths[axis] is not None:
-            past = ew.binary("subtract", full(a.aval.shape[axis], (), _I64), a.lengths[axis])
-            v = shifted(v, axis, past, forward=False)
-    return masked_result(v, list(a.lengths))
-
-
-def _roll(a, shift, axis=None):
-    """Within the valid part of length L, element j is a[(j - shift) mod L]: the last `shift mod L`
-    elements moved to the front, the others after them."""
-    if np.ndim(shift) or isinstance(axis, tuple):
-        raise UnsupportedError("np.roll of a slice whose bounds are traced takes one shift and one axis")
-    axis = _one_axis(a, axis, "roll")
-    if a.lengths[axis] is None:
-        return masked_result(np.roll(plain_value(a), shift, axis).value, list(a.lengths))
-    length = wrap(a.lengths[axis])
-    turn = value(np.where(length > 0, np.mod(shift, np.maximum(length, 1)), 0), _I64)
-    front = shifted(a.value, axis, ew.binary("subtract", a.lengths[axis], turn), forward=False)
-    back = shifted(a.value, axis, turn, forward=True)
-    shape = shape_of(a.value)
-    v = ew.select(ew.compare("LT", iota(shape, _I64, axis), ops.broadcast_in_dim(turn, shape, [])), front, back)
-    return masked_result(v, list(a.lengths))
-
-
-def _diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
-    if prepend is not np._NoValue or append is not np._NoValue:
-        raise UnsupportedError("np.diff with prepend= or append= on a slice whose bounds are traced")
-    axis = normalize_axis(axis, len(a.aval.shape))
-    return masked_result(np.diff(plain_value(a), n, axis).value, _shortened(a.lengths, axis, n))
-
-
-def _shortened(lengths, axis, n):
-    """`lengths` with the one along `axis` (if traced) n shorter, down to 0."""
-    lengths = list(lengths)
-    if lengths[axis] is not None:
-        lengths[axis] = ew.binary("maximum", ew.binary("subtract", lengths[axis], full(n, (), _I64)),
-                                  full(0, (), _I64))
-    return lengths
-
-
-# -- products: the padding is zero, so it adds nothing to a sum ---------------------------------
 
 def _contraction(numpy_function, pairs, kept):
     """A product of `a` and `b` summed over axes `pairs(a, b, *args)` ((a's, b's) axis lists): on the
@@ -309,7 +248,7 @@ def _contraction(numpy_function, pairs, kept):
     def apply(a, b, *args):
         la, lb = lengths_of(a, ndim_of(a)), lengths_of(b, ndim_of(b))
         for i, j in zip(*pairs(a, b, *args)):
-            if (la[i] is None) != (lb[j] is None) and (_extent(a, i) if la[i] is None else _extent(b, j)) != 1:
+            if (la[i] is None) != (lb[j] is None) and (extent(a, i) if la[i] is None else extent(b, j)) != 1:
                 raise UnsupportedError(
                     f"np.{numpy_function.__name__} summing an axis whose length depends on traced values with one "
                     "of full length: NumPy pairs them only when the lengths are equal; slice both the same way")
@@ -318,9 +257,15 @@ def _contraction(numpy_function, pairs, kept):
     return apply
 
 
-def _extent(x, axis):
+def extent(x, axis):
     """The full extent of an operand's axis (a masked array's too: `np.shape` dispatches on it)."""
     return (x.aval.shape if isinstance(x, TracedArray) else np.shape(x))[axis]
+
+
+def valid_length(x, axis):
+    """An operand's valid length along `axis`, traced or not, as a value."""
+    length = lengths_of(x, ndim_of(x))[axis]
+    return length if length is not None else full(extent(x, axis), (), _I64)
 
 
 def _last_axes(a, b):
@@ -342,21 +287,40 @@ def _tensordot_kept(la, lb, axes=2):
     return [x for i, x in enumerate(la) if i not in summed_a] + [x for j, x in enumerate(lb) if j not in summed_b]
 
 
-# -- elementwise functions that are not ufuncs ---------------------------------------------------
+def _einsum(subscripts, *operands, **kwargs):
+    """np.einsum in explicit or implicit form (no ellipsis): the padding is zero, so sums and
+    diagonals over it add nothing; an output letter is valid as far as the axes it names are."""
+    if not isinstance(subscripts, str) or "." in subscripts:
+        raise UnsupportedError("np.einsum of slices whose bounds are traced takes letters only (no ellipsis)")
+    inputs, arrow, output = subscripts.replace(" ", "").partition("->")
+    letters = {}
+    for term, x in zip(inputs.split(","), operands):
+        for letter, length in zip(term, lengths_of(x, ndim_of(x))):
+            if (letters.setdefault(letter, length) is None) != (length is None):
+                raise UnsupportedError(f"np.einsum pairing axis '{letter}' of a length that depends on traced values "
+                                       "with one of full length: NumPy pairs them only when the lengths are equal")
+    if not arrow:
+        output = "".join(sorted(c for c in letters if inputs.count(c) == 1))
+    v = np.einsum(subscripts, *[plain_value(x) for x in operands], **kwargs).value
+    return masked_result(v, [letters[c] for c in output])
 
-def _elementwise(numpy_function, arrays=1):
-    """np.round, np.isclose and their kin: the first `arrays` arguments lined up as a ufunc's
-    operands, the others passed on."""
-    def apply(*args, **kwargs):
-        return elementwise(lambda *xs: numpy_function(*xs, *args[arrays:], **kwargs), list(args[:arrays]), {})
-    return apply
+
+def _convolve(a, v, mode="full"):
+    """The full convolution of the zero-padded data: the padding adds nothing, so its first
+    len(a) + len(v) - 1 elements are NumPy's."""
+    if mode != "full" or ndim_of(a) != 1 or ndim_of(v) != 1:
+        raise UnsupportedError("np.convolve of slices whose bounds are traced: 1-d, mode='full' only")
+    total = ew.binary("subtract", valid_length(a, 0), full(1, (), _I64))
+    total = ew.binary("maximum", ew.binary("add", total, valid_length(v, 0)), full(0, (), _I64))
+    return masked_result(np.convolve(plain_value(a), plain_value(v)).value, [total])
 
 
-def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return python_bool(np.all(_elementwise(np.isclose, 2)(a, b, rtol, atol, equal_nan)))
+# -- joins: each piece written where the valid ones before it end ----------------------------------
 
+def _same_length(a, b) -> bool:
+    """Whether two valid lengths are one (both static, or one traced value computed alike)."""
+    return a is b or (a is not None and b is not None and same_value(a, b))
 
-# -- concatenation: each piece written where the valid ones before it end -------------------------
 
 def _concatenate(arrays, axis=0, dtype=None, casting="same_kind"):
     """The pieces along `axis` one after the other: each written (padding and all) where the valid
@@ -384,60 +348,6 @@ def _concatenate(arrays, axis=0, dtype=None, casting="same_kind"):
         length = own[axis] if own[axis] is not None else full(shape_of(v)[axis], (), _I64)
         end = ew.binary("add", end, length)
     return masked_result(result, [end if d == axis else lengths[0][d] for d in range(ndim)])
-
-
-def _einsum(subscripts, *operands, **kwargs):
-    """np.einsum in explicit or implicit form (no ellipsis): the padding is zero, so sums and
-    diagonals over it add nothing; an output letter is valid as far as the axes it names are."""
-    if not isinstance(subscripts, str) or "." in subscripts:
-        raise UnsupportedError("np.einsum of slices whose bounds are traced takes letters only (no ellipsis)")
-    inputs, arrow, output = subscripts.replace(" ", "").partition("->")
-    letters = {}
-    for term, x in zip(inputs.split(","), operands):
-        for letter, length in zip(term, lengths_of(x, ndim_of(x))):
-            if (letters.setdefault(letter, length) is None) != (length is None):
-                raise UnsupportedError(f"np.einsum pairing axis '{letter}' of a length that depends on traced values "
-                                       "with one of full length: NumPy pairs them only when the lengths are equal")
-    if not arrow:
-        output = "".join(sorted(c for c in letters if inputs.count(c) == 1))
-    v = np.einsum(subscripts, *[plain_value(x) for x in operands], **kwargs).value
-    return masked_result(v, [letters[c] for c in output])
-
-
-def _convolve(a, v, mode="full"):
-    """The full convolution of the zero-padded data: the padding adds nothing, so its first
-    len(a) + len(v) - 1 elements are NumPy's."""
-    if mode != "full" or ndim_of(a) != 1 or ndim_of(v) != 1:
-        raise UnsupportedError("np.convolve of slices whose bounds are traced: 1-d, mode='full' only")
-    total = ew.binary("subtract", _length(a, 0), full(1, (), _I64))
-    total = ew.binary("maximum", ew.binary("add", total, _length(v, 0)), full(0, (), _I64))
-    return masked_result(np.convolve(plain_value(a), plain_value(v)).value, [total])
-
-
-def _length(x, axis):
-    """An operand's valid length along `axis`, traced or not, as a value."""
-    length = lengths_of(x, ndim_of(x))[axis]
-    return length if length is not None else full(_extent(x, axis), (), _I64)
-
-
-# -- sorts: the padding sorts after every valid element ------------------------------------------
-
-def _sorting(which):
-    """np.sort (which 0) or np.argsort (1) along one axis: sorted by (padding, value), so that the
-    valid part comes first in NumPy's order (NaNs last), and argsort counts from its start."""
-    def apply(a, axis=-1, kind=None, order=None, *, stable=None):
-        check_kind(kind, order, stable)
-        axis = _one_axis(a, axis, "argsort" if which else "sort")
-        v = a.value
-        padding = ew.convert(ew.unary("not", mask(shape_of(v), a.lengths)), np.int32)
-        result = sort_values([padding, v, iota(shape_of(v), _I64, axis)], axis, keys=2)[1 + which]
-        return masked_result(result, list(a.lengths))
-    return apply
-
-
-def _same_length(a, b) -> bool:
-    """Whether two valid lengths are one (both static, or one traced value computed alike)."""
-    return a is b or (a is not None and b is not None and same_value(a, b))
 
 
 def _stack(arrays, axis=0, dtype=None, casting="same_kind"):
@@ -469,79 +379,13 @@ def _append(arr, values, axis=None):
     return _concatenate([arr, values if ndim_of(values) else np.reshape(values, (1,))], 0 if axis is None else axis)
 
 
-# -- searches and integrals --------------------------------------------------------------------
-
-def _searchsorted(a, v, side="left", sorter=None):
-    """Insertion points into the valid part of a sorted 1-d `a`: the padding set to what sorts last
-    (NaN, or the dtype's largest integer), and no point past the valid part."""
-    if sorter is not None or ndim_of(a) != 1:
-        raise UnsupportedError("np.searchsorted into a slice whose bounds are traced: 1-d, without sorter=")
-    length = _length(a, 0)
-    if isinstance(a, MaskedArray):
-        last = np.nan if a.dtype.kind in "fc" else _extreme(a.dtype, 1)
-        a = wrap(fill(a.value, a.lengths, last), scalar=False)
-    found = np.searchsorted(a, plain_value(v), side)
-    found = np.minimum(found, wrap(length))
-    return masked_result(value(found), lengths_of(v, ndim_of(v))) if isinstance(v, MaskedArray) else found
-
-
-def _trapezoid(y, x=None, dx=1.0, axis=-1):
-    """NumPy's sum of d * (y[1:] + y[:-1]) / 2 over the pairs inside the valid part."""
-    axis = normalize_axis(axis, ndim_of(y))
-    d = dx if x is None else _diff(x) if isinstance(x, MaskedArray) else None
-    if d is None or (x is not None and ndim_of(x) != 1):
-        raise UnsupportedError("np.trapezoid of a slice whose bounds are traced with x= that is not cut alike")
-    data, n = plain_value(y), _extent(y, axis)
-    pairs = np.add(slice_along(data, axis, 1, n), slice_along(data, axis, 0, n - 1))
-    pairs = masked_result(pairs.value, _shortened(y.lengths, axis, 1))
-    return _sum(np.true_divide(np.multiply(d, pairs), 2.0), axis)
-
-
-# -- order statistics: read from the sorted valid part at traced positions ------------------------
-
-def _sorted_valid(a, name, axis, ignore_nan):
-    """(the valid part of a 1-d array sorted, as rows; how many of them count; whether the result is
-    NaN): NaNs sort after the numbers, so the valid part holds one exactly where its last one is NaN
-    (the nan- functions count the others instead)."""
-    if len(a.aval.shape) != 1:
-        raise UnsupportedError(f"np.{name} of a {len(a.aval.shape)}-d array whose lengths depend on traced values")
-    _one_axis(a, axis, name)
-    rows, length = wrap(_sorting(0)(a).value, scalar=False), wrap(a.lengths[0])
-    if a.dtype.kind != "f":
-        return rows, length, np.equal(length, 0)
-    if ignore_nan:
-        count = _sum(np.logical_not(np.isnan(a)))
-        return rows, count, np.equal(count, 0)
-    return rows, length, np.logical_or(np.equal(length, 0), np.isnan(rows[np.maximum(length - 1, 0)]))
-
-
-def _median(ignore_nan):
-    def apply(a, axis=None, overwrite_input=False, keepdims=False):
-        rows, count, nan = _sorted_valid(a, "nanmedian" if ignore_nan else "median", axis, ignore_nan)
-        result = np.where(nan, np.nan, statistics.median_of_sorted(rows, count))
-        return np.reshape(result, (1,)) if keepdims else result
-    return apply
-
-
-def _quantile(name, percent, ignore_nan):
-    def apply(a, q, axis=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None,
-              interpolation=None):
-        method, q, dtype = statistics.quantile_arguments(name, a, q, method, weights, interpolation, percent)
-        rows, count, nan = _sorted_valid(a, name, axis, ignore_nan)
-        result = np.where(nan, np.nan, statistics.traced_quantile(rows, q, count, method))
-        result = wrap(ew.convert(value(result), dtype))
-        return np.reshape(result, shape(q) + (1,)) if keepdims else result
-    return apply
-
-
-
-FUNCTIONS.update({  # by kind, as the sections above
-    np.sum: _sum, np.mean: _mean, np.max: _extremum(np.max, -1), np.amax: _extremum(np.max, -1),
+FUNCTIONS.update({
+    np.sum: masked_sum, np.mean: _mean, np.max: _extremum(np.max, -1), np.amax: _extremum(np.max, -1),
     np.min: _extremum(np.min, 1), np.amin: _extremum(np.min, 1), np.prod: _filled_reduction(np.prod, 1),
     np.any: _filled_reduction(np.any, 0), np.all: _filled_reduction(np.all, 1),
     np.count_nonzero: _filled_reduction(np.count_nonzero, 0), np.var: _var, np.std: _std,
     np.argmax: _arg_extremum(np.argmax, -1), np.argmin: _arg_extremum(np.argmin, 1),
-    np.nansum: lambda a, axis=None, dtype=None, keepdims=False: _sum(_nan_filled(a, 0), axis, dtype, keepdims),
+    np.nansum: lambda a, axis=None, dtype=None, keepdims=False: masked_sum(_nan_filled(a, 0), axis, dtype, keepdims),
     np.nanprod: lambda a, axis=None, dtype=None, keepdims=False: _filled_reduction(np.prod, 1)(
         _nan_filled(a, 1), axis, dtype, keepdims=keepdims),
     np.nanmax: _nan_extremum(np.fmax), np.nanmin: _nan_extremum(np.fmin), np.nanmean: _nanmean, np.ptp: _ptp,
@@ -549,19 +393,11 @@ FUNCTIONS.update({  # by kind, as the sections above
     np.where: _where, np.copy: _copy, np.clip: _clip, np.isclose: _elementwise(np.isclose, 2),
     **{f: _elementwise(f) for f in (np.real, np.imag, np.round, np.around, np.nan_to_num, np.angle, np.fix, np.sinc,
                                     np.i0, np.isreal, np.iscomplex, np.isposinf, np.isneginf)},
-    np.cumsum: _scan(np.cumsum), np.cumprod: _scan(np.cumprod), np.nancumsum: _scan(np.nancumsum),
-    np.nancumprod: _scan(np.nancumprod),
-    np.flip: _flip, np.fliplr: lambda m: _flip(m, 1), np.flipud: lambda m: _flip(m, 0), np.roll: _roll, np.diff: _diff,
     np.dot: _dot, np.outer: _outer, np.inner: _contraction(np.inner, _last_axes, lambda la, lb: la[:-1] + lb[:-1]),
     np.vdot: _contraction(np.vdot, _vdot_axes, lambda la, lb: []),
     np.tensordot: _contraction(np.tensordot, _tensordot_pairs, _tensordot_kept), np.einsum: _einsum,
     np.convolve: _convolve,
-    np.sort: _sorting(0), np.argsort: _sorting(1),
     np.concatenate: _concatenate, np.stack: _stack, np.hstack: _hstack, np.vstack: _vstack, np.append: _append,
-    np.searchsorted: _searchsorted, np.trapezoid: _trapezoid,
-    np.median: _median(False), np.nanmedian: _median(True), np.quantile: _quantile("quantile", False, False),
-    np.percentile: _quantile("percentile", True, False), np.nanquantile: _quantile("nanquantile", False, True),
-    np.nanpercentile: _quantile("nanpercentile", True, True),
     np.ndim: lambda a: len(a.aval.shape),
 })
-UFUNC_METHODS.update({"reduce": _ufunc_reduce, "accumulate": _ufunc_accumulate})
+UFUNC_METHODS["reduce"] = _ufunc_reduce
