@@ -1,8 +1,9 @@
 """NumPy functions on arrays with traced bounds (`traced_bounds.MaskedArray`), one rule per kind:
 reductions (and ufunc.reduce) over the valid part with the padding set to their identity; elementwise
 functions on the lined-up operands; products summing the zero padding; joins writing each piece where
-the valid parts before it end. `bounded_orders` holds the kinds where order matters (scans, flips,
-sorts, order statistics). Anything else raises, naming the function (`traced_bounds.COVERED`)."""
+the valid parts before it end; axes moved with their lengths; linear algebra of a square block beside
+the identity. `bounded_orders` holds the kinds where order matters (scans, flips, sorts, order
+statistics). Anything else raises, naming the function (`traced_bounds.COVERED`)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,14 @@ from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError
 from solvent.ir.module import same_value
 from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, MaskedArray, contracted, elementwise,
-                                                  lengths_of, lined_up, make, masked_result, merged_lengths, ndim_of,
-                                                  plain_value)
+                                                  lengths_of, lined_up, make, mask, masked_result, merged_lengths,
+                                                  ndim_of, plain_value)
 from solvent.numpy.products import tensordot_axes
 from solvent.numpy.rounding import python_bool
 from solvent.numpy.values import full, normalize_axes, normalize_axis, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import shape_of
+from solvent.ops.constant import iota
 
 _I64 = np.int64
 
@@ -379,6 +381,83 @@ def _append(arr, values, axis=None):
     return _concatenate([arr, values if ndim_of(values) else np.reshape(values, (1,))], 0 if axis is None else axis)
 
 
+# -- axes moved: each length moves with its axis ---------------------------------------------------
+
+def _moved(numpy_function, order):
+    """np.transpose and its kin: the data's axes moved, each length with its axis (`order(ndim,
+    *arguments)`: for each result axis, the argument's axis it was, or None for a new one)."""
+    def apply(a, *args, **kwargs):
+        lengths = [None if axis is None else a.lengths[axis] for axis in order(len(a.aval.shape), *args, **kwargs)]
+        return masked_result(numpy_function(plain_value(a), *args, **kwargs).value, lengths)
+    return apply
+
+
+def _axes(axis, ndim):
+    """`axis` (an int or a sequence of them) as non-negative axes, in the order given."""
+    return [normalize_axis(a, ndim) for a in (axis if isinstance(axis, (tuple, list)) else (axis,))]
+
+
+def _transposed(ndim, axes=None):
+    return list(reversed(range(ndim))) if axes is None else _axes(axes, ndim)
+
+
+def _swapped(ndim, axis1, axis2):
+    order = list(range(ndim))
+    (axis1,), (axis2,) = _axes(axis1, ndim), _axes(axis2, ndim)
+    order[axis1], order[axis2] = axis2, axis1
+    return order
+
+
+def _moved_axes(ndim, source, destination):
+    source, destination = _axes(source, ndim), _axes(destination, ndim)
+    order = [axis for axis in range(ndim) if axis not in source]
+    for to, axis in sorted(zip(destination, source)):
+        order.insert(to, axis)
+    return order
+
+
+def _expanded(ndim, axis):
+    new = _axes(axis, ndim + (len(axis) if isinstance(axis, (tuple, list)) else 1))
+    kept = iter(range(ndim))
+    return [None if d in new else next(kept) for d in range(ndim + len(new))]
+
+
+# -- linear algebra: the padding made the identity ------------------------------------------------------
+
+def _block_diagonal(a, name):
+    """A square matrix whose valid block is cut to one traced length, with the identity outside
+    that block: its inverse, factor, solutions and determinant are the valid block's beside the
+    identity's."""
+    lengths = list(a.lengths) if isinstance(a, MaskedArray) else []
+    if len(lengths) != 2 or lengths[0] is None or not _same_length(lengths[0], lengths[1]):
+        raise UnsupportedError(f"np.linalg.{name} of a matrix whose lengths depend on traced values: only a "
+                               "square one cut alike along both axes (A[:k, :k])")
+    shape = shape_of(a.value)
+    diagonal = ew.convert(ew.compare("EQ", iota(shape, _I64, 0), iota(shape, _I64, 1)), a.dtype)
+    return wrap(ew.select(mask(shape, lengths), a.value, diagonal), scalar=False), lengths
+
+
+def _linalg(numpy_function, masked=True):
+    """inv, cholesky (masked: cut as the matrix is) and det, slogdet (not) of the block-diagonal matrix."""
+    def apply(a, *args, **kwargs):
+        block, lengths = _block_diagonal(a, numpy_function.__name__)
+        result = numpy_function(block, *args, **kwargs)
+        return masked_result(result.value, lengths) if masked else result
+    return apply
+
+
+def _solve(a, b):
+    """np.linalg.solve with the identity outside the valid block: the solution is zero where `b`'s
+    padding is, and `b` must be cut as `a` is."""
+    block, lengths = _block_diagonal(a, "solve")
+    own = lengths_of(b, ndim_of(b))
+    if ndim_of(b) not in (1, 2) or not _same_length(own[0], lengths[0]) or any(l is not None for l in own[1:]):
+        raise UnsupportedError("np.linalg.solve of a matrix cut to a traced length with a right-hand side not cut "
+                               "alike (b[:k]): NumPy pairs them only when the lengths are equal")
+    return masked_result(np.linalg.solve(block, plain_value(b)).value, own)
+
+
+
 FUNCTIONS.update({
     np.sum: masked_sum, np.mean: _mean, np.max: _extremum(np.max, -1), np.amax: _extremum(np.max, -1),
     np.min: _extremum(np.min, 1), np.amin: _extremum(np.min, 1), np.prod: _filled_reduction(np.prod, 1),
@@ -398,6 +477,11 @@ FUNCTIONS.update({
     np.tensordot: _contraction(np.tensordot, _tensordot_pairs, _tensordot_kept), np.einsum: _einsum,
     np.convolve: _convolve,
     np.concatenate: _concatenate, np.stack: _stack, np.hstack: _hstack, np.vstack: _vstack, np.append: _append,
+    np.transpose: _moved(np.transpose, _transposed), np.swapaxes: _moved(np.swapaxes, _swapped),
+    np.moveaxis: _moved(np.moveaxis, _moved_axes), np.expand_dims: _moved(np.expand_dims, _expanded),
+    np.linalg.inv: _linalg(np.linalg.inv), np.linalg.cholesky: _linalg(np.linalg.cholesky),
+    np.linalg.det: _linalg(np.linalg.det, False), np.linalg.slogdet: _linalg(np.linalg.slogdet, False),
+    np.linalg.solve: _solve,
     np.ndim: lambda a: len(a.aval.shape),
 })
 UFUNC_METHODS["reduce"] = _ufunc_reduce

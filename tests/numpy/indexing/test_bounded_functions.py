@@ -82,3 +82,21 @@ def test_an_element_past_the_traced_length_is_clamped_into_it_as_traced_indices_
     x, out = np.random.default_rng(8).random(30), np.zeros(30)
     solvent.jit(fifth)(x, out)
     np.testing.assert_array_equal(out, [x[min(5, i)] + x[max(i, 30 - 9)] for i in range(30)])
+
+
+def test_linear_algebra_of_a_growing_leading_block_and_moved_axes():
+    """solve, det, slogdet, inv and cholesky of A[:k, :k] (the identity beside the block), and
+    transposes, swapped, moved and new axes carrying their lengths."""
+    def kernel(A, b, out, X):
+        for k in range(1, A.shape[0]):
+            x = np.linalg.solve(A[:k, :k], b[:k])
+            out[k, 0] = x[-1] + x.sum() + np.linalg.det(A[:k, :k]) + np.prod(np.linalg.slogdet(A[:k, :k]))
+            out[k, 1] = np.linalg.inv(A[:k, :k])[0, -1]
+            out[k, 2] = np.linalg.cholesky(A[:k, :k] @ A[:k, :k].T + np.eye(A.shape[0])[:k, :k])[-1, -1]
+            out[k, 3] = np.swapaxes(A[:k, 2:], 0, 1)[-1, -1] + np.moveaxis(np.expand_dims(A[k:, :k], 2), 0, 2)[-1, 0, 0]
+            out[k, 4] = np.expand_dims(b[:k], 0)[0, -1] + np.transpose(A[:k, k:])[0, -1]
+            X[k, :k] = np.linalg.solve(A[:k, :k], A[:k, k])
+
+    rng = np.random.default_rng(11)
+    A = rng.standard_normal((18, 18)) + 18 * np.eye(18)
+    rolled_like_numpy(kernel, A, rng.standard_normal(18), np.zeros((18, 5)), np.zeros((18, 18)))
