@@ -10,7 +10,7 @@ import numpy as np
 from solvent.errors import UnsupportedError
 from solvent.numpy import statistics
 from solvent.numpy.indexing.bounded_functions import extent, extreme, masked_sum, valid_length
-from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, MaskedArray, fill, lengths_of, mask,
+from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, MaskedArray, fill, lengths_of,
                                                   masked_result, ndim_of, plain_value, shifted)
 from solvent.numpy.sorting import check_kind, sort_values
 from solvent.numpy.values import full, normalize_axes, normalize_axis, shape, slice_along, value, wrap
@@ -94,27 +94,34 @@ def _shortened(lengths, axis, n):
 # -- sorts and searches: the padding sorts after every valid element -------------------------------
 
 def _sorting(which):
-    """np.sort (which 0) or np.argsort (1) along one axis: sorted by (padding, value), so that the
-    valid part comes first in NumPy's order (NaNs last), and argsort counts from its start."""
+    """np.sort (which 0) or np.argsort (1) along one axis: of the data with the padding set to what
+    sorts last, so that the valid part comes first in NumPy's order (a stable sort keeps valid
+    elements before padding equal to them), and argsort counts from its start."""
     def apply(a, axis=-1, kind=None, order=None, *, stable=None):
         check_kind(kind, order, stable)
         axis = _one_axis(a, axis, "argsort" if which else "sort")
-        v = a.value
-        padding = ew.convert(ew.unary("not", mask(shape_of(v), a.lengths)), np.int32)
-        result = sort_values([padding, v, iota(shape_of(v), _I64, axis)], axis, keys=2)[1 + which]
-        return masked_result(result, list(a.lengths))
+        v = _padding_last(a)
+        operands = [v, iota(shape_of(v), _I64, axis)] if which else [v]
+        return masked_result(sort_values(operands, axis)[which], list(a.lengths))
     return apply
 
 
+def _padding_last(a):
+    """The data with the padding set to what sorts last in NumPy's order: NaN (after every number,
+    as NaNs sort), the largest integer, or True."""
+    kind = np.dtype(a.dtype).kind
+    last = np.nan if kind in "fc" else True if kind == "b" else extreme(a.dtype, 1)
+    return fill(a.value, a.lengths, last)
+
+
 def _searchsorted(a, v, side="left", sorter=None):
-    """Insertion points into the valid part of a sorted 1-d `a`: the padding set to what sorts last
-    (NaN, or the dtype's largest integer), and no point past the valid part."""
+    """Insertion points into the valid part of a sorted 1-d `a`: the padding set to what sorts last,
+    and no point past the valid part."""
     if sorter is not None or ndim_of(a) != 1:
         raise UnsupportedError("np.searchsorted into a slice whose bounds are traced: 1-d, without sorter=")
     length = valid_length(a, 0)
     if isinstance(a, MaskedArray):
-        last = np.nan if a.dtype.kind in "fc" else extreme(a.dtype, 1)
-        a = wrap(fill(a.value, a.lengths, last), scalar=False)
+        a = wrap(_padding_last(a), scalar=False)
     found = np.searchsorted(a, plain_value(v), side)
     found = np.minimum(found, wrap(length))
     return masked_result(value(found), lengths_of(v, ndim_of(v))) if isinstance(v, MaskedArray) else found
