@@ -70,21 +70,26 @@ def sort_values(values: list[ir.Value], dimension: int, keys: int = 1) -> list[i
 
 
 def _sorted_floats(x: ir.Value, dimension: int) -> ir.Value:
-    """Floats sorted as the signed integers of their bits with the magnitude flipped where negative
-    (an involution), NaNs with their sign cleared (after +inf, as NumPy sorts them): XLA's CPU sort
-    of one integer operand runs about five times faster than its sort of floats with NaN checks
-    (10^5 float64: 3 ms against 16). -0.0 sorts before 0.0, which NumPy's sort (not stable) may do."""
-    dtype = np.dtype(f"int{dtype_of(x).itemsize * 8}")
-    shape = shape_of(x)
-    magnitude = full(np.iinfo(dtype).max, shape, dtype)
-
-    def flipped(bits):
-        sign = ew.binary("shift_right_arithmetic", bits, full(dtype.itemsize * 8 - 1, shape, dtype))
-        return ew.binary("xor", bits, ew.binary("and", sign, magnitude))
-    bits = ew.bitcast(x, dtype)
-    keys = ew.select(m.isnan(x), ew.binary("and", bits, magnitude), flipped(bits))
+    """Floats sorted as the signed integers of their bits (`_flipped`), NaNs with their sign cleared
+    (after +inf, as NumPy sorts them): XLA's CPU sort of one integer operand runs about five times
+    faster than its sort of floats with NaN checks (10^5 float64: 3 ms against 16). -0.0 sorts
+    before 0.0, which NumPy's sort (not stable) may do too."""
+    bits = ew.bitcast(x, np.dtype(f"int{dtype_of(x).itemsize * 8}"))
+    keys = ew.select(m.isnan(x), ew.binary("and", bits, _magnitude(bits)), _flipped(bits))
     ordered = sort_op([keys], dimension, lambda a, b: ew.compare("LT", a, b))[0]
-    return ew.bitcast(flipped(ordered), dtype_of(x))
+    return ew.bitcast(_flipped(ordered), dtype_of(x))
+
+
+def _magnitude(bits: ir.Value) -> ir.Value:
+    return full(np.iinfo(dtype_of(bits)).max, shape_of(bits), dtype_of(bits))
+
+
+def _flipped(bits: ir.Value) -> ir.Value:
+    """A float's bits as a signed integer in the float's order: the magnitude flipped where negative
+    (its own inverse)."""
+    width = dtype_of(bits).itemsize * 8
+    sign = ew.binary("shift_right_arithmetic", bits, full(width - 1, shape_of(bits), dtype_of(bits)))
+    return ew.binary("xor", bits, ew.binary("and", sign, _magnitude(bits)))
 
 
 def along(a, axis) -> tuple[ir.Value, int]:
@@ -96,8 +101,23 @@ def along(a, axis) -> tuple[ir.Value, int]:
 
 
 def argsort_value(v: ir.Value, axis: int) -> ir.Value:
-    """int64 indices that sort `v` along `axis` (stable)."""
-    return sort_values([v, iota(shape_of(v), np.int64, axis)], axis)[1]
+    """int64 indices that sort `v` along `axis` (stable). Keys of at most 32 bits are sorted with
+    their positions packed in one int64 operand (see `_sorted_floats`: 10^5 float32, 17 -> 3 ms)."""
+    shape, dtype = shape_of(v), dtype_of(v)
+    positions = iota(shape, np.int64, axis)
+    if dtype.itemsize > 4 or is_complex(dtype) or shape[axis] >= 2 ** 31:
+        return sort_values([v, positions], axis)[1]
+    if is_float(dtype):  # -0.0 ties with 0.0, NaNs with each other, after +inf
+        keys = _flipped(ew.bitcast(v, np.dtype(f"int{dtype.itemsize * 8}")))
+        keys = ew.select(ew.compare("EQ", keys, full(-1, shape, dtype_of(keys))), full(0, shape, dtype_of(keys)), keys)
+        keys = ew.select(m.isnan(v), full(np.iinfo(np.int32).max, shape, np.int64), ew.convert(keys, np.int64))
+    else:
+        keys = ew.convert(v, np.int64)
+        if dtype == np.uint32:
+            keys = ew.binary("subtract", keys, full(2 ** 31, shape, np.int64))
+    packed = ew.binary("add", ew.binary("shift_left", keys, full(32, shape, np.int64)), positions)
+    ordered = sort_op([packed], axis, lambda a, b: ew.compare("LT", a, b))[0]
+    return ew.binary("and", ordered, full(2 ** 32 - 1, shape, np.int64))
 
 
 def check_kind(kind, order, stable) -> None:

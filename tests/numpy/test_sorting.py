@@ -60,6 +60,17 @@ def test_floats_sort_as_one_operand_of_integer_keys_and_come_back_bit_for_bit(dt
     assert got.dtype == dtype
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int8, np.uint32, np.bool_], ids=str)
+def test_argsort_of_keys_up_to_32_bits_packs_them_with_their_positions(dtype):
+    """One int64 operand (the key above, the position below) sorts as fast as `np.sort` of floats;
+    ties (-0.0 and 0.0, NaNs, equal integers) keep the positions' order."""
+    x = np.random.default_rng(5).integers(-3, 3, 40).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        x[:6] = [0.0, -0.0, np.nan, -np.inf, np.nan, np.inf]
+    assert ") : (tensor<40xi64>) -> tensor<40xi64>" in solvent.code_hlo(lambda x: np.argsort(x, stable=True), x)
+    check(lambda x: (np.argsort(x, stable=True), np.argsort(x.reshape(5, 8), axis=0, kind="stable")), x)
+
+
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=str)
 def test_complex_order_with_nan_parts(dtype):
     nan = np.nan
