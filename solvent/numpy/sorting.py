@@ -153,7 +153,19 @@ def check_kind(kind, order, stable) -> None:
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     check_kind(kind, order, stable)
     v, axis = along(a, axis)
-    return wrap(sort_values([v], axis)[0], scalar=False)
+    return wrap(sorted_value(v, axis, is_stable(kind, stable)), scalar=False)
+
+
+def is_stable(kind, stable) -> bool:
+    return bool(stable) or kind in ("stable", "mergesort")
+
+
+def sorted_value(v: ir.Value, axis: int, stable: bool) -> ir.Value:
+    """`v` sorted along `axis`; `stable`: -0.0 and 0.0 in their order in `v` (the one-operand sort
+    of floats puts -0.0 first, as NumPy's quicksort may)."""
+    if stable and is_float(dtype_of(v)) and not is_complex(dtype_of(v)):
+        return value(np.take_along_axis(wrap(v), wrap(argsort_value(v, axis)), axis))
+    return sort_values([v], axis)[0]
 
 
 @implements(np.argsort)

@@ -60,6 +60,10 @@ def test_floats_sort_as_one_operand_of_integer_keys_and_come_back_bit_for_bit(dt
     got = solvent.jit(np.sort)(x)
     np.testing.assert_array_equal(got.view(f"i{width // 8}"), np.sort(x).view(f"i{width // 8}"))
     assert got.dtype == dtype
+    zeros = np.array([0.0, -0.0, 1.0, 0.0, -0.0, -1.0] * 3, dtype)  # a stable sort keeps their order
+    for kind in ("stable", "mergesort"):
+        np.testing.assert_array_equal(np.signbit(solvent.jit(lambda x: np.sort(x, kind=kind))(zeros)),
+                                      np.signbit(np.sort(zeros, kind=kind)))
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int8, np.uint32, np.int64, np.uint64,

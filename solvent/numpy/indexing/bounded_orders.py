@@ -12,7 +12,7 @@ from solvent.numpy import statistics
 from solvent.numpy.indexing.bounded_functions import extent, extreme, masked_sum, valid_length
 from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, MaskedArray, fill, lengths_of,
                                                   masked_result, ndim_of, plain_value, shifted)
-from solvent.numpy.sorting import check_kind, sort_values
+from solvent.numpy.sorting import argsort_value, check_kind, is_stable, sorted_value
 from solvent.numpy.values import full, normalize_axes, normalize_axis, shape, slice_along, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import shape_of
@@ -101,8 +101,8 @@ def _sorting(which):
         check_kind(kind, order, stable)
         axis = _one_axis(a, axis, "argsort" if which else "sort")
         v = _padding_last(a)
-        operands = [v, iota(shape_of(v), _I64, axis)] if which else [v]
-        return masked_result(sort_values(operands, axis)[which], list(a.lengths))
+        result = argsort_value(v, axis) if which else sorted_value(v, axis, is_stable(kind, stable))
+        return masked_result(result, list(a.lengths))
     return apply
 
 
