@@ -253,9 +253,10 @@ def padded(x: TracedArray, use: str = "") -> UnsupportedError:
     return UnsupportedError(
         f"an array whose length depends on traced values (x[:k], A[i, :i], x[mask], np.nonzero(mask)){use} has a "
         "length known only when the program runs; "
-        f"solvent holds it at full size ({x.aval}) with a mask that elementwise ufuncs, sum, mean, max, min, "
-        "dot, matmul, outer and writes into a slice of the same bounds respect, and nothing else: "
-        "reduce it or write it back inside the program, or make the bounds static Python ints",
+        f"solvent holds it at full size ({x.aval}) with a mask that NumPy's functions on it respect (ufuncs, "
+        "reductions, scans, sorts, products, joins, ...; reading one element; writes into a slice of the same "
+        "bounds), but this use does not: reduce it or write it back inside the program, or make the bounds static "
+        "Python ints",
         vars(x).get("made_at"))
 
 

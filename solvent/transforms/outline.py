@@ -34,8 +34,8 @@ def outlined(fn, key=None):
     @functools.wraps(fn)
     def call(*args, **kwargs):
         session = trace.current()
-        if session is None or _closure_holds_traced(fn):
-            return fn(*args, **kwargs)
+        if session is None or _closure_holds_traced(fn) or _holds_traced((args, kwargs), padded=True):
+            return fn(*args, **kwargs)  # a slice of traced length has no parameter type: inlined, it keeps its mask
         cache = session.outlined
         key = (identity, structure.signature_key((args, kwargs)))
         entry = cache.get(key)
@@ -52,11 +52,12 @@ def _closure_holds_traced(fn) -> bool:
     return _holds_traced(fn, depth=1)
 
 
-def _holds_traced(obj, depth: int = 4) -> bool:
+def _holds_traced(obj, depth: int = 4, padded: bool = False) -> bool:
     """Whether a value the function returns as a Python object (a closure, a partial, an object)
-    reaches a traced array through its closure, arguments or attributes, `depth` steps down."""
+    reaches a traced array (`padded`: one of traced length) through its closure, arguments or
+    attributes, `depth` steps down."""
     if isinstance(obj, TracedArray):
-        return True
+        return obj.padded or not padded
     if depth == 0 or obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, type)):
         return False
     if isinstance(obj, functools.partial):
@@ -72,7 +73,7 @@ def _holds_traced(obj, depth: int = 4) -> bool:
         parts = list(obj.values())
     else:
         parts = list(getattr(obj, "__dict__", {}).values())
-    return any(_holds_traced(part, depth - 1) for part in parts)
+    return any(_holds_traced(part, depth - 1, padded) for part in parts)
 
 
 def _statics(node):

@@ -111,3 +111,23 @@ def test_a_returned_partial_is_a_python_object():
         return scaled(x)(x) + scaled(x + 1)(x)
 
     check_like_numpy(f, np.arange(3.0))
+
+
+def _spread(v):
+    return (np.sort(v) * v).sum() - np.median(v)
+
+
+def test_a_helper_given_a_slice_of_traced_length_is_inlined_and_keeps_its_mask():
+    """A slice of a rolled loop's traced length (or a mask selection) has no parameter type: the
+    helper runs inline, where the rules for such slices apply (it was refused: the loop unrolled,
+    or raised past 256 steps)."""
+    def running(x, out):
+        for i in range(x.shape[0]):
+            out[i] = _spread(x[:i + 1]) + _spread(x[x >= x[i]])
+
+    x = np.random.default_rng(12).standard_normal(300)
+    out = np.zeros(300)
+    solvent.jit(running)(x, out)
+    expected = np.zeros(300)
+    running(x, expected)
+    assert_same(out, expected, 1e-9, 1e-9)

@@ -2,11 +2,11 @@
 
 NumPy's result has one element per True entry of the mask, a number known only when the program
 runs. solvent holds it at its static bound (one slot per mask entry) with the selected elements
-packed at the front in NumPy's order, zeros after them, and the traced count as its valid
-length: a `traced_bounds.MaskedArray`. Elementwise ufuncs, sum, mean, max, min, argmax, dot and the other
-functions that respect a valid prefix then give NumPy's results, `len()` is the count, it can be
-stored back at the same mask (`x[m] = f(x[m])`), and any other use raises instead of reading
-the padding (`core.traced.padded`).
+packed at the front in NumPy's order, zeros after them, and the traced count as its valid length: a
+`traced_bounds.MaskedArray`. NumPy's functions with a rule for a valid prefix (`bounded_functions`,
+`bounded_orders`: reductions, sorts, medians, ...) then give NumPy's results, `len()` is the count,
+it can be stored back at the same mask (`x[m] = f(x[m])`), and any other use raises instead of
+reading the padding (`core.traced.padded`).
 """
 
 from __future__ import annotations

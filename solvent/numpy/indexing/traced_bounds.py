@@ -503,7 +503,7 @@ def _matmul(a, b):
 
 
 #: NumPy function -> its form on masked arrays, and ufunc method name -> its form (`ufunc` first);
-#: both filled by `bounded_functions`, one rule per kind of function.
+#: both filled by `bounded_functions` and `bounded_orders`, one rule per kind of function.
 FUNCTIONS: dict = {}
 UFUNC_METHODS: dict = {}
 
