@@ -14,7 +14,7 @@ from solvent.errors import UnsupportedError
 from solvent.ir.module import same_value
 from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, MaskedArray, contracted, elementwise,
                                                   lengths_of, lined_up, make, mask, masked_result, merged_lengths,
-                                                  ndim_of, plain_value)
+                                                  ndim_of, plain_value, read_only_view)
 from solvent.numpy.products import tensordot_axes
 from solvent.numpy.rounding import python_bool
 from solvent.numpy.values import full, normalize_axes, normalize_axis, value, wrap
@@ -189,6 +189,24 @@ def _norm(x, ord=None, axis=None, keepdims=False):
     if ord == 1:
         return masked_sum(size, axis, keepdims=keepdims)
     return np.power(masked_sum(np.power(size, ord), axis, keepdims=keepdims), 1.0 / ord)
+
+
+def _part(numpy_function):
+    """np.real and np.imag: views of a complex array's parts, as NumPy's (`read_only_view`); np.real
+    of a real array is that array."""
+    def apply(val):
+        if val.dtype.kind != "c":
+            return val if numpy_function is np.real else _elementwise(numpy_function)(val)
+        return read_only_view(val, lambda v: numpy_function(wrap(v, scalar=False)).value, val.lengths,
+                              f"np.{numpy_function.__name__}")
+    return apply
+
+
+def _nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    if not copy:
+        raise UnsupportedError("np.nan_to_num(copy=False) of an array whose length depends on traced values (it "
+                               "writes into that array): assign the copy back (x[:k] = np.nan_to_num(x[:k]))")
+    return _elementwise(np.nan_to_num)(x, nan=nan, posinf=posinf, neginf=neginf)
 
 
 def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -384,11 +402,13 @@ def _append(arr, values, axis=None):
 # -- axes moved: each length moves with its axis ---------------------------------------------------
 
 def _moved(numpy_function, order):
-    """np.transpose and its kin: the data's axes moved, each length with its axis (`order(ndim,
-    *arguments)`: for each result axis, the argument's axis it was, or None for a new one)."""
+    """np.transpose and its kin, views as in NumPy (`read_only_view`): the data's axes moved, each
+    length with its axis (`order(ndim, *arguments)`: for each result axis, the argument's axis it was,
+    or None for a new one)."""
     def apply(a, *args, **kwargs):
         lengths = [None if axis is None else a.lengths[axis] for axis in order(len(a.aval.shape), *args, **kwargs)]
-        return masked_result(numpy_function(plain_value(a), *args, **kwargs).value, lengths)
+        return read_only_view(a, lambda v: numpy_function(wrap(v, scalar=False), *args, **kwargs).value, lengths,
+                              f"np.{numpy_function.__name__}")
     return apply
 
 
@@ -470,8 +490,9 @@ FUNCTIONS.update({
     np.nanmax: _nan_extremum(np.fmax), np.nanmin: _nan_extremum(np.fmin), np.nanmean: _nanmean, np.ptp: _ptp,
     np.average: _average, np.linalg.norm: _norm, np.allclose: _allclose,
     np.where: _where, np.copy: _copy, np.clip: _clip, np.isclose: _elementwise(np.isclose, 2),
-    **{f: _elementwise(f) for f in (np.real, np.imag, np.round, np.around, np.nan_to_num, np.angle, np.fix, np.sinc,
-                                    np.i0, np.isreal, np.iscomplex, np.isposinf, np.isneginf)},
+    **{f: _elementwise(f) for f in (np.round, np.around, np.angle, np.fix, np.sinc, np.i0, np.isreal, np.iscomplex,
+                                    np.isposinf, np.isneginf)},
+    np.real: _part(np.real), np.imag: _part(np.imag), np.nan_to_num: _nan_to_num,
     np.dot: _dot, np.outer: _outer, np.inner: _contraction(np.inner, _last_axes, lambda la, lb: la[:-1] + lb[:-1]),
     np.vdot: _contraction(np.vdot, _vdot_axes, lambda la, lb: []),
     np.tensordot: _contraction(np.tensordot, _tensordot_pairs, _tensordot_kept), np.einsum: _einsum,

@@ -11,7 +11,7 @@ from solvent.errors import UnsupportedError
 from solvent.numpy import statistics
 from solvent.numpy.indexing.bounded_functions import extent, extreme, masked_sum, valid_length
 from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, MaskedArray, fill, lengths_of,
-                                                  masked_result, ndim_of, plain_value, shifted)
+                                                  masked_result, ndim_of, plain_value, read_only_view, shifted)
 from solvent.numpy.sorting import argsort_value, check_kind, is_stable, sorted_value
 from solvent.numpy.values import full, normalize_axes, normalize_axis, shape, slice_along, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
@@ -47,15 +47,19 @@ def _ufunc_accumulate(ufunc, a, axis=0, dtype=None):
 # -- flips, rolls and differences: elements moved within the valid part ----------------------------
 
 def _flip(a, axis=None):
-    """Reversed whole, then moved back by the padding's length: element j is a[length - 1 - j]."""
+    """A view (`read_only_view`): reversed whole, then moved back by the padding's length, so that
+    element j is a[length - 1 - j]."""
     ndim = len(a.aval.shape)
     axes = range(ndim) if axis is None else normalize_axes(axis, ndim)
-    v = ops.reverse(a.value, list(axes))
-    for axis in axes:
-        if a.lengths[axis] is not None:
-            past = ew.binary("subtract", full(a.aval.shape[axis], (), _I64), a.lengths[axis])
-            v = shifted(v, axis, past, forward=False)
-    return masked_result(v, list(a.lengths))
+
+    def read(v):
+        v = ops.reverse(v, list(axes))
+        for axis in axes:
+            if a.lengths[axis] is not None:
+                past = ew.binary("subtract", full(a.aval.shape[axis], (), _I64), a.lengths[axis])
+                v = shifted(v, axis, past, forward=False)
+        return v
+    return read_only_view(a, read, a.lengths, "np.flip")
 
 
 def _roll(a, shift, axis=None):

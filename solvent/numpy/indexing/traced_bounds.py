@@ -297,6 +297,19 @@ def getitem(array, key):
     return view
 
 
+def read_only_view(array, read, lengths, name: str):
+    """NumPy's view of a masked `array` (np.flip, np.transpose, ...): `read` of its current data
+    (zero past the valid part, as `value` holds it), so later writes to `array` show through;
+    writing through the view is refused (NumPy would write into `array`)."""
+    def write(parent, new):
+        raise UnsupportedError(f"a write through {name} of an array whose length depends on traced values: write "
+                               "into that array itself (x[:k][::-1][0] = v as x[k - 1] = v)")
+    v = read(array.value)
+    view = MaskedArray.view_of(array, Aval(shape_of(v), dtype_of(v)), read, write)
+    view.lengths, view.made_at = tuple(lengths), user_location()
+    return view
+
+
 def element(array, key):
     """`a[i]` (`a[i, j]`, one integer per axis) of a masked array: one element, a negative index
     counted back from the traced length, clamped into the valid part as traced indices are clamped

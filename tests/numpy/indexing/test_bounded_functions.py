@@ -100,3 +100,23 @@ def test_linear_algebra_of_a_growing_leading_block_and_moved_axes():
     rng = np.random.default_rng(11)
     A = rng.standard_normal((18, 18)) + 18 * np.eye(18)
     rolled_like_numpy(kernel, A, rng.standard_normal(18), np.zeros((18, 5)), np.zeros((18, 18)))
+
+
+def test_flips_transposes_and_parts_are_views_that_see_later_writes_and_refuse_writes_through_them():
+    """NumPy's np.flip, .T, np.transpose and np.real give views: reads after a write to the array
+    see it; a write through one would change the array in NumPy, and is refused (it was lost)."""
+    def reads_after_writes(x, A, out):
+        for i in range(1, x.shape[0]):
+            f, t, r = np.flip(x[:i]), A[:i, :i].T, np.real(x[:i])
+            x[0] += 1.0
+            A[0, i - 1] = -1.0
+            out[i] = f[-1] + f[0] + t[-1, 0] + r[0]
+
+    rolled_like_numpy(reads_after_writes, np.arange(1.0, 21.0), np.arange(400.0).reshape(20, 20), np.zeros(20))
+
+    def writes_through(x):
+        for i in range(1, x.shape[0]):
+            np.flip(x[:i])[0] = 0.0
+
+    with pytest.raises(UnsupportedError, match="a write through np.flip of an array whose length depends on traced"):
+        solvent.jit(writes_through)(np.ones(300))
