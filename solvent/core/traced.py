@@ -35,6 +35,8 @@ class TracedArray:
     layout_read = False  # an argument whose layout a view-or-copy decision read (see numpy.layout)
     stands_for = None  # the traced array of an enclosing trace an argument stands for (outlining, transforms)
     layout_from = ()  # the operands whose layouts decided this result's (see numpy.layout)
+    views_of = None  # ((root, its version or None), ...): the copy a branch or loop gave of a view it made
+    #                 of them; a write raises, and so does a read after a root's version changed
 
     def __init__(self, value: ir.Value, aval: Aval):
         self._value = value
@@ -54,6 +56,8 @@ class TracedArray:
         view = cls.__new__(cls)
         view._value, view.aval, view.version, view.memory = None, aval, 0, memory
         view._parent, view._view, view._seen = parent, (read, write), None
+        if parent.padded and not view.padded:  # a view of a slice of traced length held padded is one too
+            view.padded, view.made_at = True, vars(parent).get("made_at")
         view.depth = len(SESSION.regions)
         parent.__dict__.setdefault("_views", weakref.WeakSet()).add(view)
         if view.depth:
@@ -74,6 +78,8 @@ class TracedArray:
         if self._parent is None:
             if self._value is DEAD:
                 raise escaped(self)
+            if self.views_of is not None and any(version not in (None, root.version) for root, version in self.views_of):
+                raise lost_view("read after a write to the array it views")
             return self._value
         stamp = (self.root().version, SESSION.epoch)
         if self._seen != stamp:
@@ -84,6 +90,8 @@ class TracedArray:
     def assign(self, value: ir.Value) -> None:
         """Replace the contents (same shape and dtype), writing through views."""
         if self._parent is None:
+            if self.views_of is not None:
+                raise lost_view("written")
             if self.depth < len(SESSION.regions) and id(self) not in SESSION.regions[-1].writes:
                 SESSION.regions[-1].writes[id(self)] = (self, self._value)
             self._value, self.known = value, None
@@ -246,6 +254,14 @@ def escaped(x: TracedArray) -> EscapedValueError:
         f"a traced value ({x.aval}) made while tracing a loop or branch body that solvent then "
         "discarded was used afterwards; keep values computed in a loop or branch inside it, "
         "or return them from it")
+
+
+def lost_view(use: str) -> ControlFlowError:
+    """The error for the copy a traced branch or loop gave of a view it made (see `views_of`)."""
+    return ControlFlowError(
+        f"a view made in a traced `if` or loop of an array from before it (v = x[:3] if c else x[2:], or "
+        f"v = x[i:i + 2] in the loop) is {use}: NumPy's view would share the array's memory, but after the "
+        "`if` or loop solvent holds a copy of it; index the array itself there (x[...])")
 
 
 def padded(x: TracedArray, use: str = "") -> UnsupportedError:

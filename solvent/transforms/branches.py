@@ -17,9 +17,9 @@ from solvent.numpy.values import carried_value
 from solvent.ops.control import case_op
 from solvent.transforms.branch_writes import hoist
 from solvent.transforms.identity import FRESH, Either, as_value, bind, made_before
-from solvent.transforms.regions import (Eraser, aval_of, convert, is_weak, joined, leaves_of, new_writes,
-                                        object_change, of_kind, padded_as, padding, raised_in, rebuild, scalar_kind,
-                                        skeleton, traced_region)
+from solvent.transforms.regions import (Eraser, aval_of, convert, held_copy, is_weak, joined, leaves_of,
+                                        new_writes, object_change, of_kind, outside_views, padded_as, padding,
+                                        raised_in, rebuild, scalar_kind, skeleton, traced_region)
 
 
 @dataclass
@@ -29,6 +29,7 @@ class _BranchEnd:
     written: dict  # id -> value at the branch's end, of each outside array the branch wrote
     scalars: list  # per result: its `scalar_kind` (a NumPy scalar or Python number: True)
     padding: list  # per result: where it was made, if a slice of traced length (see `regions.padding`)
+    views: list  # per result: the outside arrays it is a view of, made in the branch (`regions.outside_views`)
 
 
 class Case:
@@ -66,7 +67,8 @@ class Case:
             before = made_before(len(SESSION.regions))
             bindings = [bind(leaf, before, aval) for leaf, aval in zip(leaves, self.avals)]
             written = {key: array.value for key, (array, _) in record.writes.items()}
-            end = _BranchEnd(block, bindings, written, [scalar_kind(x) for x in leaves], padding(leaves))
+            end = _BranchEnd(block, bindings, written, [scalar_kind(x) for x in leaves], padding(leaves),
+                             outside_views(leaves, before))
         self.implicit += [a for a in new_writes(record, self.implicit)]
         return end
 
@@ -88,6 +90,8 @@ class Case:
         """The final op: per result, its value, and which outside array it is where any branch says."""
         self.kinds = []  # per result: ("same", array), ("either", choices) or ("fresh", None)
         self.padding = [next((m for m in made if m is not None), None) for made in zip(*(e.padding for e in ends))]
+        self.views = [tuple({id(r): r for views in column if views for r in views}.values())
+                      for column in zip(*(e.views for e in ends))]
         # NumPy gives a scalar where every branch that makes a new value makes a scalar, an array where
         # every one makes an array, and either by the path (MIXED) otherwise (a name that is an existing
         # array on every path is one of those arrays)
@@ -140,9 +144,10 @@ class Case:
             if kind == "same":
                 out.append(choices)
             elif kind == "fresh":
-                out.append(padded_as(of_kind(next(values), scalar), made_at))
+                out.append(held_copy(padded_as(of_kind(next(values), scalar), made_at), self.views[j]))
             else:
-                out.append(padded_as(Either(next(which), choices, of_kind(next(values), scalar)), made_at))
+                either = Either(next(which), choices, of_kind(next(values), scalar))
+                out.append(held_copy(padded_as(either, made_at), self.views[j]))
         return rebuild(self.template, out)
 
 

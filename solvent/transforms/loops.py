@@ -25,9 +25,9 @@ from solvent.ops.control import while_op
 from solvent.transforms.lengths import Carried, traced_lengths
 from solvent.transforms.identity import (FRESH, Binding, Either, as_value, bind, flatten, has_identity, made_before,
                                          roots)
-from solvent.transforms.regions import (Eraser, aval_of, convert, ids_of, joined, leaves_of, new_writes,
-                                        object_change, of_kind, padded_as, padding, predicate, raised_in, rebuild,
-                                        scalar_kind, skeleton, traced_region)
+from solvent.transforms.regions import (Eraser, aval_of, convert, held_copy, ids_of, joined, leaves_of,
+                                        new_writes, object_change, of_kind, outside_views, padded_as, padding,
+                                        predicate, raised_in, rebuild, scalar_kind, skeleton, traced_region)
 
 
 FIXED, WRAPPED, EITHER = "fixed", "wrapped", "either"
@@ -53,6 +53,7 @@ class _Slot:
     was_fixed: bool = False                   # never FIXED again once that failed
     retyped: bool = False                     # took the dtype the body gives it (once)
     padding: object = None                    # where it was made, if a slice of traced length on entry
+    views: tuple = ()                         # the outside arrays the body makes it a view of (see `_enter`)
 
     def retype(self, dtype) -> None:
         """From now on carry `dtype`, the type NumPy's name has after the first iteration; the
@@ -80,6 +81,7 @@ class _Pass:
     scalars: list = field(default_factory=list)  # per slot: the `scalar_kind` of what the body returned
     padding: list = field(default_factory=list)  # per slot: where it was made, if a slice of traced length
     leaves: list = field(default_factory=list)   # per slot: what the body gave it
+    views: list = field(default_factory=list)  # per slot: the outside arrays it is a view of, made in the body
 
 
 class _Loop:
@@ -161,6 +163,9 @@ class _Loop:
             stand_ins.append(stand_in)
         for array, argument in zip(self.implicit, arguments[len(arguments) - len(self.implicit):]):
             array.restore(argument)
+        for slot, stand_in in zip(self.slots, stand_ins):  # a copy of the view the last iteration made:
+            if slot.views and slot.mode != FIXED:           # reads are left (writes of other rows of an
+                held_copy(stand_in, slot.views, reads=False)  # array are common: a filter's last rows)
         return stand_ins, carried
 
     def _lengths_in(self, values) -> list:
@@ -184,7 +189,8 @@ class _Loop:
         bindings = [bind(leaf, before, slot.aval, carried) for leaf, slot in zip(leaves, self.slots)]
         moving = [(slot, b) for slot, b in zip(self.slots, bindings) if slot.mode != FIXED]
         outcome = _Pass(Region(), [], stand_ins, bindings, [a is b for a, b in zip(leaves, stand_ins)],
-                        scalars=self._kinds(leaves, stand_ins, bindings), padding=padding(leaves), leaves=leaves)
+                        scalars=self._kinds(leaves, stand_ins, bindings), padding=padding(leaves), leaves=leaves,
+                        views=outside_views(leaves, before))
         for leaf, stand_in, made_at in zip(leaves, stand_ins, outcome.padding):
             masked = any(n is not None for n in traced_lengths(leaf))  # (its lengths are carried)
             if made_at is not None and not masked and stand_in is not leaf and stand_in._value is not None and \
@@ -227,6 +233,9 @@ class _Loop:
         for slot, kind in zip(self.slots, body.scalars):  # a name a NumPy scalar after some iterations only
             if slot.mode != FIXED and joined(slot.scalar, kind) != slot.scalar:
                 slot.scalar, changed = joined(slot.scalar, kind), True
+        for slot, views in zip(self.slots, body.views):  # stand-ins of views then read as copies of them
+            if views and not slot.views:
+                slot.views, changed = views, True
         changed |= self.lengths.refine(body.leaves)
         for k, slot in enumerate(self.slots):  # a name of traced length is a new array each iteration
             changed |= self.lengths.carries(k) and slot.fresh()
@@ -291,14 +300,14 @@ class _Loop:
                 continue
             kind = scalar if self.runs_once else slot.scalar
             if not slot.carries_which:
-                out.append(padded_as(of_kind(v, kind), made_at))
+                out.append(held_copy(padded_as(of_kind(v, kind), made_at), body.views[k]))
                 continue
             w = next(which)
             after = b.which_in(slot.choices) if b.static else None
             if after is not None and (self.runs_once or (isinstance(slot.start, int) and after == slot.start)):
-                out.append(of_kind(v, kind) if after == FRESH else slot.choices[after])
+                out.append(held_copy(of_kind(v, kind), body.views[k]) if after == FRESH else slot.choices[after])
             else:
-                out.append(Either(w, slot.choices, of_kind(v, kind)))
+                out.append(held_copy(Either(w, slot.choices, of_kind(v, kind)), body.views[k]))
         return rebuild(self.tree, out)
 
 

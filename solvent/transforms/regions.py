@@ -13,6 +13,7 @@ from solvent.core.aval import Aval
 from solvent.core.session import Region
 from solvent.core.traced import ScalarOrArray, TracedArray, TracedScalar
 from solvent.errors import ControlFlowError, SolventError, raised_at
+from solvent.transforms.identity import roots
 from solvent.numpy.values import value, wrap
 from solvent.ops import elementwise as ew
 from solvent.ops.base import dtype_of, shape_of
@@ -136,6 +137,24 @@ def padding(leaves) -> list:
     """Per leaf, where it was made if it is a slice of traced length (else None): after the branch
     or loop it is held padded, so that a later use raises instead of reading the padding."""
     return [vars(x).get("made_at", ()) if isinstance(x, TracedArray) and x.padded else None for x in leaves]
+
+
+def outside_views(leaves, before) -> list:
+    """Per leaf, the arrays from before a region that it is a view of, made in the region (NumPy's
+    name still shares their memory after it; solvent's holds a copy: see `held_copy`), or None."""
+    return [tuple(roots(x)) if isinstance(x, TracedArray) and x._parent is not None and not before(x)
+            and all(before(root) for root in roots(x)) else None for x in leaves]
+
+
+def held_copy(array: TracedArray, views, reads: bool = True) -> TracedArray:
+    """`array` (a region's result), marked as the copy of a view of the arrays `views`: writing it,
+    or (`reads`) reading it after they change, raises (`core.traced.lost_view`) instead of losing
+    the memory NumPy's view shares with them."""
+    if views:
+        alternatives = array.alternatives()
+        target = array if alternatives is None else alternatives[2]  # an Either: its own array
+        target.views_of = tuple((root, root.version if reads else None) for root in views)
+    return array
 
 
 def padded_as(array: TracedArray, made_at) -> TracedArray:

@@ -1,12 +1,13 @@
 """Explicit control flow against the same computation written as plain Python loops and ifs."""
 
 import dataclasses
+import warnings
 
 import numpy as np
 import pytest
 
 import solvent
-from differential import assert_same
+from differential import assert_same, check_like_numpy
 
 
 def newton_sqrt(a):
@@ -322,3 +323,78 @@ def test_a_short_static_loop_that_rebinds_a_python_object_unrolls_as_python_runs
 
     with pytest.warns(UserWarning, match="unrolled.*another Python object"):
         assert_same(solvent.jit(f)(np.arange(3.0)), f(np.arange(3.0)))
+
+
+def view_chosen_then_written(x, k):
+    v = x[:3] if k > 0 else x[2:]
+    v[0] += 1.0
+
+
+def view_chosen_then_read_after_a_write(x, k):
+    v = x[:3] if k > 0 else x[2:]
+    x[2] = 50.0
+    return v.sum()
+
+
+def view_of_the_last_iteration_written(x):
+    for i in range(x.shape[0] - 1):
+        v = x[i:i + 2]
+    v[0] = 100.0
+
+
+def previous_iterations_view_written(x):
+    v = x[:2]
+    for i in range(1, x.shape[0] - 1):
+        v[0] += 1.0
+        v = x[i:i + 2]
+
+
+@pytest.mark.parametrize("fn, args", [
+    (view_chosen_then_written, (np.arange(5.0), 1)), (view_chosen_then_read_after_a_write, (np.arange(5.0), -1)),
+    (view_of_the_last_iteration_written, (np.arange(300.0),)), (previous_iterations_view_written, (np.arange(300.0),)),
+])
+def test_a_view_made_in_a_traced_if_or_loop_is_refused_where_its_sharing_would_matter(fn, args):
+    """After a traced `if` or loop, a name it bound to a view it made holds a copy: NumPy's view
+    shares its array's memory, so a write through it, or a read after the array changed, raises
+    (each silently used the copy: x kept its values, v its old ones)."""
+    traced = [a if isinstance(a, np.ndarray) else solvent.Scalar(np.int64(a)) for a in args]
+    with pytest.raises((solvent.ControlFlowError, solvent.UnsupportedError), match="a view made in a traced `if`"):
+        solvent.jit(fn)(*traced)  # (in a loop too long to unroll instead)
+    assert np.array_equal(traced[0], args[0])
+
+
+def test_views_made_in_a_traced_if_or_loop_read_before_their_array_changes_are_numpys():
+    """The copy is exact until the array changes: a recursive filter reading the rows it kept as
+    views (PolyBench deriche's form) stays rolled, and so does a chosen view read at once."""
+    def smooth(x, k, out):
+        previous = np.zeros(x.shape[1])
+        for i in range(x.shape[0]):
+            out[i, :] = 0.5 * x[i, :] + 0.5 * previous
+            previous = out[i, :]
+        v = x[:3, 0] if k > 0 else x[2:5, 1]
+        return v.sum() + previous.sum()
+
+    x = np.random.default_rng(14).random((40, 6))
+    for k in (1, -1):
+        expected_out, out = np.zeros((40, 6)), np.zeros((40, 6))
+        expected = smooth(x, k, expected_out)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = solvent.jit(smooth)(x, solvent.Scalar(np.int64(k)), out)
+        np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-12)
+        np.testing.assert_allclose(out, expected_out, rtol=1e-12)
+
+
+def test_a_slice_of_traced_length_chosen_by_a_traced_if_is_not_indexed_past_its_length():
+    """After the `if`, the name holds the slice padded, without its length: v[-1] and v[:] would
+    read the padding (they did), so indexing it raises; a short loop unrolls instead."""
+    def ends(x, out):
+        for i in range(x.shape[0]):
+            v = x[:i + 1] if i % 3 else x[i:]
+            out[i] = v[-1] + v[:].sum()
+
+    x = np.arange(1.0, 301.0)
+    with pytest.raises(solvent.UnsupportedError, match="indexed after the traced `if` or loop that made it"):
+        solvent.jit(ends)(x, np.zeros(300))
+    with pytest.warns(UserWarning, match="loop of 18 steps unrolled"):
+        check_like_numpy(ends, x[:18].copy(), np.zeros(18))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.core.aval import Aval
+from solvent.core.traced import padded
 from solvent.numpy import layout
 from solvent.numpy.indexing import packed, traced_bounds
 from solvent.numpy.indexing.advanced import parse_fancy, read_fancy, write_fancy
@@ -30,9 +31,11 @@ def _flag_as_mask(array, key):
 
 
 def getitem(array, key):
+    _check_not_padded(array)
     if isinstance(array, traced_bounds.MaskedArray):
-        element = traced_bounds.element(array, key)
-        return packed.reselect(array, key) if element is None else element
+        found = traced_bounds.element(array, key)
+        found = traced_bounds.sliced(array, key) if found is None else found
+        return packed.reselect(array, key) if found is None else found
     if _is_traced_flag(key):
         return getitem(*_flag_as_mask(array, key))
     if traced_bounds.applies(key, array.shape):  # a slice of traced length (bounds from a rolled loop's index)
@@ -45,6 +48,13 @@ def getitem(array, key):
     base = layout.strides_of(array) if is_traced(array) else None
     return view(array, index.result_shape, lambda v: read(v, index), lambda parent, new: write(parent, index, new),
                 memory=None if base is None else index.strides(base))
+
+
+def _check_not_padded(array) -> None:
+    """A slice of traced length that a branch or loop gave back without its length (held padded):
+    an index into it would read or write its padding."""
+    if getattr(array, "padded", False) and not isinstance(array, traced_bounds.MaskedArray):
+        raise padded(array, ", indexed after the traced `if` or loop that made it,")
 
 
 def _getitem_advanced(array, key):
@@ -71,6 +81,7 @@ def _is_element(key, index: Index) -> bool:
 
 
 def setitem(array, key, new):
+    _check_not_padded(array)
     if _is_traced_flag(key):
         return setitem(*_flag_as_mask(array, key), new)
     if traced_bounds.applies(key, array.shape):

@@ -142,7 +142,7 @@ def test_a_selection_stored_on_an_argument_object():
 @pytest.mark.parametrize("fn, match", [
     (lambda x: x[x > 0].shape, "its shape"),
     (lambda x: (x[x > 0] + x).sum(), "NumPy pairs them only when the lengths are equal"),
-    (lambda x: x[x > 0][:1], "indexing"),
+    (lambda x: x[x > 0][[0, 1]], "indexing"),
     (lambda x: np.fft.fft(x[x > 0]), "np.fft"),
 ])
 def test_uses_that_need_the_length_are_refused(fn, match):
@@ -159,6 +159,7 @@ def test_uses_that_need_the_length_are_refused(fn, match):
     lambda x: np.diff(x[x > 0]), lambda x: np.concatenate([x[x > 0], x[x < 0]]), lambda x: np.nanmax(x[x != 2]),
     lambda x: np.median(x[x > 0]), lambda x: np.median(x[x < 100]), lambda x: np.nanmedian(x[x != 2]),
     lambda x: np.percentile(x[x > -2], [10, 50, 90]), lambda x: np.quantile(x[~np.isnan(x)], 0.3, method="nearest"),
+    lambda x: x[x > 0][1:] - x[x > 0][:-1], lambda x: x[x > 0][::-1], lambda x: x[x > 0][-2:][0],
 ])
 def test_selections_sorted_scanned_flipped_rolled_and_joined_as_numpys(fn):
     """The rules for slices of traced length hold for selections by a mask (packed at the front); a
