@@ -35,8 +35,8 @@ class TracedArray:
     layout_read = False  # an argument whose layout a view-or-copy decision read (see numpy.layout)
     stands_for = None  # the traced array of an enclosing trace an argument stands for (outlining, transforms)
     layout_from = ()  # the operands whose layouts decided this result's (see numpy.layout)
-    views_of = None  # ((root, its version or None), ...): the copy a branch or loop gave of a view it made
-    #                 of them; a write raises, and so does a read after a root's version changed
+    views_of = None  # ((root, its version), ...): the copy a branch or loop gave of a view it made of them;
+    #                 a write raises, and so does a read after a root's version changed
 
     def __init__(self, value: ir.Value, aval: Aval):
         self._value = value
@@ -78,14 +78,25 @@ class TracedArray:
         if self._parent is None:
             if self._value is DEAD:
                 raise escaped(self)
-            if self.views_of is not None and any(version not in (None, root.version) for root, version in self.views_of):
-                raise lost_view("read after a write to the array it views")
+            self._check_held()
             return self._value
-        stamp = (self.root().version, SESSION.epoch)
+        root = self.root()
+        root._check_held()  # a view of such a copy reads it
+        stamp = (root.version, SESSION.epoch)
         if self._seen != stamp:
             self._value = self._view[0](self._parent.value)
             self._seen = stamp
         return self._value
+
+    def _check_held(self) -> None:
+        """A copy a branch or loop gave of a view it made (`views_of`) is exact until its arrays change."""
+        if self.views_of is not None and any(version not in (None, root.version) for root, version in self.views_of):
+            raise lost_view("read after a write to the array it views")
+
+    def carried(self) -> ir.Value:
+        """The value of such a copy as data a branch or loop carries, unchecked: it is checked where
+        it is read."""
+        return self._value if self._value is not DEAD else self.value
 
     def assign(self, value: ir.Value) -> None:
         """Replace the contents (same shape and dtype), writing through views."""
@@ -309,7 +320,28 @@ def _refused(name: str):
     return method
 
 
+def _python_bool(x) -> bool:
+    """A traced stand-in for a Python bool (np.allclose's, a comparison of a loop index)."""
+    return isinstance(x, TracedArray) and x.weak and x.aval.dtype == np.bool_
+
+
+def _python_arithmetic(method):
+    """An operator of Python's: on Python bools, and Python numbers with them, it computes on ints
+    (True + True is 2, -True is -1), where NumPy's ufunc of np.bool_ gives a bool (np.add of them
+    stays NumPy's)."""
+    def operator(*operands):
+        if any(_python_bool(x) for x in operands) and all(
+                getattr(x, "weak", False) or type(x) in (bool, int, float, complex) for x in operands):
+            operands = [int(x) if type(x) is bool else np.add(x, 0) if _python_bool(x) else x for x in operands]
+        return method(*operands)
+    return operator
+
+
 operators.install(TracedArray)
+for _name in [*(n for n in operators.BINARY if n not in ("and", "or", "xor", "matmul")), *operators.UNARY]:
+    for _method in (f"__{_name}__", f"__r{_name}__"):
+        if hasattr(TracedArray, _method):
+            setattr(TracedArray, _method, _python_arithmetic(getattr(TracedArray, _method)))
 for _name in operators.BINARY:  # NumPy scalars are immutable: `s += 1` rebinds `s`
     setattr(TracedScalar, f"__i{_name}__", getattr(TracedArray, f"__{_name}__"))
     setattr(ScalarOrArray, f"__i{_name}__", _refused(_name))

@@ -142,7 +142,10 @@ def value(x, dtype=None, to_shape=None) -> ir.Value:
 
 def carried_value(x) -> ir.Value:
     """`value(x)`, padding included for a slice of traced length: a branch or loop carries it as
-    data and marks its result padded (see `transforms.regions.padding`)."""
+    data and marks its result padded (see `transforms.regions.padding`); a copy of a view
+    (`views_of`) is carried as it is and checked where it is read."""
+    if is_traced(x) and x.views_of is not None:
+        return x.carried()
     return x.value if is_traced(x) and x.padded else value(x)
 
 

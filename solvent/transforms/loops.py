@@ -163,9 +163,9 @@ class _Loop:
             stand_ins.append(stand_in)
         for array, argument in zip(self.implicit, arguments[len(arguments) - len(self.implicit):]):
             array.restore(argument)
-        for slot, stand_in in zip(self.slots, stand_ins):  # a copy of the view the last iteration made:
-            if slot.views and slot.mode != FIXED:           # reads are left (writes of other rows of an
-                held_copy(stand_in, slot.views, reads=False)  # array are common: a filter's last rows)
+        for slot, stand_in in zip(self.slots, stand_ins):  # a copy of the view the last iteration made
+            if slot.views and slot.mode != FIXED:
+                held_copy(stand_in, slot.views)
         return stand_ins, carried
 
     def _lengths_in(self, values) -> list:

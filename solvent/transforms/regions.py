@@ -140,20 +140,28 @@ def padding(leaves) -> list:
 
 
 def outside_views(leaves, before) -> list:
-    """Per leaf, the arrays from before a region that it is a view of, made in the region (NumPy's
-    name still shares their memory after it; solvent's holds a copy: see `held_copy`), or None."""
-    return [tuple(roots(x)) if isinstance(x, TracedArray) and x._parent is not None and not before(x)
-            and all(before(root) for root in roots(x)) else None for x in leaves]
+    """Per leaf, the arrays from before a region that it is a view of, made in the region, or a
+    copy of such a view stands for (NumPy's name still shares their memory after the region;
+    solvent's holds a copy: see `held_copy`), or None."""
+    def viewed(x):
+        if not isinstance(x, TracedArray):
+            return None
+        if x.views_of is not None:
+            return tuple(root for root, _ in x.views_of)
+        if x._parent is not None and not before(x) and all(before(root) for root in roots(x)):
+            return tuple(roots(x))
+        return None
+    return [viewed(x) for x in leaves]
 
 
-def held_copy(array: TracedArray, views, reads: bool = True) -> TracedArray:
-    """`array` (a region's result), marked as the copy of a view of the arrays `views`: writing it,
-    or (`reads`) reading it after they change, raises (`core.traced.lost_view`) instead of losing
-    the memory NumPy's view shares with them."""
+def held_copy(array: TracedArray, views) -> TracedArray:
+    """`array` (a region's result, or a loop body's stand-in for one), marked as the copy of a view
+    of the arrays `views`: writing it, or reading it after they change, raises
+    (`core.traced.lost_view`) instead of losing the memory NumPy's view shares with them."""
     if views:
         alternatives = array.alternatives()
         target = array if alternatives is None else alternatives[2]  # an Either: its own array
-        target.views_of = tuple((root, root.version if reads else None) for root in views)
+        target.views_of = tuple((root, root.version) for root in views)
     return array
 
 

@@ -96,3 +96,22 @@ def test_the_python_bools_of_allclose_and_array_equal_add_up_as_python_ints():
                         -np.allclose(x, x), ~np.array_equiv(x, y), np.allclose(x, x) + True,
                         np.allclose(x, x) & np.array_equal(x, y), (np.allclose(x, x) + 1) / 2,
                         np.allclose(x, x) + np.ones(2)), x, y)
+
+
+def test_ufuncs_called_on_those_python_bools_stay_numpys():
+    """np.add of two Python bools is NumPy's np.bool_ sum (True), where `+` is Python's (2)."""
+    x, y = np.ones(3), np.arange(3.0)
+    check(lambda x, y: (np.add(np.allclose(x, x), np.allclose(y, y)), np.maximum(np.allclose(x, y), np.array_equal(x, x)),
+                        np.allclose(x, x) + np.allclose(y, y)), x, y)
+
+
+def test_comparisons_of_a_rolled_loops_index_add_as_python_bools_or_numpy_ones():
+    """`(i > 3) + (i > 5)` of a Python int i is 2 where both hold; np.add of the same is True."""
+    def counts(out):
+        for i in range(20):
+            out[i] = np.add(np.greater(i, 3), np.greater(i, 5)) + 10 * ((i > 3) + (i > 5))
+
+    out, expected = np.zeros(20), np.zeros(20)
+    counts(expected)
+    solvent.jit(counts, unroll=1)(out)
+    np.testing.assert_array_equal(out, expected)

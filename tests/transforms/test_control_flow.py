@@ -398,3 +398,32 @@ def test_a_slice_of_traced_length_chosen_by_a_traced_if_is_not_indexed_past_its_
         solvent.jit(ends)(x, np.zeros(300))
     with pytest.warns(UserWarning, match="loop of 18 steps unrolled"):
         check_like_numpy(ends, x[:18].copy(), np.zeros(18))
+
+
+def view_of_a_chosen_view_read_before_and_after_a_write(x, k):
+    if k > 2:
+        v = x[:3]
+    else:
+        v = x[2:5]
+    w = v[1]
+    first = w.sum()
+    x[3, 0] = 99.0
+    return first + w.sum()
+
+
+def previous_row_read_after_its_write(x):
+    s = np.zeros(x.shape[0])
+    v = x[0]
+    for i in range(x.shape[0] - 1):
+        x[i] += 1.0
+        s[i] = v.sum()
+        v = x[i + 1]
+    return s
+
+
+@pytest.mark.parametrize("fn, args", [(view_of_a_chosen_view_read_before_and_after_a_write, (np.ones((6, 3)), 1)),
+                                      (previous_row_read_after_its_write, (np.ones((300, 3)),))])
+def test_reads_through_views_of_such_copies_and_of_the_last_iterations_view_are_checked_too(fn, args):
+    traced = [a if isinstance(a, np.ndarray) else solvent.Scalar(np.int64(a)) for a in args]
+    with pytest.raises((solvent.ControlFlowError, solvent.UnsupportedError), match="a view made in a traced `if`"):
+        solvent.jit(fn)(*traced)

@@ -117,37 +117,10 @@ def _beyond_range(ufunc, operands):
     return bool(ufunc(*[x if type(x) is int else extreme for x in operands]))
 
 
-#: ufuncs that give a bool of Python bools too (True & False is False, where True + True is 2).
-_BOOLEAN = COMPARISONS | {np.logical_and, np.logical_or, np.logical_xor, np.logical_not, np.bitwise_and,
-                          np.bitwise_or, np.bitwise_xor}
-
-
-def _python_arithmetic(ufunc, operands):
-    """Operands that are all Python scalars, some of them traced stand-ins for Python bools (the
-    result of np.allclose, say): their arithmetic is Python's, on ints (NumPy's on bools would give
-    True + True == True)."""
-    if ufunc in _BOOLEAN or not any(_python_bool(x) for x in operands) or \
-            not all(getattr(x, "weak", False) or is_python_scalar(x) for x in operands):
-        return operands
-    return [int(x) if type(x) is bool else python_int(x) if _python_bool(x) else x for x in operands]
-
-
-def _python_bool(x) -> bool:
-    return getattr(x, "weak", False) and np.dtype(x.dtype) == np.bool_
-
-
-def python_int(x):
-    """A traced value as the Python int it stands for (NEP 50: weak)."""
-    result = wrap(ew.convert(value(x), np.int64))
-    result.weak = True
-    return result
-
-
 def call(ufunc, *operands, out=None, dtype=None, where=True, casting="same_kind", **unsupported):
     """`ufunc(*operands, out=..., dtype=..., where=...)`; a tuple for several outputs (np.divmod)."""
     if unsupported:
         raise UnsupportedError(f"np.{ufunc.__name__} with {', '.join(unsupported)}=")
-    operands = _python_arithmetic(ufunc, operands)
     outs = out if isinstance(out, tuple) else (out,) if out is not None else (None,) * ufunc.nout
     if len(outs) != ufunc.nout:
         raise ValueError(f"The 'out' tuple must have exactly {ufunc.nout} entries: one per ufunc output")

@@ -112,9 +112,9 @@ def _sorting(which):
 
 def _padding_last(a):
     """The data with the padding set to what sorts last in NumPy's order: NaN (after every number,
-    as NaNs sort), the largest integer, or True."""
+    as NaNs sort; nan+nanj after every complex value), the largest integer, or True."""
     kind = np.dtype(a.dtype).kind
-    last = np.nan if kind in "fc" else True if kind == "b" else extreme(a.dtype, 1)
+    last = {"f": np.nan, "c": complex(np.nan, np.nan), "b": True}.get(kind) if kind in "fcb" else extreme(a.dtype, 1)
     return fill(a.value, a.lengths, last)
 
 

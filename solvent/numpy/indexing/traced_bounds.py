@@ -304,8 +304,10 @@ def read_only_view(array, read, lengths, name: str):
     def write(parent, new):
         raise UnsupportedError(f"a write through {name} of an array whose length depends on traced values: write "
                                "into that array itself (x[:k][::-1][0] = v as x[k - 1] = v)")
-    v = read(array.value)
-    view = MaskedArray.view_of(array, Aval(shape_of(v), dtype_of(v)), read, write)
+    def zeroed(parent):  # zero past the view's own valid part (a shorter slice's data run on)
+        return fill(read(parent), lengths, 0)
+    v = zeroed(array.value)
+    view = MaskedArray.view_of(array, Aval(shape_of(v), dtype_of(v)), zeroed, write)
     view.lengths, view.made_at = tuple(lengths), user_location()
     return view
 

@@ -120,3 +120,18 @@ def test_flips_transposes_and_parts_are_views_that_see_later_writes_and_refuse_w
 
     with pytest.raises(UnsupportedError, match="a write through np.flip of an array whose length depends on traced"):
         solvent.jit(writes_through)(np.ones(300))
+
+
+def test_products_of_a_shorter_slice_of_a_selection_or_loop_dependent_slice_read_only_its_part():
+    """s[:2] of a selection, or v[:-1] of x[:i + 1]: a view zero past its own length, so products
+    over it add nothing beyond (dot, einsum, convolve gave sums over the longer slice's data)."""
+    x = np.random.default_rng(15).random(10)
+    check_like_numpy(lambda x: (np.dot(x[x > 0][:2], x[x > 0][:2]), np.einsum("i,i", x[x > 0][1:3], x[x > 0][1:3]),
+                                np.convolve(x[x > 0][:2], x[:3])), x)
+
+    def shorter(x, out):
+        for i in range(x.shape[0]):
+            v = x[:i + 1]
+            out[i] = np.dot(v[:-1], v[:-1]) + np.inner(v[1:], v[1:])
+
+    rolled_like_numpy(shorter, np.random.default_rng(16).random(24), np.zeros(24))

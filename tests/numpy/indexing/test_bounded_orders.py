@@ -69,3 +69,15 @@ def test_reordering_rules_on_every_form_of_slice(lo, hi, step, shift):
             out[i, 2] = np.diff(v).sum() + np.concatenate([v, 2.0 * v]).sum() + np.clip(v, 0.2, 0.8).sum()
 
     rolled_like_numpy(kernel, np.random.default_rng(7).random(18), np.zeros((18, 3)))
+
+
+def test_complex_sorts_of_loop_dependent_slices_put_the_padding_after_every_nan():
+    """NumPy sorts nan+1j and nan+nanj last: the padding (nan+nanj) sorts after them too."""
+    def kernel(x, a, b):
+        for i in range(x.shape[0]):
+            a[i, :i + 1] = np.sort(x[:i + 1])
+            b[i, :i + 1] = np.argsort(x[:i + 1], kind="stable")
+
+    x = np.arange(20, dtype=complex)
+    x[[0, 5]] = [complex(np.nan, 1), complex(np.nan, np.nan)]
+    rolled_like_numpy(kernel, x, np.zeros((20, 20), complex), np.zeros((20, 20), np.int64))
