@@ -90,7 +90,7 @@ class TracedArray:
 
     def _check_held(self) -> None:
         """A copy a branch or loop gave of a view it made (`views_of`) is exact until its arrays change."""
-        if self.views_of is not None and any(version not in (None, root.version) for root, version in self.views_of):
+        if self.views_of is not None and any(version != root.version for root, version in self.views_of):
             raise lost_view("read after a write to the array it views")
 
     def carried(self) -> ir.Value:
