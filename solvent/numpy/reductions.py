@@ -157,16 +157,19 @@ def where(condition, x=None, y=None):
 
 @implements(np.clip)
 def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue, max=np._NoValue, **kwargs):
+    result = clipped(a, a_min, a_max, min, max, lambda a: wrap(value(a), scalar=False))
+    return write_out(out, result) if out is not None else result
+
+
+def clipped(a, a_min, a_max, min, max, copy):
+    """np.clip's result from either spelling of its bounds (a_min/a_max or min/max), as np.maximum
+    and np.minimum of `a` (which dispatch on it); `copy(a)` where neither bound is given."""
     low = a_min if a_min is not np._NoValue else (None if min is np._NoValue else min)
     high = a_max if a_max is not np._NoValue else (None if max is np._NoValue else max)
-    result = a
-    if low is not None:
-        result = np.maximum(result, low)
-    if high is not None:
-        result = np.minimum(result, high)
-    if result is a:
-        result = wrap(value(a), scalar=False)
-    return write_out(out, result) if out is not None else result
+    if low is None and high is None:
+        return copy(a)
+    result = a if low is None else np.maximum(a, low)
+    return result if high is None else np.minimum(result, high)
 
 
 def _cumulative(numpy_function, ufunc):

@@ -110,8 +110,8 @@ def argsort_value(v: ir.Value, axis: int) -> ir.Value:
     keys = _integer_keys(v)
     if dtype.itemsize <= 4:
         return _packed_argsort(keys, axis)
-    low = ew.binary("subtract", ew.binary("and", keys, full(2 ** 32 - 1, shape, np.int64)), full(2 ** 31, shape, np.int64))
-    by_low = _packed_argsort(low, axis)
+    low = ew.binary("and", keys, full(2 ** 32 - 1, shape, np.int64))
+    by_low = _packed_argsort(ew.binary("subtract", low, full(2 ** 31, shape, np.int64)), axis)  # within 32 bits
     high = ew.binary("shift_right_arithmetic", keys, full(32, shape, np.int64))
     then = _packed_argsort(value(np.take_along_axis(wrap(high), wrap(by_low), axis)), axis)
     return value(np.take_along_axis(wrap(by_low), wrap(then), axis))

@@ -16,6 +16,7 @@ from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, Mask
                                                   lengths_of, lined_up, make, mask, masked_result, merged_lengths,
                                                   ndim_of, plain_value, read_only_view)
 from solvent.numpy.products import tensordot_axes
+from solvent.numpy.reductions import clipped
 from solvent.numpy.rounding import python_bool
 from solvent.numpy.values import full, normalize_axes, normalize_axis, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
@@ -145,10 +146,10 @@ def _nan_extremum(ufunc):
 
 
 def _nanmean(a, axis=None, dtype=None, keepdims=False):
-    total = masked_sum(_nan_filled(a, 0), axis, dtype, keepdims)
-    count = masked_sum(np.logical_not(np.isnan(a)), axis, np.int64, keepdims) if a.dtype.kind in "fc" else None
-    if count is None:
+    if a.dtype.kind not in "fc":
         return _mean(a, axis, dtype, keepdims)
+    total = masked_sum(_nan_filled(a, 0), axis, dtype, keepdims)
+    count = masked_sum(np.logical_not(np.isnan(a)), axis, np.int64, keepdims)
     return np.true_divide(total, count, dtype=total.dtype)
 
 
@@ -228,11 +229,7 @@ def _copy(a, order="K", subok=False):
 
 
 def _clip(a, a_min=np._NoValue, a_max=np._NoValue, *, min=np._NoValue, max=np._NoValue):
-    low = a_min if a_min is not np._NoValue else (None if min is np._NoValue else min)
-    high = a_max if a_max is not np._NoValue else (None if max is np._NoValue else max)
-    result = _copy(a) if low is None and high is None else a
-    result = result if low is None else np.maximum(result, low)
-    return result if high is None else np.minimum(result, high)
+    return clipped(a, a_min, a_max, min, max, _copy)
 
 
 def _elementwise(numpy_function, arrays=1):
@@ -363,10 +360,9 @@ def _concatenate(arrays, axis=0, dtype=None, casting="same_kind"):
     shape[axis] = sum(shape_of(v)[axis] for v in values)
     zero = full(0, (), _I64)
     result, end = full(0, shape, dtype), zero
-    for v, own in zip(values, lengths):
+    for x, v in zip(arrays, values):
         result = ops.dynamic_update_slice(result, v, [end if d == axis else zero for d in range(ndim)])
-        length = own[axis] if own[axis] is not None else full(shape_of(v)[axis], (), _I64)
-        end = ew.binary("add", end, length)
+        end = ew.binary("add", end, valid_length(x, axis))
     return masked_result(result, [end if d == axis else lengths[0][d] for d in range(ndim)])
 
 
