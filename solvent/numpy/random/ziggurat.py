@@ -8,7 +8,9 @@ one in the base layer is drawn from the tail with one or more words through log1
 is seen by the word it starts at, so the words are drawn in parallel, every word is taken as a
 possible start, the slow ones (one or two in a hundred) are finished and chained in order, and
 each place of the result finds the word its draw comes from. When the words of a round do not make
-enough draws, another round starts at the first start not yet used.
+enough draws, another round starts at the first start not yet used. A call of a few draws (at
+most HEAD) makes those from its first slow one a turn of NumPy's loop at a time instead: a round
+compiles to a hundred kernels.
 """
 
 from __future__ import annotations
@@ -69,14 +71,16 @@ def normals(state, n: int, dtype=np.float64):
     """`n` standard normals as NumPy's random_standard_normal (or for float32, its _f) draws them,
     and the state after."""
     p = _precision(dtype)
-    return _draws(state, n, p, functools.partial(_normal_first, p=p), functools.partial(_normal_slow, p=p))
+    return _draws(state, n, p, functools.partial(_normal_first, p=p), functools.partial(_normal_slow, p=p),
+                  functools.partial(_normal_step, p=p))
 
 
 def exponentials(state, n: int, dtype=np.float64):
     """`n` standard exponentials as NumPy's random_standard_exponential (or its _f) draws them, and
     the state after."""
     p = _precision(dtype)
-    return _draws(state, n, p, functools.partial(_exponential_first, p=p), functools.partial(_exponential_slow, p=p))
+    return _draws(state, n, p, functools.partial(_exponential_first, p=p), functools.partial(_exponential_slow, p=p),
+                  functools.partial(_exponential_step, p=p))
 
 
 def inverted_exponentials(state, n: int, dtype=np.float64):
@@ -118,12 +122,9 @@ def _normal_slow(words, at, count: int, tails: int, p: _Precision):
     """The slow normals starting at positions `at` of `words` (`count` of them real):
     (where each ends, whether it makes a draw, the draw, whether its words are all in `words`).
     The tails among them (two in a hundred) are gathered into `tails` places first, so that their
-    loop of tries runs over those alone; tails past the last place are left not complete. (The edge's
-    density is a double for either precision: NumPy's C calls exp on -0.5 x x, a double.)"""
+    loop of tries runs over those alone; tails past the last place are left not complete."""
     x, _, layer = _normal_first(_word(words, at, count), p)
-    u = p.uniform(_word(words, at + 1, count))
-    xd = x.astype(np.float64)
-    kept = _edge(x, layer, u, p.normal_tables[2], lambda _: libm.exp(rounded(-0.5 * xd) * xd, libm.fused("exp")))
+    kept = _normal_edge(x, layer, p.uniform(_word(words, at + 1, count)), p)
     tail = (layer == 0) & (at < count)
     rank = np.cumsum(tail) - 1
     place = np.where(tail & (rank < tails), rank, tails)
@@ -143,15 +144,53 @@ def _normal_tails(words, at, count: int, p: _Precision):
         """One more try of the tails not yet done."""
         a = at + 1 + 2 * j
         valid = a + 1 < count
-        logs = p.log1p(-p.uniform(_word(words, np.concatenate([a, a + 1]), count)))
-        xx, yy = rounded(-p.normal_inv_r * logs[:a.shape[0]]), -logs[a.shape[0]:]
-        new = ~done & valid & (yy + yy > xx * xx)
-        value = np.where(new, np.where(negative, -(p.normal_r + xx), p.normal_r + xx), value)
-        return j + 1, done | new | ~valid, value, np.where(new, a + 2, end)
+        accepted, draw = _tail_try(_word(words, np.concatenate([a, a + 1]), count), negative, p)
+        new = ~done & valid & accepted
+        return j + 1, done | new | ~valid, np.where(new, draw, value), np.where(new, a + 2, end)
 
     start = (np.int64(0), at >= count, np.zeros(at.shape, p.dtype), np.full(at.shape, count + 2))
     _, _, value, end = repeat_while(lambda j, done, *_: ~np.all(done), attempt, start)
     return end, value
+
+
+def _normal_edge(x, layer, u, p: _Precision):
+    """Whether a normal's point x in its layer's edge is kept (`_edge`): the density is a double for
+    either precision, as NumPy's C calls exp on -0.5 x x, a double."""
+    xd = x.astype(np.float64)
+    return _edge(x, layer, u, p.normal_tables[2], lambda _: libm.exp(rounded(-0.5 * xd) * xd, libm.fused("exp")))
+
+
+def _tail_try(words, negative, p: _Precision):
+    """One try of normal tails, from two words each (the first half of `words` for xx, the second for
+    yy, as NumPy's inner loop takes them): whether it is accepted, and the draw it makes then."""
+    half = words.shape[0] // 2
+    logs = p.log1p(-p.uniform(words))
+    xx, yy = rounded(-p.normal_inv_r * logs[:half]), -logs[half:]
+    return yy + yy > xx * xx, np.where(negative, -(p.normal_r + xx), p.normal_r + xx)
+
+
+def _normal_step(words, tail, negative, p: _Precision):
+    """One turn of NumPy's random_standard_normal loop, on the next two words (the second read only by
+    an edge test or a tail's try): (the draw, whether this turn makes it, the words it took, whether a
+    tail is being drawn after it, that tail's sign). Outside a tail, the first word starts a draw:
+    done, or its edge tested with the second, or a tail begun; in a tail, the two make one try."""
+    x, fast, layer = _normal_first(words[:1], p)
+    kept = _normal_edge(x, layer, p.uniform(words[1:]), p)
+    begins = ~fast & (layer == 0)
+    accepted, tail_value = _tail_try(words, negative, p)
+    value = np.where(tail, tail_value, x)[0]
+    made = np.where(tail, accepted, fast | (~begins & kept))[0]
+    used = np.where(~tail & (fast | begins), 1, 2)[0]
+    sign = (words[0] >> np.uint64(17)) & np.uint64(1) == 1  # bit 8 of the point, as in `_normal_tails`
+    return value, made, used, np.where(tail, ~accepted[0], begins[0]), np.where(tail, negative, sign)
+
+
+def _exponential_step(words, tail, negative, p: _Precision):
+    """As `_normal_step`, for an exponential: a slow draw takes the second word for its edge test or
+    its tail, and is then done or starts over (`tail` and `negative` pass through)."""
+    x, fast, _ = _exponential_first(words[:1], p)
+    _, makes, value, _ = _exponential_slow(words, np.zeros(1, np.int64), 2, 0, p)
+    return np.where(fast, x, value)[0], (fast | makes)[0], np.where(fast, 1, 2)[0], tail, negative
 
 
 def _exponential_slow(words, at, count: int, tails: int, p: _Precision):
@@ -181,19 +220,34 @@ def sizes(n: int) -> tuple[int, int, int]:
     return chunk, chunk // 32 + 64, chunk // 1024 + 16
 
 
-#: The words whose draws a call first takes one by one where they are done at once (see `_draws`).
+#: The words whose draws a call first takes at once where they are done at once, and the most draws
+#: it then makes one at a time rather than in rounds (see `_draws`).
 HEAD = 64
 
 
-def _draws(state, n: int, p: _Precision, first: Callable, slow: Callable):
-    """`n` draws in rounds (`_round`) of at most `loop.BLOCK` draws, and the state after them.
+def _draws(state, n: int, p: _Precision, first: Callable, slow: Callable, step: Callable):
+    """`n` draws, and the state after them.
 
-    The draws of the first words up to the first slow one (1.5% of words) are made first, the
-    rounds only from there: a few draws (a random walk's step) are then made without a round most
-    of the time, where a round costs a hundred small kernels (a walk of 1000 steps of 3 normals took
-    9 ms, 1 ms since; NumPy's 1.3 ms)."""
+    The draws of the first words up to the first slow one (1.5% of words) are made first; from there,
+    up to HEAD draws are made one at a time as NumPy's C loop makes them (`step`), more in rounds
+    (`_round`) of at most `loop.BLOCK` draws. A few draws (a random walk's step) are then made
+    without a loop most of the time, and compile to 20 kernels where a round takes a hundred
+    (standard_normal(5): XLA's compile 1.4 s, 0.34 s since)."""
     if n == 0:
         return np.zeros(0, p.dtype), state
+    head = min(n, HEAD)
+    words, after = streams.candidates(state, head, p.width)
+    value, done, _ = first(words)
+    kept = np.min(np.where(done, head, np.arange(head)))  # the draws before the first slow one
+    if n <= HEAD:
+        def turn(state, out, filled, tail, negative):
+            words, after = streams.candidates(state, 2, p.width)
+            value, made, used, tail, negative = step(words, tail, negative)
+            return after(used), masks.placed(out, value.reshape(1), filled), filled + made, tail, negative
+
+        start = (after(kept), masks.placed(np.zeros(n, p.dtype), value, 0), kept, np.False_, np.False_)
+        state, out, *_ = repeat_while(lambda state, out, filled, *_: filled < n, turn, start)
+        return out, state
     block = min(n, loop.BLOCK)
     chunk, slots, tails = sizes(block)
 
@@ -203,10 +257,6 @@ def _draws(state, n: int, p: _Precision, first: Callable, slow: Callable):
         out, filled, used = _round(words, out, filled, n, block, slots, lambda w, a, c: slow(w, a, c, tails), first)
         return after(used), out, filled
 
-    head = min(n, HEAD)
-    words, after = streams.candidates(state, head, p.width)
-    value, done, _ = first(words)
-    kept = np.min(np.where(done, head, np.arange(head)))  # the draws before the first slow one
     out = masks.placed(np.zeros(n + block, p.dtype), value, 0)  # past `kept`, the rounds write over them
     state, out, _ = repeat_while(lambda state, out, filled: filled < n, round_, (after(kept), out, kept))
     return out[:n], state

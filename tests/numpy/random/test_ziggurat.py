@@ -1,7 +1,7 @@
 """NumPy's ziggurat draws (of float64 and float32) as array code, run on NumPy arrays against NumPy
 itself: values and the state after, over seeds and sizes where the slow draws (layer edges and
 tails) are many, and with rounds so small that draws straddle them; tails past the places a round
-has for them; and the tables, as NumPy's own binary holds them."""
+has for them, and tails among draws made one at a time; and the tables, as NumPy's own binary holds them."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+import solvent
 from solvent.numpy.random import loop, streams, ziggurat, ziggurat_tables
 from solvent.numpy.random.argument import GeneratorArgument
 
@@ -78,6 +79,34 @@ def test_draws_around_the_first_slow_one_of_the_head(kind):
     for position, seed in wanted.items():
         for n in {1, max(position, 1), position + 1, position + 2, ziggurat.HEAD, ziggurat.HEAD + 3, 300}:
             _check(kind, seed, n)
+
+
+def _tail_first(dtype, accepted: bool) -> int:
+    """A seed whose stream's first slow normal within the head is a tail, its first try `accepted`
+    or not (a tail starts at one word in 4000: a few thousand seeds hold one)."""
+    precision = ziggurat._precision(dtype)
+    for seed in range(40000):
+        words, _ = streams.candidates(GeneratorArgument().read(np.random.default_rng(seed)), ziggurat.HEAD + 2,
+                                      precision.width)
+        _, fast, layer = ziggurat._normal_first(words, precision)
+        start = int(np.argmin(fast))
+        if not fast[start] and layer[start] == 0 and start < ziggurat.HEAD:
+            if ziggurat._tail_try(words[[start + 1, start + 2]], np.False_, precision)[0][0] == accepted:
+                return seed
+    raise AssertionError("no such seed")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_tails_among_draws_made_one_at_a_time(dtype):
+    """A tail begun within the head, accepted at its first try or not, among the draws a call of at
+    most HEAD draws makes one at a time: as array code, and compiled (one program for both seeds)."""
+    seeds = [_tail_first(dtype, accepted) for accepted in (True, False)]
+    jitted = solvent.jit(lambda rng: rng.standard_normal(ziggurat.HEAD, dtype))
+    for seed in seeds:
+        _check(f"normal {np.dtype(dtype)}", seed, ziggurat.HEAD)
+        ours, numpys = np.random.default_rng(seed), np.random.default_rng(seed)
+        assert np.array_equal(jitted(ours), numpys.standard_normal(ziggurat.HEAD, dtype))
+        assert ours.bit_generator.state == numpys.bit_generator.state
 
 
 @settings(max_examples=20, deadline=None)
