@@ -122,14 +122,14 @@ def counts_through(packed, before, position):
 
 
 def placed(out, block, at):
-    """out with out[at:at + len(block)] = block along its one axis (at traced or not; the block fits)."""
+    """out with out[at:at + len(block)] = block along its first axis (at traced or not; the block fits)."""
     if not (is_traced(out) or is_traced(block) or is_traced(at)):
         out = out.copy()
         out[at:at + block.shape[0]] = block
         return out
     with trace.current().emitting():
-        start = values.value(at, np.int64)
-        return values.wrap(shape.dynamic_update_slice(values.value(out), values.value(block, out.dtype), [start]),
+        starts = [values.value(at, np.int64)] + [values.value(0, np.int64)] * (np.ndim(out) - 1)
+        return values.wrap(shape.dynamic_update_slice(values.value(out), values.value(block, out.dtype), starts),
                            scalar=False)
 
 

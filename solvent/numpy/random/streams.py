@@ -98,6 +98,8 @@ def _scaled(words, excl: int, width: int):
 
 #: Candidate words drawn per round after the first rejection (see `_packed`).
 CHUNK = 4096
+#: The most draws whose candidates past the first ones `accepted` takes one at a time.
+ONE_AT_A_TIME = 64
 
 
 def _packed(state, n: int, excl: int, threshold: int, width: int):
@@ -116,7 +118,8 @@ def accepted(state, n: int, draw, judge, chunk: int, rare: bool = True, wanted=N
     `rare` (Lemire's), the first n words are drawn at once and the draws before the first rejected
     one stand, so that no round runs when nothing is rejected, the common case. Otherwise `wanted`
     (at most n, maybe traced) may say how many draws the state is to move past (the rest are drawn
-    but not taken), and each value may be a row of shape `item`."""
+    but not taken), and each value may be a row of shape `item`. Up to ONE_AT_A_TIME draws, what the
+    first candidates leave is taken a candidate at a time rather than in rounds."""
     wanted = n if wanted is None else wanted
 
     def round_(state, out, filled):
@@ -128,6 +131,14 @@ def accepted(state, n: int, draw, judge, chunk: int, rare: bool = True, wanted=N
         taken = np.minimum(np.sum(total < wanted) + 1, chunk)  # candidates up to and with the last one wanted
         return after(taken), out, np.minimum(total[-1], n)
 
+    def one(state, out, filled):
+        """The next candidate, kept at `filled` if accepted."""
+        words, after = draw(state, 1)
+        values, good = judge(words)
+        return after(1), masks.placed(out, values, filled), filled + good[0]
+
+    more = one if n <= ONE_AT_A_TIME else round_  # rounds compile to tens of kernels, for draws rarely made
+
     if not rare:  # the first round packs by positions (no scatter); more rounds are rare
         words, after = draw(state, chunk)
         values, good = judge(words)
@@ -136,14 +147,14 @@ def accepted(state, n: int, draw, judge, chunk: int, rare: bool = True, wanted=N
         taken = np.where(count >= wanted, np.where(wanted > 0, last + 1, 0), chunk)
         start = (after(taken), np.concatenate([values[position], np.zeros((1, *item), np.uint64)]),
                  np.minimum(count, n))
-        state, out, _ = repeat_while(lambda s, o, filled: filled < wanted, round_, start)
+        state, out, _ = repeat_while(lambda s, o, filled: filled < wanted, more, start)
         return out[:n], state
     words, after = draw(state, n)
     values, kept = judge(words)
     kept = np.min(np.where(kept, n, np.arange(n)))  # the draws before the first rejection
     chunk = min(chunk, n)
     start = (after(np.minimum(kept + 1, n)), np.concatenate([values, np.zeros(1, values.dtype)]), kept)
-    state, out, _ = repeat_while(lambda s, o, filled: filled < n, round_, start)
+    state, out, _ = repeat_while(lambda s, o, filled: filled < n, more, start)
     return out[:n], np.where(kept == n, after(n), state)
 
 

@@ -91,3 +91,26 @@ def test_a_16_bit_range_rejecting_half_its_draws_takes_more_rounds():
     want = a.integers(0, span, size=9000, dtype=np.uint16, endpoint=True)
     got, state = streams.bounded(STATE.read(b), 9000, span, 16)
     assert np.array_equal(got, want.astype(np.uint64)) and np.array_equal(state, STATE.read(a))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2 ** 32), st.integers(1, 40), st.integers(0, 2), st.integers(1, 8), st.booleans(),
+       st.booleans())
+def test_accepted_draws_one_at_a_time_or_in_rounds_as_a_filter_of_the_stream(seed, n, short, chunk, rare, rounds):
+    """`accepted` where its first candidates leave draws to make (a byte under 100 accepted: 39%),
+    the rest taken a candidate at a time (n <= ONE_AT_A_TIME) or, `rounds`, in rounds of `chunk`:
+    the accepted values in order, and the state after the last one wanted, as a filter of the words."""
+    state = STATE.read(_pair(seed, False)[0])
+    words, after = streams.candidates(state, 400, 32)
+    good = np.flatnonzero(words & np.uint64(0xFF) < 100)
+    wanted = n if rare else max(n - short, 0)
+
+    def judge(drawn):
+        return drawn & np.uint64(0xFF), drawn & np.uint64(0xFF) < 100
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(streams, "ONE_AT_A_TIME", 0 if rounds else streams.ONE_AT_A_TIME)
+        got, end = streams.accepted(state, n, lambda s, count: streams.candidates(s, count, 32), judge, chunk,
+                                    rare=rare, wanted=None if rare else wanted)
+    assert np.array_equal(got[:wanted], words[good[:wanted]] & np.uint64(0xFF))
+    assert np.array_equal(end, after(good[wanted - 1] + 1 if wanted else 0))
