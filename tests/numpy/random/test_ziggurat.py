@@ -1,7 +1,7 @@
 """NumPy's ziggurat draws (of float64 and float32) as array code, run on NumPy arrays against NumPy
 itself: values and the state after, over seeds and sizes where the slow draws (layer edges and
 tails) are many, and with rounds so small that draws straddle them; tails past the places a round
-has for them, and tails among draws made one at a time; and the tables, as NumPy's own binary holds them."""
+has for them, and tails among draws made in turns; and the tables, as NumPy's own binary holds them."""
 
 from __future__ import annotations
 
@@ -48,27 +48,29 @@ def test_rounds_too_small_for_their_draws(kind, seed, n, chunk, slots, tails, bl
     may write."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(ziggurat, "sizes", lambda n: (chunk, slots, tails))
+        patch.setattr(ziggurat, "MOST_IN_TURNS", 0)
         patch.setattr(loop, "BLOCK", block)
         _check(kind, seed, n)
 
 
 def _first_slow(kind: str, seed: int) -> int:
-    """Where the first slow draw of a fresh generator's stream starts (past the head: HEAD + 1)."""
+    """Where the first slow draw of a fresh generator's stream starts (past a turn: TURN_WORDS + 1)."""
     _, _, dtype = METHODS[kind]
     precision = ziggurat._precision(dtype)
     first = ziggurat._normal_first if kind.startswith("normal") else ziggurat._exponential_first
     state = GeneratorArgument().read(np.random.default_rng(seed))
-    words, _ = streams.candidates(state, ziggurat.HEAD + 1, precision.width)
+    words, _ = streams.candidates(state, ziggurat.TURN_WORDS + 1, precision.width)
     done = first(words, precision)[1]
-    return int(np.argmin(done)) if not done.all() else ziggurat.HEAD + 1
+    return int(np.argmin(done)) if not done.all() else ziggurat.TURN_WORDS + 1
 
 
 @pytest.mark.parametrize("kind", METHODS)
-def test_draws_around_the_first_slow_one_of_the_head(kind):
-    """The draws before the first slow one are made one by one, the rounds from there: a slow draw
-    first, one just inside and just past the head, and none in it, each with sizes up to it, at it,
-    past it and past the head."""
-    wanted = {0: None, 1: None, ziggurat.HEAD - 1: None, ziggurat.HEAD: None, ziggurat.HEAD + 1: None}
+def test_draws_around_the_first_slow_one_of_a_turn(kind):
+    """A turn makes the draws before the first slow one at once, then that one: a slow draw first, one
+    just inside and just past the first turn's words, and none in them, each with sizes up to it, at
+    it, past it, past a turn, and in rounds."""
+    turn = ziggurat.TURN_WORDS
+    wanted = {0: None, 1: None, turn - 1: None, turn: None, turn + 1: None}
     for seed in range(20000):
         position = _first_slow(kind, seed)
         if position in wanted and wanted[position] is None:
@@ -77,35 +79,36 @@ def test_draws_around_the_first_slow_one_of_the_head(kind):
                 break
     assert None not in wanted.values(), wanted
     for position, seed in wanted.items():
-        for n in {1, max(position, 1), position + 1, position + 2, ziggurat.HEAD, ziggurat.HEAD + 3, 300}:
+        for n in {1, max(position, 1), position + 1, position + 2, turn, turn + 3, 300, ziggurat.MOST_IN_TURNS + 1}:
             _check(kind, seed, n)
 
 
 def _tail_first(dtype, accepted: bool) -> int:
-    """A seed whose stream's first slow normal within the head is a tail, its first try `accepted`
-    or not (a tail starts at one word in 4000: a few thousand seeds hold one)."""
+    """A seed whose stream's first slow normal within the first turn's words is a tail, its first try
+    `accepted` or not (a tail starts at one word in 4000: a few thousand seeds hold one)."""
     precision = ziggurat._precision(dtype)
     for seed in range(40000):
-        words, _ = streams.candidates(GeneratorArgument().read(np.random.default_rng(seed)), ziggurat.HEAD + 2,
-                                      precision.width)
+        words, _ = streams.candidates(GeneratorArgument().read(np.random.default_rng(seed)),
+                                      ziggurat.TURN_WORDS + 2, precision.width)
         _, fast, layer = ziggurat._normal_first(words, precision)
         start = int(np.argmin(fast))
-        if not fast[start] and layer[start] == 0 and start < ziggurat.HEAD:
+        if not fast[start] and layer[start] == 0 and start < ziggurat.TURN_WORDS:
             if ziggurat._tail_try(words[[start + 1, start + 2]], np.False_, precision)[0][0] == accepted:
                 return seed
     raise AssertionError("no such seed")
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_tails_among_draws_made_one_at_a_time(dtype):
-    """A tail begun within the head, accepted at its first try or not, among the draws a call of at
-    most HEAD draws makes one at a time: as array code, and compiled (one program for both seeds)."""
+def test_tails_among_draws_made_in_turns(dtype):
+    """A tail begun in the first turn, accepted at its first try or not: as array code, and compiled
+    (one program for both seeds)."""
     seeds = [_tail_first(dtype, accepted) for accepted in (True, False)]
-    jitted = solvent.jit(lambda rng: rng.standard_normal(ziggurat.HEAD, dtype))
+    n = ziggurat.TURN_WORDS + 10
+    jitted = solvent.jit(lambda rng: rng.standard_normal(n, dtype))
     for seed in seeds:
-        _check(f"normal {np.dtype(dtype)}", seed, ziggurat.HEAD)
+        _check(f"normal {np.dtype(dtype)}", seed, n)
         ours, numpys = np.random.default_rng(seed), np.random.default_rng(seed)
-        assert np.array_equal(jitted(ours), numpys.standard_normal(ziggurat.HEAD, dtype))
+        assert np.array_equal(jitted(ours), numpys.standard_normal(n, dtype))
         assert ours.bit_generator.state == numpys.bit_generator.state
 
 
