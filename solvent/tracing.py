@@ -41,6 +41,7 @@ class Signature:
     input_kinds: list[type]    # type of the caller's object for each input
     output_avals: list[Aval] = field(default_factory=list)
     output_scalar: list[bool] = field(default_factory=list)
+    output_python: set = field(default_factory=set)  # scalar outputs NumPy gives as Python's (float(), a loop index)
     result: spec.Spec = None   # how the thunk rebuilds the result
     mutated: dict = field(default_factory=dict)   # input index -> output index (in-place)
     setters: list[Setter] = field(default_factory=list)   # containers' children reassigned
@@ -284,6 +285,8 @@ class _Outputs:
             self.values.append(tracer.value)
             self.signature.output_avals.append(tracer.aval)
             self.signature.output_scalar.append(isinstance(tracer, TracedScalar))
+            if isinstance(tracer, TracedScalar) and tracer.weak:
+                self.signature.output_python.add(len(self.values) - 1)
         return self.index[id(tracer)]
 
     def spec(self, x) -> spec.Spec:

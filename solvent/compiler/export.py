@@ -30,7 +30,7 @@ from solvent.compiler.disk import VERSIONS
 from solvent.core import structure
 from solvent.errors import LoadError, UnsupportedError
 
-FORMAT = 3  # 2: result specs are `core.spec` nodes; 3: paths are `core.structure.Path`s
+FORMAT = 4  # 2: result specs are `core.spec` nodes; 3: paths are `core.structure.Path`s; 4: Python scalar outputs
 _META, _MODULE, _SIGNATURE = "meta.json", "module.mlirbc", "signature.pickle"
 
 

@@ -112,6 +112,8 @@ def _wrap_outputs(signature: Signature, out_shardings, ns: _Namespace) -> list[s
             wrapped = f"_asarray(outs[{k}])[()]" if scalar else f"_host_copy(outs[{k}])"
         else:  # on one device: one copy out of the buffer, with no checks
             wrapped = f"_np_asarray(outs[{k}])[()]" if scalar else f"_np_array(outs[{k}])"
+        if k in signature.output_python and not device_results:  # a Python float, int or bool, as NumPy's
+            wrapped += ".item()"
         lines.append(f"o{k} = {wrapped}")
     return lines
 

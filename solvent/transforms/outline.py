@@ -125,6 +125,8 @@ def _call(session, built, args, kwargs):
     for i, k in signature.mutated.items():
         leaves[i].assign(results[k])
     outputs = [wrap(r, scalar=s) for r, s in zip(results, signature.output_scalar)]
+    for k in signature.output_python:
+        outputs[k].weak = True
     return build_result(signature.result, leaves, outputs, (args, kwargs))
 
 

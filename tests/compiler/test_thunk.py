@@ -305,3 +305,21 @@ def paired(x):
 ])
 def test_generated_thunks_are_as_reviewed(name, fn, make):
     assert_golden(f"thunk_{name}.txt", solvent.compile(fn, *make()).thunk.source)
+
+
+def _python_scalars(x, rng, rs):
+    total = 0
+    for i in range(x.shape[0]):
+        total = i * 2  # a rolled loop's index: a Python int in NumPy's loop
+    return (float(x.sum()), int(x[1]), round(x[2]), len(x[x > 0]), np.allclose(x, x), total, x.sum(),
+            rng.random(), rng.normal(), rs.randint(0, 7), rs.standard_normal())
+
+
+def test_python_scalars_come_back_as_pythons():
+    """What NumPy gives as a Python float, int or bool (float(), len(), np.allclose, a loop index, a
+    draw with no size) comes back as one, not as a NumPy scalar; a NumPy scalar stays one."""
+    x = np.array([0.5, -1.0, 2.5])
+    got = solvent.jit(_python_scalars)(x, np.random.default_rng(3), np.random.RandomState(3))
+    want = _python_scalars(x, np.random.default_rng(3), np.random.RandomState(3))
+    assert [type(g) for g in got] == [type(w) for w in want]
+    assert got == want
