@@ -312,7 +312,7 @@ def _python_scalars(x, rng, rs):
     for i in range(x.shape[0]):
         total = i * 2  # a rolled loop's index: a Python int in NumPy's loop
     return (float(x.sum()), int(x[1]), round(x[2]), len(x[x > 0]), np.allclose(x, x), total, x.sum(),
-            rng.random(), rng.normal(), rs.randint(0, 7), rs.standard_normal())
+            rng.random(), rng.normal(), rng.choice(1), rs.randint(0, 7), rs.standard_normal())
 
 
 def test_python_scalars_come_back_as_pythons():

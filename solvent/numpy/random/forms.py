@@ -115,7 +115,7 @@ def result(values, shape, scalar: bool, out=None, python: bool = False):
     item = values[()]  # a NumPy scalar
     if python and is_traced(item):
         item.weak = True
-    return item
+    return item.item() if python and not is_traced(item) else item  # (known: choice of a population of one)
 
 
 #: NumPy's messages for an empty population of `choice`, by generator: (an empty array, a number below 1).

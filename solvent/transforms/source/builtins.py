@@ -123,14 +123,19 @@ def len_(x):
 
 @builtin(any)
 def any_(iterable):
-    """any() with traced items: their np.logical_or (a traced bool)."""
-    return _truths(iterable, "any", np.logical_or, True)
+    """any() with traced items: their np.logical_or (a traced bool standing for Python's)."""
+    return _python_bool(_truths(iterable, "any", np.logical_or, True))
 
 
 @builtin(all)
 def all_(iterable):
-    """all() with traced items: their np.logical_and (a traced bool)."""
-    return _truths(iterable, "all", np.logical_and, False)
+    """all() with traced items: their np.logical_and (a traced bool standing for Python's)."""
+    return _python_bool(_truths(iterable, "all", np.logical_and, False))
+
+
+def _python_bool(truth):
+    """A traced truth as the Python bool any() and all() return (weak: a new scalar, not the item's)."""
+    return _scalar(truth, np.bool_, weak=True) if is_traced(truth) else truth
 
 
 @builtin(max)

@@ -86,6 +86,17 @@ def test_any_and_all(a):
     check_like_numpy(truths, a, np.array([[0], [2]]))
 
 
+def test_any_and_all_give_python_bools_and_leave_their_items_numpys():
+    def f(a):
+        c = a[0] > 0
+        return any(a > 2), all([True, a[1] < a[2]]), any(c for _ in range(2)), any([c]), c
+
+    a = np.array([3.0, -1.0, 2.0])
+    got, want = solvent.jit(f)(a), f(a)
+    assert [type(g) for g in got] == [type(w) for w in want] == [bool, bool, bool, bool, np.bool_]
+    assert got == want
+
+
 def test_a_static_true_item_still_short_circuits():
     def f(a):
         return any([a[0] > 0, True]), all([a[0] > 0, False, a[1] > 0])
