@@ -8,9 +8,9 @@ one in the base layer is drawn from the tail with one or more words through log1
 is seen by the word it starts at, so the words are drawn in parallel, every word is taken as a
 possible start, the slow ones (one or two in a hundred) are finished and chained in order, and
 each place of the result finds the word its draw comes from. When the words of a round do not make
-enough draws, another round starts at the first start not yet used. A call of fewer draws
-(MOST_IN_TURNS) makes them in turns instead, each slow one a turn of NumPy's loop: a round compiles
-to a hundred kernels.
+enough draws, another round starts at the first start not yet used. A call of at most
+MOST_IN_TURNS draws makes them in turns instead, each slow one a turn of NumPy's loop: rounds
+compile to a hundred kernels.
 """
 
 from __future__ import annotations
