@@ -108,12 +108,11 @@ def _wrap_outputs(signature: Signature, out_shardings, ns: _Namespace) -> list[s
             kind = Scalar if scalar else Array
             key = array_key(kind, aval, out_shardings[k] if out_shardings else None)
             wrapped = f"_{kind.__name__}(outs[{k}], {ns.name(key, 'key')})"
-        elif out_shardings:  # over a mesh: the result may have to be gathered first
-            wrapped = f"_asarray(outs[{k}])[()]" if scalar else f"_host_copy(outs[{k}])"
-        else:  # on one device: one copy out of the buffer, with no checks
-            wrapped = f"_np_asarray(outs[{k}])[()]" if scalar else f"_np_array(outs[{k}])"
-        if k in signature.output_python and not device_results:  # a Python float, int or bool, as NumPy's
-            wrapped += ".item()"
+        elif not scalar:  # over a mesh, the result may have to be gathered first; on one device, one copy
+            wrapped = f"_host_copy(outs[{k}])" if out_shardings else f"_np_array(outs[{k}])"
+        else:  # a NumPy scalar, or where NumPy gives a Python float, int or bool, that
+            item = ".item()" if k in signature.output_python else "[()]"
+            wrapped = f"{'_asarray' if out_shardings else '_np_asarray'}(outs[{k}]){item}"
         lines.append(f"o{k} = {wrapped}")
     return lines
 

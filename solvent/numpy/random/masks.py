@@ -121,6 +121,11 @@ def counts_through(packed, before, position):
     return before[word] + np.bitwise_count(packed[word] & below).astype(np.int64)
 
 
+def leading(mask):
+    """How many entries of a 1-d boolean mask come before its first False (all of them: its length)."""
+    return np.min(np.where(mask, mask.shape[0], np.arange(mask.shape[0])))
+
+
 def placed(out, block, at):
     """out with out[at:at + len(block)] = block along its first axis (at traced or not; the block fits)."""
     if not (is_traced(out) or is_traced(block) or is_traced(at)):

@@ -151,7 +151,7 @@ def accepted(state, n: int, draw, judge, chunk: int, rare: bool = True, wanted=N
         return out[:n], state
     words, after = draw(state, n)
     values, kept = judge(words)
-    kept = np.min(np.where(kept, n, np.arange(n)))  # the draws before the first rejection
+    kept = masks.leading(kept)  # the draws before the first rejection
     chunk = min(chunk, n)
     start = (after(np.minimum(kept + 1, n)), np.concatenate([values, np.zeros(1, values.dtype)]), kept)
     state, out, _ = repeat_while(lambda s, o, filled: filled < n, more, start)

@@ -257,7 +257,7 @@ def _in_turns(state, n: int, p: _Precision, first: Callable, step: Callable):
     def turn(state, out, filled, tail, negative):
         words, after = streams.candidates(state, width + 1, p.width)
         value, done, _ = first(words[:width])
-        fast = np.where(tail, 0, np.minimum(np.min(np.where(done, width, np.arange(width))), n - filled))
+        fast = np.where(tail, 0, np.minimum(masks.leading(done), n - filled))
         at = filled + fast  # the slow draw's place, where this turn reaches one
         slow = tail | ((at < n) & (fast < width))
         drawn, made, used, next_tail, next_negative = step(words[np.minimum(fast + np.arange(2), width)], tail,
@@ -267,7 +267,7 @@ def _in_turns(state, n: int, p: _Precision, first: Callable, step: Callable):
 
     words, after = streams.candidates(state, width, p.width)  # the first turn's draws before its slow one,
     value, done, _ = first(words)  # outside the loop: a few draws (a random walk's step) mostly need no turn
-    fast = np.min(np.where(done, width, np.arange(width)))
+    fast = masks.leading(done)
     start = (after(fast), masks.placed(np.zeros(n + width, p.dtype), value, 0), fast, np.False_, np.False_)
     state, out, *_ = repeat_while(lambda state, out, filled, *_: filled < n, turn, start)
     return out[:n], state
