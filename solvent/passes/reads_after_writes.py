@@ -72,9 +72,12 @@ def _reorder(body: ir.Block, k: int, counters: dict) -> bool:
         replaced, moved = [], []
     for op, i, v in replaced:
         op.operands[i] = v
-    made = [op for op in after.made if any(True for result in op.results for _ in result.uses)]
-    for op in set(after.made) - set(made):  # (values that turned out not to be needed)
-        op.erase()
+    made = []
+    for op in reversed(after.made):  # (those of values that turned out not to be needed go)
+        if any(True for result in op.results for _ in result.uses):
+            made.insert(0, op)
+        else:
+            op.erase()
     anchor = made[-1] if made else last
     for op in moved:
         op.move_after(anchor)  # a user before the write goes after it, with what uses it
@@ -93,7 +96,7 @@ def _movable(before: list, users: set) -> list | None:
     moved, made = [], set()
     for op in before:
         if op in users or any(defining_op(x) in made for x in _inputs(op)):
-            if op.name in _EFFECTS:
+            if ops_where(op, lambda inner: inner.name in _EFFECTS):
                 return None
             moved.append(op)
             made.add(op)
@@ -291,8 +294,8 @@ def _affine(value, body: ir.Block, counters: dict, depth: int = AFFINE_DEPTH) ->
     forms = [_affine(x, body, counters, depth - 1) for x in op.operands]
     if any(f is None for f in forms):
         return None
-    if op.name == "stablehlo.convert":
-        return forms[0]
+    if op.name == "stablehlo.convert":  # (to 32 bits or more: indices fit)
+        return forms[0] if dtype_of(op.results[0]).itemsize >= 4 else None
     if op.name == "stablehlo.negate":
         return forms[0][0], -forms[0][1], -forms[0][2]
     if op.name == "stablehlo.multiply":
@@ -341,7 +344,8 @@ def _integer(op) -> int | None:
 
 
 def _is_integer(value) -> bool:
-    return dtype_of(value).kind in "iu"
+    """Whether `value` holds signed integers (unsigned ones wrap below zero: no affine form)."""
+    return dtype_of(value).kind == "i"
 
 
 def _counters(loop: ir.Operation) -> dict:
@@ -359,7 +363,8 @@ def _counters(loop: ir.Operation) -> dict:
         direction = {"LT": "GT", "LE": "GE", "GT": "LT", "GE": "LE"}.get(direction, direction)
     body = loop.regions[1].blocks[0]
     bound = _affine(right, body, {}) if defining_op(right) is not None else None
-    if not isinstance(left.owner, ir.Block) or bound is None or bound[0] is not None:
+    if not isinstance(left.owner, ir.Block) or ir.BlockArgument(left).owner != condition or \
+            bound is None or bound[0] is not None:
         return found
     k = ir.BlockArgument(left).arg_number
     step, start = (_affine(x, body, {}) for x in (list(body.operations)[-1].operands[k], loop.operands[k]))
