@@ -60,14 +60,13 @@ def _reorder(body: ir.Block, k: int, counters: dict) -> bool:
     if not writes:
         return False
     last = writes[-1]
-    cone = _producers(last)
-    order = {op: i for i, op in enumerate(operations)}
+    cone, at = _producers(last), operations.index(last)
     uses = [(op, i) for op in operations if op not in cone for i, v in enumerate(op.operands)
             if v == body.arguments[k] or defining_op(v) in cone]
-    after = _After(body, k, writes, counters, operations[order[last] + 1])
+    after = _After(body, k, writes, counters, operations[at + 1])
     replaced = [(op, i, after.operand(op, i)) for op, i in uses]
     replaced = [(op, i, v) for op, i, v in replaced if v is not None and v != op.operands[i]]
-    moved = _movable(operations[:order[last]], {op for op, _, _ in replaced})
+    moved = _movable(operations[:at], {op for op, _, _ in replaced})
     if len(after.made) > MOST_RECOMPUTED or moved is None:
         replaced, moved = [], []
     for op, i, v in replaced:
