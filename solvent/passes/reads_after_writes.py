@@ -66,7 +66,7 @@ def _reorder(body: ir.Block, k: int, counters: dict) -> bool:
     after = _After(body, k, writes, counters, operations[at + 1])
     replaced = [(op, i, after.operand(op, i)) for op, i in uses]
     replaced = [(op, i, v) for op, i, v in replaced if v is not None and v != op.operands[i]]
-    moved = _movable(operations[:at], {op for op, _, _ in replaced})
+    moved = _movable(operations[:at], {op for op, _, _ in replaced}) if replaced else []
     if len(after.made) > MOST_RECOMPUTED or moved is None:
         replaced, moved = [], []
     for op, i, v in replaced:
