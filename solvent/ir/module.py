@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import func
+from jaxlib.mlir.dialects import func, stablehlo
 
 from solvent.ir.context import context
 
@@ -48,6 +49,23 @@ def dense_constant(op: ir.Operation) -> ir.DenseElementsAttr | None:
     if ir.RankedTensorType(op.results[0].type).element_type.typeid == ir.ComplexType.static_typeid:
         return None
     return ir.DenseElementsAttr(op.attributes["value"])
+
+
+def constant_integer(value: ir.Value) -> int | None:
+    """The number a 0-d integer `stablehlo.constant` holds; None for any other value."""
+    op = defining_op(value)
+    if op is None or op.name != "stablehlo.constant" or ir.RankedTensorType(value.type).shape:
+        return None
+    attribute = dense_constant(op)
+    try:
+        return None if attribute is None else int(np.asarray(ir.DenseIntElementsAttr(attribute))[()])
+    except ValueError:  # a float constant
+        return None
+
+
+def comparison_direction(op: ir.Operation) -> str:
+    """"LT", "EQ", ... of a `stablehlo.compare`."""
+    return str(stablehlo.ComparisonDirectionAttr(op.attributes["comparison_direction"]).value)
 
 
 def same_value(a: ir.Value, b: ir.Value, depth: int = 8) -> bool:

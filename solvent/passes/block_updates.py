@@ -25,7 +25,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.ir.context import context
-from solvent.ir.module import defining_op, in_loop, ops_where
+from solvent.ir.module import constant_integer, defining_op, in_loop, ops_where
 from solvent.ops.base import create, dtype_of, i64_array, one, shape_of
 from solvent.ops.constant import constant, iota
 
@@ -78,7 +78,7 @@ def _reads_around(op) -> bool:
     """Whether a dynamic_update_slice's update, as XLA fuses it, reads its operand other than
     exactly at the block."""
     operand, update, *indices = op.operands
-    block = ([_constant_index(index) for index in indices], list(shape_of(update)))
+    block = ([constant_integer(index) for index in indices], list(shape_of(update)))
     seen, pending = set(), [update]
     while pending:
         producer = defining_op(pending.pop())
@@ -114,7 +114,7 @@ def _largest_block(op) -> int:
 def _block_update(op) -> ir.Value | None:
     """`select(inside the block, pad(update), operand)`, or None when an offset is not a constant."""
     operand, update, *indices = op.operands
-    offsets = [_constant_index(index) for index in indices]
+    offsets = [constant_integer(index) for index in indices]
     if any(offset is None for offset in offsets):
         return None
     shape, size = shape_of(operand), shape_of(update)
@@ -143,13 +143,6 @@ def _concatenation(op) -> ir.Value | None:
                 _inside(shape, [(dimension, start, start + width)]), padded, result)
         start += width
     return result  # None when every piece is empty: the op stays
-
-
-def _constant_index(value: ir.Value) -> int | None:
-    owner = defining_op(value)
-    if owner is None or owner.name != "stablehlo.constant":
-        return None
-    return int(np.asarray(ir.DenseIntElementsAttr(owner.attributes["value"]))[()])
 
 
 def _pad(value: ir.Value, low, high) -> ir.Value:

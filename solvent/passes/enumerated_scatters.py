@@ -18,7 +18,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
 from solvent.ir.context import context
-from solvent.ir.module import defining_op, dense_constant, ops_where
+from solvent.ir.module import comparison_direction, defining_op, dense_constant, ops_where
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import shape_of
 
@@ -117,7 +117,7 @@ def _known(value: ir.Value, depth: int = 8):
     if op.name in _BINARY:
         return _BINARY[op.name](*operands)
     if op.name == "stablehlo.compare":
-        return _COMPARE[str(stablehlo.ComparisonDirectionAttr(op.attributes["comparison_direction"]).value)](*operands)
+        return _COMPARE[comparison_direction(op)](*operands)
     if op.name == "stablehlo.select":
         return np.where(*operands)
     if op.name == "stablehlo.concatenate":

@@ -19,7 +19,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.ir.context import context
-from solvent.ir.module import defining_op, dense_constant, ops_where
+from solvent.ir.module import comparison_direction, constant_integer, defining_op, ops_where
 from solvent.ops.base import create, dtype_of, i64_array, shape_of
 
 #: Ops a read's value may pass through on its way out of the update and be computed again after
@@ -281,7 +281,7 @@ def _affine(value, body: ir.Block, counters: dict, depth: int = AFFINE_DEPTH) ->
         argument = ir.BlockArgument(value)
         return (argument.arg_number, 1, 0) if argument.owner == body else None
     if op.name == "stablehlo.constant":
-        number = _integer(op)
+        number = constant_integer(value) if _is_integer(value) else None
         return None if number is None else (None, 0, number)
     if op.name not in _AFFINE or depth == 0 or not _is_integer(op.results[0]):
         return None
@@ -316,10 +316,6 @@ def _signed_comparison(test) -> bool:
         "UNSIGNED" not in str(test.attributes["compare_type"] if "compare_type" in test.attributes else "")
 
 
-def _direction(test) -> str:
-    return str(test.attributes["comparison_direction"]).split()[-1].rstrip(">")
-
-
 def _decided(test, body, counters, depth) -> bool | None:
     """The value of a signed integer comparison at every iteration; None where it varies or is unknown."""
     if not _signed_comparison(test):
@@ -331,15 +327,8 @@ def _decided(test, body, counters, depth) -> bool | None:
         return None
     always, never = {"LT": (high < 0, low >= 0), "LE": (high <= 0, low > 0), "GT": (low > 0, high <= 0),
                      "GE": (low >= 0, high < 0), "EQ": (low == high == 0, low > 0 or high < 0),
-                     "NE": (low > 0 or high < 0, low == high == 0)}[_direction(test)]
+                     "NE": (low > 0 or high < 0, low == high == 0)}[comparison_direction(test)]
     return True if always else False if never else None
-
-
-def _integer(op) -> int | None:
-    if not _is_integer(op.results[0]) or shape_of(op.results[0]):
-        return None
-    attribute = dense_constant(op)
-    return None if attribute is None else int(np.asarray(ir.DenseIntElementsAttr(attribute))[()])
 
 
 def _is_integer(value) -> bool:
@@ -355,7 +344,7 @@ def _counters(loop: ir.Operation) -> dict:
     test = defining_op(list(condition.operations)[-1].operands[0])
     if not _signed_comparison(test):
         return found
-    direction = _direction(test)
+    direction = comparison_direction(test)
     left, right = test.operands
     if isinstance(right.owner, ir.Block) and not isinstance(left.owner, ir.Block):
         left, right = right, left
