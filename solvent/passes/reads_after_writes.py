@@ -43,7 +43,64 @@ def rewrite(module: ir.Module) -> bool:
             counters = _counters(loop)
             for k in range(len(body.arguments)):
                 changed |= _reorder(body, k, counters)
+        for write in ops_where(module, lambda op: op.name == _DUS):
+            changed |= _loops_read_after(write)
     return changed
+
+
+def _loops_read_after(write: ir.Operation) -> bool:
+    """Loops before `write` that read its array only outside the written block (adi's back
+    substitution reads columns 1 to n - 2 of p, then `p[1:-1, 0] = 0.0`) read the written array
+    instead, the write moved before them: XLA otherwise copies the array to keep their reads
+    apart from the write."""
+    array, block = write.operands[0], write.block
+    operations = [op.operation for op in block.operations]
+    at = operations.index(write)
+    users = {use.owner.operation for use in array.uses} - {write}
+    holders = _enclosing(users, block)
+    loops = [op for op in operations[:at] if op in holders and op.name == "stablehlo.while"]
+    between = operations[operations.index(loops[0]) if loops else at:at]
+    if not loops or any(op not in loops and op in holders for op in between) or \
+            any(defining_op(x) in between for x in write.operands[1:]):
+        return False
+    reads = [user for user in users if _enclosing([user], block) & set(loops)]
+    if not all(_read_outside(user, write) for user in reads):
+        return False
+    write.move_before(loops[0])
+    for user in reads:
+        user.operands[0] = write.results[0]
+    return True
+
+
+def _enclosing(ops, block: ir.Block) -> set:
+    """The ops of `block` that are or hold (in their regions) one of `ops`."""
+    found = set()
+    for op in ops:
+        while op is not None and op.block != block:
+            op = op.parent.operation if op.parent is not None and op.parent.name != "builtin.module" else None
+        if op is not None:
+            found.add(op)
+    return found
+
+
+def _read_outside(read: ir.Operation, write: ir.Operation) -> bool:
+    """Whether `read` is an op of a loop's body (not of a region in it) that slices its first
+    operand (only) outside the block `write` writes into it, at every iteration of the loop."""
+    loop, array = read.parent.operation, write.operands[0]
+    if loop.name != "stablehlo.while" or read.block != loop.regions[1].blocks[0] or \
+            read.name not in (_DS, _SLICE) or any(x == array for x in read.operands[1:]):
+        return False
+    body = read.block
+    if read.name == _SLICE:
+        if any(s != 1 for s in ir.DenseI64ArrayAttr(read.attributes["strides"])):
+            return False
+        starts = list(ir.DenseI64ArrayAttr(read.attributes["start_indices"]))
+    else:
+        starts = list(read.operands[1:])
+    counters = _counters(loop)
+    return _apart([_affine(x, body, counters) for x in starts], shape_of(read.results[0]),
+                  [_affine(x, body, counters) for x in write.operands[2:]], shape_of(write.operands[1]),
+                  shape_of(array), counters)
 
 
 def _reorder(body: ir.Block, k: int, counters: dict) -> bool:
