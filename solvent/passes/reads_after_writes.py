@@ -23,7 +23,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.ir.context import context
-from solvent.ir.module import comparison_direction, constant_integer, defining_op, ops_where
+from solvent.ir.module import ancestors, comparison_direction, constant_integer, defining_op, ops_where
 from solvent.ops.base import create, dtype_of, i64_array, shape_of
 
 #: Ops a read's value may pass through on its way out of the update and be computed again after
@@ -58,16 +58,18 @@ def _loops_read_after(write: ir.Operation) -> bool:
     reads apart from the write. Nothing changes unless every use of the array from the first
     such loop to the write is a slice in one of their bodies."""
     array, block = write.operands[0], write.block
+    holders = {user: _holder(user, block) for user in (use.owner.operation for use in array.uses) if user != write}
+    if not any(h is not None and h.name == "stablehlo.while" for h in holders.values()):
+        return False
     operations = [op.operation for op in block.operations]
     at = operations.index(write)
-    users = {use.owner.operation for use in array.uses} - {write}
-    holders = _enclosing(users, block)
-    loops = [op for op in operations[:at] if op in holders and op.name == "stablehlo.while"]
+    held = set(holders.values())
+    loops = [op for op in operations[:at] if op in held and op.name == "stablehlo.while"]
     between = operations[operations.index(loops[0]) if loops else at:at]
-    if not loops or any(op not in loops and op in holders for op in between) or \
+    if not loops or any(op not in loops and op in held for op in between) or \
             any(defining_op(x) in between for x in write.operands[1:]):
         return False
-    reads = [user for user in users if _enclosing([user], block) & set(loops)]
+    reads = [user for user, holder in holders.items() if holder in loops]
     if not all(_read_outside(user, write) for user in reads):
         return False
     write.move_before(loops[0])
@@ -76,15 +78,9 @@ def _loops_read_after(write: ir.Operation) -> bool:
     return True
 
 
-def _enclosing(ops, block: ir.Block) -> set:
-    """The ops of `block` that are or hold (in their regions) one of `ops`."""
-    found = set()
-    for op in ops:
-        while op is not None and op.block != block:
-            op = op.parent.operation if op.parent is not None and op.parent.name != "builtin.module" else None
-        if op is not None:
-            found.add(op)
-    return found
+def _holder(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
+    """The op of `block` that is `op` or holds it in its regions; None where none does."""
+    return next((a.operation for a in (op, *ancestors(op)) if a.operation.block == block), None)
 
 
 def _read_outside(read: ir.Operation, write: ir.Operation) -> bool:
