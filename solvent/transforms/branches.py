@@ -17,6 +17,7 @@ from solvent.numpy.values import carried_value
 from solvent.ops.control import case_op
 from solvent.transforms.branch_writes import hoist
 from solvent.transforms.identity import FRESH, Either, as_value, bind, made_before
+from solvent.transforms import python_objects
 from solvent.transforms.regions import (Eraser, aval_of, convert, held_copy, is_weak, joined, leaves_of,
                                         new_writes, object_change, of_kind, outside_views, padded_as, padding,
                                         raised_in, rebuild, scalar_kind, skeleton, traced_region)
@@ -47,7 +48,8 @@ class Case:
 
     def _branch(self, session, region, k, branch, operands) -> _BranchEnd:
         with traced_region(session, region, [], [], self.eraser) as (block, record):
-            with raised_in(f"branch {k} of a traced `if`"):
+            what = f"branch {k} of a traced `if`"
+            with raised_in(what), python_objects.unchanged(branch, what):
                 result = branch(*operands)
             leaves = leaves_of(result)
             if k == 0:

@@ -25,6 +25,7 @@ from solvent.ops.control import while_op
 from solvent.transforms.lengths import Carried, traced_lengths
 from solvent.transforms.identity import (FRESH, Binding, Either, as_value, bind, flatten, has_identity, made_before,
                                          roots)
+from solvent.transforms import python_objects
 from solvent.transforms.regions import (Eraser, aval_of, convert, held_copy, ids_of, joined, leaves_of,
                                         new_writes, object_change, of_kind, outside_views, padded_as, padding,
                                         predicate, raised_in, rebuild, scalar_kind, skeleton, traced_region)
@@ -128,7 +129,8 @@ class _Loop:
     def trace(self, session, region, eraser, fn, types, condition=False) -> _Pass:
         with traced_region(session, region, types, self.implicit, eraser) as (block, record):
             stand_ins, carried = self._enter(list(block.arguments))
-            with raised_in("the condition of a traced loop" if condition else "the body of a traced loop"):
+            what = "the condition of a traced loop" if condition else "the body of a traced loop"
+            with raised_in(what), python_objects.unchanged(fn, what):
                 result = fn(rebuild(self.tree, stand_ins))
             if condition:
                 stablehlo.ReturnOp([predicate(result)])

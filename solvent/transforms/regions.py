@@ -13,6 +13,7 @@ from solvent.core.aval import Aval
 from solvent.core.session import Region
 from solvent.core.traced import ScalarOrArray, TracedArray, TracedScalar
 from solvent.errors import ControlFlowError, SolventError, raised_at
+from solvent.transforms import python_objects
 from solvent.transforms.identity import roots
 from solvent.numpy.values import value, wrap
 from solvent.ops import elementwise as ew
@@ -256,7 +257,8 @@ def predicate(pred) -> ir.Value:
 def probe(fn):
     """`fn()` traced once into a throwaway region, to learn what it returns; its writes are undone.
 
-    The result's arrays are only good for their shapes and dtypes.
+    The result's arrays are only good for their shapes and dtypes; what it changed in the Python
+    objects it reaches is undone too.
     """
     session = trace.current()
     with session.emitting():
@@ -264,7 +266,8 @@ def probe(fn):
         block = scratch.regions[0].blocks.append()
         record = Region()
         try:
-            with session.inside(block) as record, raised_in("the body of a traced loop"):
+            with (session.inside(block) as record, raised_in("the body of a traced loop"),
+                  python_objects.unchanged(fn, None)):
                 result = fn()
         finally:
             for array, old in record.writes.values():

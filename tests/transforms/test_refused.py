@@ -1,5 +1,6 @@
 """Constructs that cannot be captured raise an error naming the file, line and construct."""
 
+import collections
 import inspect
 
 import numpy as np
@@ -43,8 +44,8 @@ def defined_in_one_branch(x):
     return y
 
 
-def escapes_through_list(x):
-    kept = []
+def escapes_through(x, kind):
+    kept = kind()  # a list is watched for changes; a deque is not, so its value escapes
     i = 0
     while x[i] < 3:
         kept.append(x * i)
@@ -76,9 +77,12 @@ def test_variable_set_in_only_one_traced_branch():
     assert f"{__file__}:{_line(defined_in_one_branch, 'if x.sum() > 0')}" in message
 
 
-def test_value_escaping_a_loop_through_a_list():
-    with pytest.raises(solvent.UnsupportedError) as info:
-        solvent.jit(escapes_through_list)(np.arange(5.0))
+@pytest.mark.parametrize("kind, error, words", [
+    (list, solvent.ControlFlowError, ["changes the Python object `kept`"]),
+    (collections.deque, solvent.UnsupportedError, ["escaped", "return it from the loop"])])
+def test_value_escaping_a_loop_through_a_python_object(kind, error, words):
+    with pytest.raises(error) as info:
+        solvent.jit(escapes_through, static_argnames="kind")(np.arange(5.0), kind)
     message = str(info.value)
-    assert "escaped" in message and "return it from the loop" in message
-    assert f"{__file__}:{_line(escapes_through_list, 'kept.append')}" in message
+    assert all(word in message for word in words)
+    assert f"{__file__}:{_line(escapes_through, 'kept.append')}" in message

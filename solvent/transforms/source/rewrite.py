@@ -56,7 +56,10 @@ def _no_arguments(names=()) -> ast.arguments:
 
 
 def _function(name, params, body) -> ast.FunctionDef:
-    return ast.FunctionDef(name, _no_arguments(params), body or [ast.Pass()], [], None, type_params=[])
+    """A function made of `body`, starting at its first line (which errors about the body name)."""
+    function = ast.FunctionDef(name, _no_arguments(params), body or [ast.Pass()], [], None, type_params=[])
+    located = [statement for statement in body if hasattr(statement, "lineno")]
+    return ast.copy_location(function, located[0]) if located else function
 
 
 class _Assigned(ast.NodeVisitor):

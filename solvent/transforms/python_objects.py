@@ -1,0 +1,139 @@
+"""Python objects a traced body changes (a list it appends to, a dict entry or an attribute it
+sets): a body traced once stands for any number of runs, or none, so such a change would be made
+once whatever the data. They are found by comparing the objects the body's function reaches before
+and after it is traced, and put back."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import itertools
+import sys
+import types
+
+from solvent.errors import ControlFlowError, is_library_file, user_location
+
+#: Where installed code lives (the standard library, site-packages): its objects are not the user's.
+_INSTALLED = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
+
+#: How far the watch looks into nested containers, and how many objects (and items of one) at most.
+DEPTH, MOST = 4, 10_000
+
+_FUNCTIONS = (types.FunctionType, types.MethodType, functools.partial)
+
+
+def _users(filename: str | None) -> bool:
+    """Whether code of `filename` is the user's: not solvent's, NumPy's or any installed package's."""
+    return bool(filename) and not is_library_file(filename) and not filename.startswith(_INSTALLED)
+
+
+class _Watch:
+    """The mutable objects the user's code reaches from a function, each with a copy of its contents:
+    lists, dicts, sets and instances of the user's own classes (what solvent or a library holds
+    changes while tracing by design)."""
+
+    def __init__(self, fn):
+        self.saved: list[tuple[str, object, object]] = []   # (name, object, its contents)
+        self.seen: set[int] = set()
+        self.where: tuple[str, int] | None = None            # where the user's first function met starts
+        self._function(fn, DEPTH)
+
+    def _function(self, fn, depth):
+        if id(fn) in self.seen or depth < 0:
+            return
+        self.seen.add(id(fn))
+        if isinstance(fn, types.MethodType):
+            self._reach("self", fn.__self__, depth)
+            return self._function(fn.__func__, depth)
+        if isinstance(fn, functools.partial):
+            return self._function(fn.func, depth)
+        code = getattr(fn, "__code__", None)
+        if code is None:
+            return
+        own = _users(code.co_filename)
+        if own and self.where is None:
+            self.where = (code.co_filename, code.co_firstlineno)
+        for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+            with contextlib.suppress(ValueError):  # a cell not yet filled
+                x = cell.cell_contents
+                if own or isinstance(x, _FUNCTIONS):
+                    self._reach(name, x, depth)
+        scope = fn.__globals__ if own else {}
+        for name in code.co_names:
+            if name in scope:
+                self._reach(name, scope[name], depth)
+
+    def _reach(self, name, x, depth):
+        if isinstance(x, _FUNCTIONS):
+            return self._function(x, depth - 1)
+        if depth < 0 or len(self.seen) > MOST or id(x) in self.seen:
+            return
+        contents = _contents(x)
+        if contents is None and not isinstance(x, tuple):
+            return
+        self.seen.add(id(x))
+        if contents is not None:
+            self.saved.append((name, x, contents))
+        items = x if contents is None else contents
+        for item in itertools.islice(items.values() if isinstance(items, dict) else items, MOST):
+            self._reach(name, item, depth - 1)
+
+    def changed(self) -> list[str]:
+        """The names of the objects whose contents differ from their copies."""
+        return list(dict.fromkeys(name for name, x, old in self.saved if not _same(_contents(x), old)))
+
+    def restore(self) -> None:
+        for _, x, old in self.saved:
+            if not _same(_contents(x), old):
+                _put(x, old)
+
+
+def _contents(x):
+    """A copy of what a watched object holds (None for what is not watched)."""
+    if isinstance(x, (list, set, bytearray)):
+        return list(x)
+    if isinstance(x, dict):
+        return dict(x)
+    if isinstance(x, (type, types.ModuleType)):
+        return None
+    attributes = getattr(x, "__dict__", None)
+    module = sys.modules.get(type(x).__module__)
+    if not isinstance(attributes, dict) or not _users(getattr(module, "__file__", None)):
+        return None
+    return dict(attributes)
+
+
+def _same(new, old) -> bool:
+    if isinstance(old, dict):
+        return new.keys() == old.keys() and all(new[k] is old[k] for k in old)
+    return len(new) == len(old) and all(a is b for a, b in zip(new, old))
+
+
+def _put(x, old) -> None:
+    if isinstance(x, (list, bytearray)):
+        x[:] = old
+    elif isinstance(x, (dict, set)):
+        x.clear()
+        x.update(old)
+    else:
+        vars(x).clear()
+        vars(x).update(old)
+
+
+@contextlib.contextmanager
+def unchanged(fn, what: str | None):
+    """Around the trace of `fn`: the Python objects it reaches hold afterwards what they held before.
+    Where `what` names the body and it changed one, that is an error: rolled or branched, the change
+    would be made once whatever the data."""
+    watch = _Watch(fn)
+    try:
+        yield
+    finally:
+        names = watch.changed()
+        watch.restore()
+    if names and what is not None:
+        listed = ", ".join(f"`{n}`" for n in names)
+        raise ControlFlowError(
+            f"{what} changes the Python object {listed} (appends to it, or sets an item or attribute): "
+            "solvent traces such a body once, whatever the data, so the change would not follow the data; "
+            "count or collect in arrays or in names the body assigns instead", watch.where or user_location())

@@ -1,0 +1,118 @@
+"""Python objects changed in a rolled loop or a traced branch: followed exactly where the loop can
+unroll, a clear error where the change would depend on the data, never a silent wrong result."""
+
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+
+import solvent
+from differential import check_like_numpy
+
+
+class Counter:
+    def __init__(self):
+        self.n = 0
+
+
+class State:
+    def __init__(self, u):
+        self.u = u
+
+
+def appended(x):
+    seen = []
+    for i in range(20):  # longer than `unroll`: it would roll
+        seen.append(i)
+        x[i] += len(seen)
+    return x
+
+
+def counted_in_a_dict(x):
+    count = {"n": 0}
+    for i in range(20):
+        count["n"] += 1
+        x[i] *= count["n"]
+    return x
+
+
+def counted_in_an_attribute(x):
+    c = Counter()
+    for i in range(20):
+        c.n = c.n + 1
+        if x[i] > 0:  # and a traced branch beside it
+            x[i] += c.n
+    return x
+
+
+def collected(x):
+    parts = []
+    for i in range(20):
+        parts.append(x[i] * 2.0)
+    return np.stack(parts)
+
+
+@pytest.mark.parametrize("fn", [appended, counted_in_a_dict, counted_in_an_attribute, collected])
+def test_a_static_loop_changing_python_objects_unrolls_and_follows_numpy(fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_like_numpy(fn, np.linspace(-1.0, 1.0, 20))
+    assert any("unrolled" in str(w.message) for w in caught)
+
+
+def logged_in_a_branch(x):
+    log = []
+    if x[0] > 0:
+        log.append("positive")
+    return x * len(log)
+
+
+def counted_in_a_branch(x):
+    c = Counter()
+    if x.sum() > 0:
+        c.n += 1
+    return x + c.n
+
+
+def steps_of_a_while(x):
+    steps = []
+    i = 0
+    while i < 9 and x[i] > 0:
+        steps.append(i)
+        i += 1
+    return x + len(steps)
+
+
+@pytest.mark.parametrize("fn, name, statement", [(logged_in_a_branch, "log", "log.append"),
+                                                 (counted_in_a_branch, "c", "c.n += 1"),
+                                                 (steps_of_a_while, "steps", "steps.append")])
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_a_traced_branch_or_loop_changing_a_python_object_is_an_error(fn, name, statement, sign):
+    x = sign * np.arange(1.0, 11.0)
+    before = x.copy()
+    with pytest.raises(solvent.ControlFlowError, match=f"changes the Python object `{name}`") as error:
+        solvent.jit(fn)(x)
+    source, start = inspect.getsourcelines(fn)
+    line = start + next(k for k, text in enumerate(source) if statement in text)
+    assert f"test_python_objects.py:{line}" in str(error.value)  # the body's first line
+    np.testing.assert_array_equal(x, before)
+
+
+def read_from_objects(x, table):
+    weights = [0.5, 2.0]
+    state = State(np.zeros(20))
+    arrays = [x]
+    for i in range(20):
+        if x[i] > table["cut"]:
+            arrays[0][i] += weights[1]  # writes through a list: the array changes, the list does not
+        state.u[i] = x[i] * weights[0]
+    return x, state.u
+
+
+def test_objects_only_read_or_holding_arrays_written_in_place_roll():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_like_numpy(read_from_objects, np.linspace(-1.0, 1.0, 20), {"cut": 0.25})
+    text = solvent.code_hlo(read_from_objects, np.linspace(-1.0, 1.0, 20), {"cut": 0.25}, optimize="none")
+    assert "stablehlo.while" in text
