@@ -21,9 +21,9 @@ from solvent.ops import elementwise as ew
 from solvent.ops.base import shape_of
 from solvent.transforms.branches import Case
 from solvent.transforms.loops import loop
-from solvent.transforms.regions import leaves_of, probe, rebuild
+from solvent.transforms.regions import leaves_of, probe, rebuild, takes_branch
 
-__all__ = ["traced_case", "cond", "fori_loop", "index_scalar", "leaf_count", "loop", "probe", "scan",
+__all__ = ["traced_case", "cond", "fori_loop", "index_scalar", "leaf_count", "loop", "probe", "scan", "takes_branch",
            "switch", "while_loop"]
 
 

@@ -260,6 +260,29 @@ def probe(fn):
     The result's arrays are only good for their shapes and dtypes; what it changed in the Python
     objects it reaches is undone too.
     """
+    return _traced_apart(fn)
+
+
+def takes_branch(fn) -> bool:
+    """Whether `fn()`, traced once into a throwaway region (its writes undone), takes a traced
+    branch (emits a `stablehlo.case`, in its loops too)."""
+    found = False
+
+    def visit(op):
+        nonlocal found
+        found = found or op.name == "stablehlo.case"
+        return ir.WalkResult.INTERRUPT if found else ir.WalkResult.ADVANCE
+
+    def look(block):
+        for op in block.operations:
+            op.operation.walk(visit)
+    _traced_apart(fn, look)
+    return found
+
+
+def _traced_apart(fn, look=lambda block: None):
+    """What `fn()` returns, traced into a block that `look` sees before it is erased; the writes made
+    there, to arrays and to Python objects, are undone."""
     session = trace.current()
     with session.emitting():
         scratch = case_op(value(np.int32(0)), [], 1)
@@ -269,6 +292,7 @@ def probe(fn):
             with (session.inside(block) as record, raised_in("the body of a traced loop"),
                   python_objects.unchanged(fn, None)):
                 result = fn()
+            look(block)
         finally:
             for array, old in record.writes.values():
                 array.restore(old)

@@ -116,3 +116,17 @@ def test_objects_only_read_or_holding_arrays_written_in_place_roll():
         check_like_numpy(read_from_objects, np.linspace(-1.0, 1.0, 20), {"cut": 0.25})
     text = solvent.code_hlo(read_from_objects, np.linspace(-1.0, 1.0, 20), {"cut": 0.25}, optimize="none")
     assert "stablehlo.while" in text
+
+
+def test_the_probe_of_a_short_loop_leaves_python_objects_as_they_were():
+    """A short loop holding an `if` is traced once apart to see whether it branches, and once rolled:
+    a list it appends to gets each step's item once, as the loop unrolls."""
+    def short(x):
+        seen = []
+        for i in range(3):
+            seen.append(i)
+            if x[i] > 0:
+                x[i] += 1.0
+        return x + len(seen)
+
+    check_like_numpy(short, np.array([1.0, -1.0, 2.0]))

@@ -378,6 +378,7 @@ class _Rewriter(ast.NodeTransformer):
         range_args = (iterator.args if isinstance(iterator, ast.Call) and _is_range(iterator.func)
                       and not iterator.keywords and 1 <= len(iterator.args) <= 3 else None)
         hints = _hints(node.body)
+        branching = ast.Constant(_contains(node.body, (ast.If, ast.IfExp)))
         self.generic_visit(node)
         item = self.fresh("item")
         body = [ast.Assign([node.target], ast.Name(item, ast.Load()))] + node.body
@@ -387,7 +388,7 @@ class _Rewriter(ast.NodeTransformer):
         function = _function(body_name, [item] + names, body + done)
         if range_args is not None:  # generic_visit rewrote the arguments in place
             call = _helper("for_range", ast.Tuple(range_args, ast.Load()), ast.Name(body_name, ast.Load()),
-                           _loads(names), ast.Constant(tuple(names)), self.where(node), *hints)
+                           _loads(names), ast.Constant(tuple(names)), self.where(node), *hints, branching)
         else:
             call = _helper("for_stmt", node.iter, ast.Name(body_name, ast.Load()), _loads(names),
                            ast.Constant(tuple(names)), self.where(node), *hints)

@@ -228,7 +228,7 @@ UNROLL_AT_MOST = 256
 UNROLL_OPS_AT_MOST = 10_000
 
 
-def for_range(bounds, body_fn, values, names, where, in_place=(), written=()):
+def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), branching=False):
     """`for i in range(*bounds): body` (body_fn(i, *values)); rolled when traced or long.
 
     A static loop unrolls while the copies of its body, times those of the static loops
@@ -236,7 +236,10 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=()):
     so the module grows with the source, not with the trip counts. So does the rest of a short
     one whose first step emitted so many ops (counting those in its loops and branches) that
     copies of it would exceed `UNROLL_OPS_AT_MOST` (Game of Life by cells, 8 generations of
-    16x16: a 3.5 s first call unrolled, 1.3 s so).
+    16x16: a 3.5 s first call unrolled, 1.3 s so). A short one whose body (`branching`: it holds
+    an `if`) takes a traced branch rolls whole: copies of a branch never fuse, so each would be
+    one more thunk for XLA to compile and run (Game of Life by cells at 16x16, 8 generations:
+    first call 1.7 -> 0.1 s, each call 660 -> 64 us).
     """
     values = tuple(values)
     if not any(_traced(b) for b in bounds):
@@ -247,12 +250,14 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=()):
         if limit is None or copies <= limit:
             if limit is None or len(steps) < 2:
                 return _unrolled(steps, body_fn, values, copies)
+            if branching and control_flow.takes_branch(lambda: body_fn(steps[0], *values)):
+                return _short_rolled(steps, body_fn, values, names, where, in_place, written, 1)
             block = session.blocks[-1]
             emitted = len(block.operations)
             values = _unrolled(steps[:1], body_fn, values, copies)
             if _ops_since(block, emitted) * (len(steps) - 1) <= UNROLL_OPS_AT_MOST:
                 return _unrolled(steps[1:], body_fn, values, copies)
-            return _rest_rolled(steps[1:], body_fn, values, names, where, in_place, written, copies)
+            return _short_rolled(steps[1:], body_fn, values, names, where, in_place, written, copies)
         try:
             session.rolled.append(where)
             return _rolled(bounds, body_fn, values, names, where, in_place, written)
@@ -269,10 +274,10 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=()):
     return _rolled(bounds, body_fn, values, names, where, in_place, written)
 
 
-def _rest_rolled(steps, body_fn, values, names, where, in_place, written, copies):
-    """The rest of a short loop rolled, its body traced as its first step was (the loops in it
-    unroll or roll alike); unrolled, as the whole loop would have been, where the body cannot
-    run with a traced index."""
+def _short_rolled(steps, body_fn, values, names, where, in_place, written, copies):
+    """Steps of a short loop (all, or the rest after its first) rolled, the loops in its body
+    counting `copies`; unrolled, as the whole loop would have been, where the body cannot run
+    with a traced index."""
     try:
         trace.current().rolled.append(where)
         return _rolled((steps.start, steps.stop, steps.step), body_fn, values, names, where, in_place, written,

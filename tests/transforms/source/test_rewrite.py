@@ -269,16 +269,36 @@ def sweeps(x, steps):
     return x
 
 
+COEFFICIENTS = tuple(np.linspace(-1.0, 1.0, 300))
+
+
+def polynomial_steps(x, steps):
+    for _ in range(steps):
+        y = np.zeros_like(x)
+        for c in COEFFICIENTS:  # items of a tuple: always unrolled
+            y = y * x + c
+        x = 0.5 * np.tanh(y)
+    return x
+
+
 def test_a_short_loop_whose_first_step_is_big_rolls_the_rest():
     """Copies of a big body only lengthen the module, and XLA's compile: the first step stays,
     the rest roll."""
+    check_like_numpy(polynomial_steps, np.linspace(-0.5, 0.5, 8), 16)
+    text = solvent.code_hlo(polynomial_steps, np.linspace(-0.5, 0.5, 8), 16, optimize="none")
+    assert text.count("stablehlo.multiply") == 2 * (300 + 1)  # its first step, and the loop of the rest
+    assert "while" not in solvent.code_hlo(sweeps, np.zeros(4), 3, optimize="none")
+    check_like_numpy(sweeps, np.zeros(4), 3)
+
+
+def test_a_short_loop_that_takes_a_traced_branch_rolls_whole():
+    """Each copy of a traced `if` is one more of XLA's thunks to compile and run (they never fuse):
+    Game of Life by cells rolls its loops, generations too, into one cell's branches."""
     board = (np.random.default_rng(1).random((16, 16)) < 0.4).astype(np.int64)
     check_like_numpy(life, board, 4)
     text = solvent.code_hlo(life, board, 4, optimize="none")
-    # two copies of a generation's 16 x 2 branches (its first step, and the loop of the rest), not four
-    assert text.count("stablehlo.case") == 2 * 16 * 2
-    assert "while" not in solvent.code_hlo(sweeps, np.zeros(4), 3, optimize="none")
-    check_like_numpy(sweeps, np.zeros(4), 3)
+    assert text.count("stablehlo.case") == 2  # `if` and `elif` of one cell, not 16 x 16 x 4 of them
+    assert text.count("stablehlo.while") == 3
 
 
 def test_a_loop_that_cannot_roll_and_is_too_big_to_unroll_is_an_error():
