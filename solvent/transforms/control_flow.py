@@ -23,8 +23,8 @@ from solvent.transforms.branches import Case
 from solvent.transforms.loops import loop
 from solvent.transforms.regions import leaves_of, probe, rebuild, takes_branch
 
-__all__ = ["traced_case", "cond", "fori_loop", "index_scalar", "leaf_count", "loop", "probe", "scan", "takes_branch",
-           "switch", "while_loop"]
+__all__ = ["traced_case", "cond", "fori_loop", "index_scalar", "leaf_count", "loop", "probe", "scan",
+           "switch", "takes_branch", "while_loop"]
 
 
 

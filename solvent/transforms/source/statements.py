@@ -250,7 +250,7 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), br
         if limit is None or copies <= limit:
             if limit is None or len(steps) < 2:
                 return _unrolled(steps, body_fn, values, copies)
-            if branching and control_flow.takes_branch(lambda: body_fn(steps[0], *values)):
+            if branching and _takes_branch(body_fn, steps[0], values):
                 return _short_rolled(steps, body_fn, values, names, where, in_place, written, 1)
             block = session.blocks[-1]
             emitted = len(block.operations)
@@ -272,6 +272,15 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), br
                           f"cannot run with a traced loop index ({reason})", stacklevel=2)
             return _unrolled(steps, body_fn, values, copies)
     return _rolled(bounds, body_fn, values, names, where, in_place, written)
+
+
+def _takes_branch(body_fn, index, values) -> bool:
+    """Whether the step `index` of a loop takes a traced branch; not where it raises (unrolled, that
+    step then raises the error NumPy's would)."""
+    try:
+        return control_flow.takes_branch(lambda: body_fn(index, *values))
+    except Exception:  # noqa: BLE001  the step traced for real raises it again, or runs
+        return False
 
 
 def _short_rolled(steps, body_fn, values, names, where, in_place, written, copies):

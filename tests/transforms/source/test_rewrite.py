@@ -301,6 +301,20 @@ def test_a_short_loop_that_takes_a_traced_branch_rolls_whole():
     assert text.count("stablehlo.while") == 3
 
 
+def test_a_short_branching_loop_whose_step_raises_gives_numpys_error():
+    def out_of_bounds(x):
+        for i in range(3):
+            if x[i] > 0:
+                x[i] = 1.0
+            x[7] += 1.0
+        return x
+
+    with pytest.raises(IndexError, match="index 7 is out of bounds"):
+        out_of_bounds(np.ones(4))
+    with pytest.raises(IndexError, match="index 7 is out of bounds"):
+        solvent.jit(out_of_bounds)(np.ones(4))
+
+
 def test_a_loop_that_cannot_roll_and_is_too_big_to_unroll_is_an_error():
     def sorted_prefixes(x):
         total = 0.0
