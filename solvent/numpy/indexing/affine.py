@@ -28,11 +28,22 @@ class Affine:
         return min(ends), max(ends)
 
 
-def mark_loop_index(index, start: int, stop: int, step: int) -> None:
-    """`index` takes the values of `range(start, stop, step)` (not empty)."""
-    values = range(start, stop, step)
-    if len(values):
-        index.affine = Affine(index, 1, 0, min(values[0], values[-1]), max(values[0], values[-1]))
+def mark_loop_index(index, start, stop, step: int) -> None:
+    """`index` takes the values of `range(start, stop, step)`: Python integers, or bounds that are
+    themselves affine in an outer loop's index (`range(i + 1, n)`), where it ranges within theirs."""
+    if all(isinstance(b, (int, np.integer)) for b in (start, stop)):
+        values = range(start, stop, step)
+        if not values:
+            return
+        low, high = min(values[0], values[-1]), max(values[0], values[-1])
+    else:
+        first, last = _form(start), _form(stop)
+        if first is None or last is None:
+            return
+        low, high = ((first.bounds()[0], last.bounds()[1] - 1) if step > 0 else
+                     (last.bounds()[0] + 1, first.bounds()[1]))
+    if low <= high:
+        index.affine = Affine(index, 1, 0, low, high)
 
 
 def _form(x):

@@ -82,6 +82,10 @@ def _dynamic_starts(index: Index, base_shape) -> list[ir.Value]:
             starts.append(full(0, (), np.int64))
             continue
         i = value(axis.dynamic, np.int64)
+        form = getattr(axis.dynamic, "affine", None)
+        if form is not None and form.bounds()[0] >= 0:  # a rolled loop's index, never negative
+            starts.append(i)
+            continue
         negative = ew.compare("LT", i, full(0, (), np.int64))
         starts.append(ew.select(negative, ew.binary("add", i, full(n, (), np.int64)), i))
     return starts

@@ -331,12 +331,10 @@ def _rolled(bounds, body_fn, values, names, where, in_place, written, copies=1):
     else:
         test = lambda c: c[0] < c[1]  # noqa: E731
 
-    static = not any(is_traced(b) for b in (start, stop, step))
-
     def body(carry):
         i, end, inner = carry
         i.weak = True  # a Python int in NumPy's loop
-        if static:  # so `a[i:i + k]` is a slice of static length
+        if not is_traced(step):  # so `a[i:i + k]` is a slice of static length
             affine.mark_loop_index(i, start, stop, step)
         return i + step, end, tuple(body_fn(i, *inner))
 

@@ -48,3 +48,33 @@ def test_a_window_that_may_run_past_the_end_keeps_numpy_lengths(stop):
         return total
     x = np.arange(22.0)
     assert_same(solvent.jit(clipped)(x), clipped(x))
+
+
+def upper_sweep(a):
+    n = a.shape[0]
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, n):  # bounds from the outer index: j is in [1, n - 1]
+            a[i, j] = max(a[i, j], a[i, j - 1] + a[i + 1, j])
+    return a
+
+
+def around(x, lo, hi):
+    for i in range(lo, hi):  # negative indices wrap as in NumPy
+        for j in range(i - 2, i):
+            x[j] += x[i] * 0.5
+    return x
+
+
+def test_indices_known_never_negative_take_no_wrap_and_follow_numpy():
+    a = np.random.default_rng(1).random((20, 20))
+    assert_same(solvent.jit(upper_sweep)(a.copy()), upper_sweep(a.copy()))
+    text = solvent.code_hlo(upper_sweep, a, optimize="none")
+    assert text.count("stablehlo.while") == 2
+    assert "tensor<i1>, tensor<i64>" not in text  # no select of a negative index's wrap (i + n)
+
+
+@pytest.mark.parametrize("lo, hi", [(-5, 5), (0, 9), (2, 10)])
+def test_indices_that_may_be_negative_wrap_as_in_numpy(lo, hi):
+    x = np.arange(10.0)
+    result = solvent.jit(around, static_argnames=("lo", "hi"))(x.copy(), lo=lo, hi=hi)
+    assert_same(result, around(x.copy(), lo, hi))
