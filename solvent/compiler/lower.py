@@ -18,7 +18,8 @@ import solvent.passes
 from solvent.compiler import disk
 from solvent.errors import EscapedValueError
 from solvent.ir.module import parse, to_text
-from solvent.passes import block_updates, donation, enumerated_scatters, pipelines as passes, reads_after_writes
+from solvent.passes import (block_updates, donation, enumerated_scatters, one_element_ops, pipelines as passes,
+                            reads_after_writes)
 from solvent.runtime import executable as executables
 from solvent.sharding import gspmd, placement as placements
 from solvent.tracing import Signature, trace
@@ -172,7 +173,8 @@ def _for_xla(text: str, signature: Signature, placement, options: Options) -> st
     """The optimized module as PJRT compiles it, parsed once and printed once if a step changed it:
     mutated inputs donated (those of a new shape cannot alias); scatters at indices that enumerate
     their operand as reshapes (`enumerated_scatters`); reads a loop's other updates make of an array
-    it writes in place taken after that write (`reads_after_writes`); block updates as pad + select, which XLA's
+    it writes in place taken after that write (`reads_after_writes`); one-element ops that repeat scalar ones as
+    reshapes of those (`one_element_ops`); block updates as pad + select, which XLA's
     partitioner turns into halo exchanges instead of gathers, and on one device where they cover
     most of their array; then mhlo shardings if GSPMD partitions."""
     module = parse(text)
@@ -182,6 +184,7 @@ def _for_xla(text: str, signature: Signature, placement, options: Options) -> st
     if optimizing:  # (before block updates turn the enumerating constants into pads)
         changed |= enumerated_scatters.rewrite(module)
         changed |= reads_after_writes.rewrite(module)
+        changed |= one_element_ops.rewrite(module)
     if placement is not None:
         changed |= block_updates.rewrite(module)
         if options.shardy_passes == "to_mhlo_shardings":
