@@ -130,3 +130,29 @@ def test_the_probe_of_a_short_loop_leaves_python_objects_as_they_were():
         return x + len(seen)
 
     check_like_numpy(short, np.array([1.0, -1.0, 2.0]))
+
+
+class Rod:
+    """A simulation object as people write them: its state, its clock and a step method."""
+
+    def __init__(self, u):
+        self.u, self.t, self.steps = u, 0.0, 0
+
+    def step(self):
+        self.u[1:-1] += 0.1 * (self.u[2:] - 2 * self.u[1:-1] + self.u[:-2])
+        self.t += 0.01
+        self.steps += 1
+
+
+def run_rod(u):
+    rod = Rod(u)
+    for _ in range(40):
+        rod.step()
+    return rod.u, rod.t, rod.steps
+
+
+def test_an_object_stepping_its_own_clock_in_a_long_loop_follows_numpy():
+    """Rolled, `rod.t` and `rod.steps` would advance once (0.01 and 1 after 40 steps)."""
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        check_like_numpy(run_rod, np.sin(np.linspace(0.0, 3.0, 30)))
