@@ -1,7 +1,8 @@
 """Python objects a traced body changes (a list it appends to, a dict entry or an attribute it
 sets): a body traced once stands for any number of runs, or none, so such a change would be made
 once whatever the data. They are found by comparing the objects the body's function reaches before
-and after it is traced, and put back."""
+and after it is traced, and put back; the error says which entries took other numbers or arrays, so
+that a static loop can carry them (`source.statements`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import functools
 import itertools
 import sys
 import types
+
+import numpy as np
 
 from solvent.errors import ControlFlowError, is_library_file, user_location
 
@@ -82,10 +85,49 @@ class _Watch:
         """The names of the objects whose contents differ from their copies."""
         return list(dict.fromkeys(name for name, x, old in self.saved if not _same(_contents(x), old)))
 
+    def slots(self) -> list[Slot] | None:
+        """The entries (a dict's items, an object's attributes) the trace gave another number or
+        array, or None where it changed an object otherwise (appended, added or removed an entry)."""
+        found = []
+        for name, x, old in self.saved:
+            new = _contents(x)
+            if _same(new, old):
+                continue
+            if not isinstance(old, dict) or new.keys() != old.keys():
+                return None
+            for key in old:
+                if new[key] is not old[key]:
+                    if not (_carriable(old[key]) and _carriable(new[key])):
+                        return None
+                    found.append(Slot(name, x, key))
+        return found
+
     def restore(self) -> None:
         for _, x, old in self.saved:
             if not _same(_contents(x), old):
                 _put(x, old)
+
+
+class Slot:
+    """One entry of a Python object a loop carries: an item of a dict or an attribute of an object."""
+
+    def __init__(self, name: str, holder, key):
+        self.name, self.holder, self.key = name, holder, key
+        self.item = isinstance(holder, dict)
+
+    def get(self):
+        return self.holder[self.key] if self.item else vars(self.holder)[self.key]
+
+    def set(self, v) -> None:
+        (self.holder if self.item else vars(self.holder))[self.key] = v
+
+    def __str__(self) -> str:
+        return f"{self.name}[{self.key!r}]" if self.item else f"{self.name}.{self.key}"
+
+
+def _carriable(v) -> bool:
+    """A number or an array, which a loop can carry as it carries a name."""
+    return type(v) in (bool, int, float, complex) or isinstance(v, np.generic) or hasattr(v, "__array_ufunc__")
 
 
 def _contents(x):
@@ -129,11 +171,21 @@ def unchanged(fn, what: str | None):
     try:
         yield
     finally:
-        names = watch.changed()
+        names, slots = watch.changed(), watch.slots()
         watch.restore()
     if names and what is not None:
         listed = ", ".join(f"`{n}`" for n in names)
-        raise ControlFlowError(
+        raise ObjectsChanged(
             f"{what} changes the Python object {listed} (appends to it, or sets an item or attribute): "
             "solvent traces such a body once, whatever the data, so the change would not follow the data; "
-            "count or collect in arrays or in names the body assigns instead", watch.where or user_location())
+            "count or collect in arrays or in names the body assigns instead", watch.where or user_location(),
+            slots=slots)
+
+
+class ObjectsChanged(ControlFlowError):
+    """A traced body changed Python objects; `slots` lists the entries it gave other numbers or arrays,
+    which a loop can carry (None where it changed them otherwise)."""
+
+    def __init__(self, message, location=None, slots=None):
+        super().__init__(message, location)
+        self.slots = slots

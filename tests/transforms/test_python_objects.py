@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import solvent
-from differential import check_like_numpy
+from differential import assert_same, check_like_numpy
 
 
 class Counter:
@@ -53,12 +53,21 @@ def collected(x):
     return np.stack(parts)
 
 
-@pytest.mark.parametrize("fn", [appended, counted_in_a_dict, counted_in_an_attribute, collected])
-def test_a_static_loop_changing_python_objects_unrolls_and_follows_numpy(fn):
+@pytest.mark.parametrize("fn", [appended, collected])
+def test_a_static_loop_growing_python_objects_unrolls_and_follows_numpy(fn):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_like_numpy(fn, np.linspace(-1.0, 1.0, 20))
     assert any("unrolled" in str(w.message) for w in caught)
+
+
+@pytest.mark.parametrize("fn", [counted_in_a_dict, counted_in_an_attribute])
+def test_a_static_loop_giving_entries_new_numbers_carries_them(fn):
+    """A dict item or an attribute the body rebinds to another number is carried as a name is."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_like_numpy(fn, np.linspace(-1.0, 1.0, 20))
+    assert "stablehlo.while" in solvent.code_hlo(fn, np.linspace(-1.0, 1.0, 20), optimize="none")
 
 
 def logged_in_a_branch(x):
@@ -144,15 +153,21 @@ class Rod:
         self.steps += 1
 
 
-def run_rod(u):
+def run_rod(u, steps):
     rod = Rod(u)
-    for _ in range(40):
+    for _ in range(steps):
         rod.step()
     return rod.u, rod.t, rod.steps
 
 
-def test_an_object_stepping_its_own_clock_in_a_long_loop_follows_numpy():
-    """Rolled, `rod.t` and `rod.steps` would advance once (0.01 and 1 after 40 steps)."""
-    with warnings.catch_warnings(record=True):
-        warnings.simplefilter("always")
-        check_like_numpy(run_rod, np.sin(np.linspace(0.0, 3.0, 30)))
+@pytest.mark.parametrize("steps", [40, 300])
+def test_an_object_stepping_its_own_clock_in_a_long_loop_follows_numpy(steps):
+    """The loop carries `rod.t` and `rod.steps` (with the body traced once and nothing carried, they
+    would advance once); 300 steps are past what could unroll."""
+    u = np.sin(np.linspace(0.0, 3.0, 30))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = solvent.jit(run_rod, static_argnames="steps")(u.copy(), steps=steps)
+    expected = run_rod(u.copy(), steps)
+    assert_same(result[0], expected[0])
+    assert result[2] == expected[2] and abs(result[1] - expected[1]) <= 1e-12 * steps

@@ -18,7 +18,7 @@ from solvent.errors import TracerConversionError, UnsupportedError
 from solvent.numpy import folding
 from solvent.numpy.indexing import affine
 from solvent.numpy.values import holds_traced, value, wrap
-from solvent.transforms import control_flow
+from solvent.transforms import control_flow, python_objects
 
 
 #: The forms rewritten code calls (see rewrite.HELPERS).
@@ -323,6 +323,37 @@ def _unrolled(steps, body_fn, values, copies=1):
 
 
 def _rolled(bounds, body_fn, values, names, where, in_place, written, copies=1):
+    """One `stablehlo.while`; where the body gives numbers or arrays held in Python objects new
+    values (`self.t += dt` in a step method), the loop carries those entries as it carries names."""
+    try:
+        return _one_while(bounds, body_fn, values, names, in_place, written, copies, where)
+    except python_objects.ObjectsChanged as error:
+        if not error.slots:
+            raise
+        slots, k = error.slots, len(values)
+        carried = _one_while(bounds, _carrying(body_fn, slots, k), (*values, *(s.get() for s in slots)),
+                             (*names, *map(str, slots)), in_place, written, copies, where)
+        for slot, v in zip(slots, carried[k:]):
+            slot.set(v)
+        return carried[:k]
+
+
+def _carrying(body_fn, slots, k):
+    """`body_fn` taking and giving the entries `slots` after its `k` values; the objects hold what
+    they held before around each call (the body is traced, not run)."""
+    def body(i, *values):
+        before = [s.get() for s in slots]
+        for slot, v in zip(slots, values[k:]):
+            slot.set(v)
+        try:
+            return (*body_fn(i, *values[:k]), *(s.get() for s in slots))
+        finally:
+            for slot, v in zip(slots, before):
+                slot.set(v)
+    return body
+
+
+def _one_while(bounds, body_fn, values, names, in_place, written, copies, where):
     start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
     values = _fill_undefined(values, lambda v: tuple(body_fn(_traced_index(bounds), *v)))
     _check_defined(values, names, "for loop", where)
