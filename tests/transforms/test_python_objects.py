@@ -1,5 +1,6 @@
-"""Python objects changed in a rolled loop or a traced branch: followed exactly where the loop can
-unroll, a clear error where the change would depend on the data, never a silent wrong result."""
+"""Python objects changed in a rolled loop or a traced branch: their numbers carried by a static loop,
+the loop unrolled where they grow, a clear error where the change would depend on the data; never a
+silent wrong result."""
 
 import inspect
 import warnings
