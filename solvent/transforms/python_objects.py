@@ -2,7 +2,7 @@
 sets): a body traced once stands for any number of runs, or none, so such a change would be made
 once whatever the data. They are found by comparing the objects the body's function reaches before
 and after it is traced, and put back; the error says which entries took other numbers or arrays, so
-that a static loop can carry them (`source.statements`)."""
+that a loop can carry them (`source.statements`)."""
 
 from __future__ import annotations
 

@@ -172,3 +172,25 @@ def test_an_object_stepping_its_own_clock_in_a_long_loop_follows_numpy(steps):
     expected = run_rod(u.copy(), steps)
     assert_same(result[0], expected[0])
     assert result[2] == expected[2] and abs(result[1] - expected[1]) <= 1e-12 * steps
+
+
+class Solver:
+    def __init__(self):
+        self.iterations, self.error = 0, 1.0
+
+
+def square_roots(a):
+    """Newton's iteration until it settles, counting in an object's attributes the test reads."""
+    solver = Solver()
+    x = np.ones_like(a)
+    while solver.error > 1e-10 and solver.iterations < 100:
+        new = 0.5 * (x + a / x)
+        solver.error = np.max(np.abs(new - x))
+        x = new
+        solver.iterations += 1
+    return x, solver.iterations, solver.error
+
+
+def test_a_data_dependent_while_carries_the_numbers_of_an_object_its_test_reads():
+    check_like_numpy(square_roots, np.linspace(1.0, 50.0, 7))
+    check_like_numpy(square_roots, np.full(3, 4.0))

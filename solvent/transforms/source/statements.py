@@ -210,11 +210,15 @@ def while_stmt(test_fn, body_fn, values, names, where=None, in_place=(), written
         if not test:
             return values
         values = tuple(body_fn(*values))
-    values = _fill_undefined(values, lambda v: tuple(body_fn(*v)))
-    _check_defined(values, names, "while loop", where)
-    carried = control_flow.loop(lambda c: test_fn(*c), lambda c: tuple(body_fn(*c)), values,
-                                _fixed(values, names, in_place), written=written)
-    return tuple(carried)
+
+    def run(values, names, slots):
+        test, body = _with_entries(test_fn, slots, len(values) - len(slots), gives=False), \
+            _with_entries(body_fn, slots, len(values) - len(slots))
+        values = _fill_undefined(values, lambda v: tuple(body(*v)))
+        _check_defined(values, names, "while loop", where)
+        return tuple(control_flow.loop(lambda c: test(*c), lambda c: tuple(body(*c)), values,
+                                       _fixed(values, names, in_place), written=written))
+    return _carrying_entries(run, values, names)
 
 
 #: A loop that cannot roll unrolls only while its body is copied at most this many times
@@ -323,34 +327,48 @@ def _unrolled(steps, body_fn, values, copies=1):
 
 
 def _rolled(bounds, body_fn, values, names, where, in_place, written, copies=1):
-    """One `stablehlo.while`; where the body gives numbers or arrays held in Python objects new
-    values (`self.t += dt` in a step method), the loop carries those entries as it carries names."""
+    """`for` over `range(*bounds)` as one `stablehlo.while`, carrying what `_carrying_entries` finds."""
+    def run(values, names, slots):
+        body = _with_entries(body_fn, slots, len(values) - len(slots), index=True)
+        return _one_while(bounds, body, values, names, in_place, written, copies, where)
+    return _carrying_entries(run, values, names)
+
+
+def _carrying_entries(run, values, names):
+    """`run(values, names, slots)`, a loop; where its body gave entries of Python objects other numbers
+    or arrays (`self.t += dt` in a step method), once more with those entries carried after `values`
+    as names are, the entries then holding the loop's results."""
     try:
-        return _one_while(bounds, body_fn, values, names, in_place, written, copies, where)
+        return run(values, names, ())
     except python_objects.ObjectsChanged as error:
         if not error.slots:
             raise
         slots, k = error.slots, len(values)
-        carried = _one_while(bounds, _carrying(body_fn, slots, k), (*values, *(s.get() for s in slots)),
-                             (*names, *map(str, slots)), in_place, written, copies, where)
+        carried = run((*values, *(s.get() for s in slots)), (*names, *map(str, slots)), slots)
         for slot, v in zip(slots, carried[k:]):
             slot.set(v)
         return carried[:k]
 
 
-def _carrying(body_fn, slots, k):
-    """`body_fn` taking and giving the entries `slots` after its `k` values; the objects hold what
-    they held before around each call (the body is traced, not run)."""
-    def body(i, *values):
+def _with_entries(fn, slots, k, index=False, gives=True):
+    """`fn` (a loop's body, or its test: `gives` False) over `k` values followed by the entries
+    `slots` (after the loop index, with `index`): the entries hold those values during the call and
+    what they held before after it (the body is traced, not run); a body also gives their new values."""
+    if not slots:
+        return fn
+
+    def call(*args):
+        first = 1 if index else 0
         before = [s.get() for s in slots]
-        for slot, v in zip(slots, values[k:]):
+        for slot, v in zip(slots, args[first + k:]):
             slot.set(v)
         try:
-            return (*body_fn(i, *values[:k]), *(s.get() for s in slots))
+            out = fn(*args[:first + k])
+            return (*out, *(s.get() for s in slots)) if gives else out
         finally:
             for slot, v in zip(slots, before):
                 slot.set(v)
-    return body
+    return call
 
 
 def _one_while(bounds, body_fn, values, names, in_place, written, copies, where):
