@@ -63,6 +63,12 @@ def constant_integer(value: ir.Value) -> int | None:
         return None
 
 
+def named_attributes(op: ir.Operation) -> dict:
+    """An op's attributes by name, to create its like (iterating `op.attributes` gives names only)."""
+    attributes = op.attributes
+    return {named.name: named.attr for named in (attributes[i] for i in range(len(attributes)))}
+
+
 def comparison_direction(op: ir.Operation) -> str:
     """"LT", "EQ", ... of a `stablehlo.compare`."""
     return str(stablehlo.ComparisonDirectionAttr(op.attributes["comparison_direction"]).value)

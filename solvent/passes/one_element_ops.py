@@ -17,7 +17,7 @@ import math
 
 from jaxlib.mlir import ir
 
-from solvent.ir.module import dense_constant, defining_op, ops_where
+from solvent.ir.module import dense_constant, defining_op, named_attributes, ops_where
 from solvent.ops.base import create, shape_of
 
 #: Elementwise ops whose operands all have their result's shape.
@@ -31,10 +31,6 @@ def _one_element(op: ir.Operation) -> bool:
         return False
     shape = shape_of(op.results[0])
     return len(shape) > 0 and math.prod(shape) == 1 and all(shape_of(x) == shape for x in op.operands)
-
-
-def _attributes(op: ir.Operation) -> dict:
-    return {a.name: a.attr for a in map(op.attributes.__getitem__, range(len(op.attributes)))}
 
 
 def _splat(op: ir.Operation):
@@ -82,7 +78,7 @@ def rewrite(module: ir.Module) -> bool:
             with op.location, ir.InsertionPoint(op):
                 operands = [create("stablehlo.reshape", [x], [_scalar_type(x)]).result for x in op.operands]
                 result = op.results[0]
-                scalar = create(op.name, operands, [_scalar_type(result)], _attributes(op)).result
+                scalar = create(op.name, operands, [_scalar_type(result)], named_attributes(op)).result
                 shaped = create("stablehlo.reshape", [scalar], [result.type]).result
             result.replace_all_uses_with(shaped)
             op.erase()

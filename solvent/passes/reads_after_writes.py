@@ -23,7 +23,8 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.ir.context import context
-from solvent.ir.module import ancestors, comparison_direction, constant_integer, defining_op, ops_where
+from solvent.ir.module import (ancestors, comparison_direction, constant_integer, defining_op, named_attributes,
+                               ops_where)
 from solvent.ops.base import create, dtype_of, i64_array, shape_of
 
 #: Ops a read's value may pass through on its way out of the update and be computed again after
@@ -234,9 +235,8 @@ class _After:
             return None
         if all(x == y for x, y in zip(operands, op.operands)):
             return v
-        attributes = {a.name: a.attr for a in op.attributes}
         with self.point, op.location:
-            new = create(op.name, operands, [v.type], attributes)
+            new = create(op.name, operands, [v.type], named_attributes(op))
         self.made.append(new)
         return new.results[0]
 

@@ -81,31 +81,23 @@ class _Watch:
         for item in itertools.islice(items.values() if isinstance(items, dict) else items, MOST):
             self._reach(name, item, depth - 1)
 
-    def changed(self) -> list[str]:
-        """The names of the objects whose contents differ from their copies."""
-        return list(dict.fromkeys(name for name, x, old in self.saved if not _same(_contents(x), old)))
-
-    def slots(self) -> list[Slot] | None:
-        """The entries (a dict's items, an object's attributes) the trace gave another number or
-        array, or None where it changed an object otherwise (appended, added or removed an entry)."""
-        found = []
+    def put_back(self) -> tuple[list[str], list[Slot] | None]:
+        """Every watched object as it was; returns the names of those that had changed, and the
+        entries (a dict's items, an object's attributes) the trace gave another number or array,
+        None where it changed an object otherwise (appended, added or removed an entry)."""
+        names, slots = [], []
         for name, x, old in self.saved:
             new = _contents(x)
             if _same(new, old):
                 continue
-            if not isinstance(old, dict) or new.keys() != old.keys():
-                return None
-            for key in old:
-                if new[key] is not old[key]:
-                    if not (_carriable(old[key]) and _carriable(new[key])):
-                        return None
-                    found.append(Slot(name, x, key))
-        return found
-
-    def restore(self) -> None:
-        for _, x, old in self.saved:
-            if not _same(_contents(x), old):
-                _put(x, old)
+            names.append(name)
+            _put(x, old)
+            if slots is not None and isinstance(old, dict) and new.keys() == old.keys() and all(
+                    _carriable(old[k]) and _carriable(new[k]) for k in old if new[k] is not old[k]):
+                slots += [Slot(name, x, k) for k in old if new[k] is not old[k]]
+            else:
+                slots = None
+        return list(dict.fromkeys(names)), slots
 
 
 class Slot:
@@ -171,8 +163,7 @@ def unchanged(fn, what: str | None):
     try:
         yield
     finally:
-        names, slots = watch.changed(), watch.slots()
-        watch.restore()
+        names, slots = watch.put_back()
     if names and what is not None:
         listed = ", ".join(f"`{n}`" for n in names)
         raise ObjectsChanged(

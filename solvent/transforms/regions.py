@@ -13,6 +13,7 @@ from solvent.core.aval import Aval
 from solvent.core.session import Region
 from solvent.core.traced import ScalarOrArray, TracedArray, TracedScalar
 from solvent.errors import ControlFlowError, SolventError, raised_at
+from solvent.ir.module import ops_where
 from solvent.transforms import python_objects
 from solvent.transforms.identity import roots
 from solvent.numpy.values import value, wrap
@@ -266,18 +267,10 @@ def probe(fn):
 def takes_branch(fn) -> bool:
     """Whether `fn()`, traced once into a throwaway region (its writes undone), takes a traced
     branch (emits a `stablehlo.case`, in its loops too)."""
-    found = False
-
-    def visit(op):
-        nonlocal found
-        found = found or op.name == "stablehlo.case"
-        return ir.WalkResult.INTERRUPT if found else ir.WalkResult.ADVANCE
-
-    def look(block):
-        for op in block.operations:
-            op.operation.walk(visit)
-    _traced_apart(fn, look)
-    return found
+    found = []
+    _traced_apart(fn, lambda block: found.extend(
+        case for op in block.operations for case in ops_where(op.operation, lambda o: o.name == "stablehlo.case")))
+    return bool(found)
 
 
 def _traced_apart(fn, look=lambda block: None):

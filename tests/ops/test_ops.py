@@ -11,10 +11,10 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func, stablehlo
 
 from solvent.ir.context import context
-from solvent.ir.module import defining_op, new_module, same_value, verify
+from solvent.ir.module import defining_op, named_attributes, new_module, same_value, verify
 from solvent.ir.types import tensor_type
 from solvent.ops import control, elementwise as ew, enzyme, linalg, reduction, scatter, shape as ops
-from solvent.ops.base import dtype_of, shape_of
+from solvent.ops.base import create, dtype_of, shape_of
 from solvent.ops.constant import constant, iota
 
 
@@ -145,6 +145,14 @@ def test_same_value_is_what_cse_would_merge():
         assert not same_value(constant(np.int64(1)), constant(np.int64(2)))
         # jaxlib's bindings cannot read complex constants' attributes: such constants are not compared
         assert not same_value(constant(np.complex128(1j)), constant(np.complex128(1j)))
+
+
+def test_named_attributes_make_the_same_op_again():
+    with building(((), I64), ((), I64)) as (i, j):
+        op = defining_op(ew.compare("LT", i, j))
+        again = create(op.name, list(op.operands), [op.results[0].type], named_attributes(op))
+        assert set(named_attributes(op)) == {"comparison_direction", "compare_type"}
+        assert str(again).split("=", 1)[1] == str(op).split("=", 1)[1]
 
 
 def test_dot_general_dimension_order():
