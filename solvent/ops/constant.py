@@ -20,6 +20,14 @@ def constant(array) -> ir.Value:
     return create("stablehlo.constant", [], [kind], {"value": attr}).result
 
 
+def splat(value, shape, dtype) -> ir.Value:
+    """A constant of `shape` holding `value` everywhere (one element stored, whatever the shape)."""
+    one_element = np.array([value], dtype)
+    kind = tensor_type(tuple(shape), one_element.dtype)
+    attr = ir.DenseElementsAttr.get(one_element, type=kind.element_type, shape=list(shape))
+    return create("stablehlo.constant", [], [kind], {"value": attr}).result
+
+
 def iota(shape, dtype, dimension: int) -> ir.Value:
     return one("stablehlo.iota", [], shape, dtype,
                iota_dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dimension))

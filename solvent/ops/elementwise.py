@@ -7,6 +7,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
 from solvent.ops.base import check, dtype_of, is_bool, is_complex, is_float, is_unsigned, one, shape_of
+from solvent.ops.constant import splat
 
 UNARY = frozenset({
     "abs", "cbrt", "ceil", "cosine", "count_leading_zeros", "exponential", "exponential_minus_one",
@@ -77,12 +78,46 @@ def convert(x: ir.Value, dtype) -> ir.Value:
         if is_bool(dtype):  # non-zero in either part; XLA's convert looks at the real part only
             return binary("or", convert(unary("real", x), dtype), convert(unary("imag", x), dtype))
         return convert(unary("real", x), dtype)  # as NumPy, dropping the imaginary part
+    if is_float(dtype_of(x)) and np.issubdtype(dtype, np.integer):
+        return _float_to_integer(x, dtype)
     part = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
     if is_complex(dtype) and not is_complex(dtype_of(x)) and dtype_of(x) != part:
         # Via the real part's own type: Enzyme-HLO's patterns emit invalid IR for
         # add(convert(int -> complex), constant) and for real(convert(f32 -> complex<f64>)).
         x = one("stablehlo.convert", [x], shape_of(x), part)
     return one("stablehlo.convert", [x], shape_of(x), dtype)
+
+
+def _float_to_integer(x: ir.Value, dtype: np.dtype) -> ir.Value:
+    """NumPy's cast of floats to integers on x86-64, where XLA's convert saturates instead. NumPy's
+    loops convert as C does there: to a 32-bit integer (64-bit for int64, and for uint32 from
+    float16), the integer indefinite (the most negative) for NaN and values out of its range, then
+    keep the low bits, so 300.7 is 44 as uint8 and -3.7 is 253; uint32 and uint64 take values from
+    half their range up by subtracting that half first and setting the top bit back."""
+    if dtype in (np.uint32, np.uint64) and not (dtype == np.uint32 and dtype_of(x) == np.float16):
+        bits = dtype.itemsize * 8
+        half = _full(2.0 ** (bits - 1), x)
+        high = compare("GE", x, half)  # false for NaN, which takes the other way as in C
+        low_part = _truncated(select(high, _full(0, x), x), bits)
+        high_part = binary("xor", _truncated(select(high, binary("subtract", x, half), _full(0, x)), bits),
+                           _full(np.iinfo(np.int64 if bits == 64 else np.int32).min, low_part))
+        return convert(select(high, high_part, low_part), dtype)
+    return convert(_truncated(x, 64 if dtype in (np.int64, np.uint32) else 32), dtype)
+
+
+def _truncated(x: ir.Value, bits: int) -> ir.Value:
+    """x rounded toward zero to a signed `bits`-bit integer, its most negative value where C's
+    conversion on x86-64 gives it: NaN and values out of range."""
+    kind = np.dtype(np.int64 if bits == 64 else np.int32)
+    limit = _full(2.0 ** (bits - 1), x)
+    outside = binary("or", compare("NE", x, x), binary("or", compare("GE", x, limit),
+                                                       compare("LT", x, unary("negate", limit))))
+    inside = one("stablehlo.convert", [select(outside, _full(0, x), x)], shape_of(x), kind)
+    return select(outside, _full(np.iinfo(kind).min, inside), inside)
+
+
+def _full(value, like: ir.Value) -> ir.Value:
+    return splat(value, shape_of(like), dtype_of(like))
 
 
 def clamp(low: ir.Value, x: ir.Value, high: ir.Value) -> ir.Value:

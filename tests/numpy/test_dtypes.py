@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import solvent
 from numpy_samples import ALL_DTYPES, check, check_or_raises, sample
@@ -36,6 +37,35 @@ def test_common_type(dtypes):
 def test_astype_function(dtype):
     check(lambda x: (np.astype(x, np.float32), np.astype(x, dtype), np.astype(x, np.int64)), np.abs(sample(np.float64)) * 3)
     check_or_raises(lambda x: np.astype(x, "no such dtype"), sample(dtype))
+
+
+INTEGERS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+EDGES = [np.nan, np.inf, -np.inf, -0.0, 0.5, -0.5, 300.7, -3.7, -129.5, 255.9, 256.0, 65536.0, -32769.0,
+         2.0 ** 31, -2.0 ** 31, -2.0 ** 31 - 1, 2.0 ** 32 + 5, 2.0 ** 63, -2.0 ** 63, -2.0 ** 63 - 2048, 2.0 ** 64,
+         1e20, -1e300]
+
+
+def _to_integers(x):
+    """x cast to every integer dtype, by astype and by assignment into an integer array. For uint32,
+    not NaN or values below -2^31: NumPy's own result there depends on where the element lies in the
+    array (its SIMD loop and its scalar tail differ)."""
+    casts = [(np.where(np.isnan(x) | (x < -2.0 ** 31), 0, x) if t is np.uint32 else x).astype(t) for t in INTEGERS]
+    assigned = np.zeros(x.shape, np.uint8)
+    assigned[:] = x * 2
+    return tuple(casts) + (assigned,)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16], ids=str)
+@settings(max_examples=4, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(EDGES), st.floats(-1e4, 1e4), st.floats(-2.0 ** 70, 2.0 ** 70)),
+                min_size=40, max_size=40))
+def test_floats_cast_to_integers_as_numpy_on_this_machine(dtype, values):
+    """C's conversion on x86-64, which NumPy's loops use: out-of-range values wrap through a 32- or
+    64-bit integer (300.7 as uint8 is 44, -3.7 is 253), NaN and overflow give its most negative
+    value (XLA's own convert saturates: 255 and 0)."""
+    with np.errstate(all="ignore"):
+        x = np.array(values).astype(dtype)
+    check(_to_integers, x)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
