@@ -13,6 +13,7 @@ from solvent.numpy.random.libm import lookup
 from solvent.numpy.values import is_traced
 from solvent.ops import elementwise, scatter as ops, shape
 from solvent.ops.base import create
+from solvent.numpy.repeat import repeat_while
 
 
 def _bytes(mask):
@@ -35,17 +36,37 @@ def packed(mask):
 
 def first_set(packed, before, k: int, count: int):
     """The positions of the first k True of a packed mask (`packed`), `count` past the last: the
-    word of each by a search of the counts, the bit by halving the word with popcounts."""
+    word of each by a search of the counts, the bit by halving the word with popcounts. Both run as
+    loops: unrolled, XLA fused their steps again into each use of the result (two fifths of a
+    ziggurat's compiled code)."""
     rank = np.arange(k)
-    row = np.searchsorted(before + np.bitwise_count(packed).astype(np.int64), rank, side="right")
+    row = _rows(before + np.bitwise_count(packed).astype(np.int64), rank)
     inside = np.minimum(row, packed.shape[0] - 1)
     word, j = packed[inside], rank - before[inside]
-    bit = np.zeros(k, np.int64)
-    for width in (32, 16, 8, 4, 2, 1):
-        low = np.bitwise_count((word >> bit.astype(np.uint64)) & np.uint64(2 ** width - 1)).astype(np.int64)
+
+    def halve(width, bit, j):
+        part = (word >> bit.astype(np.uint64)) & ((np.uint64(1) << width.astype(np.uint64)) - np.uint64(1))
+        low = np.bitwise_count(part).astype(np.int64)
         step = j >= low
-        bit, j = np.where(step, bit + width, bit), np.where(step, j - low, j)
+        return width >> 1, np.where(step, bit + width, bit), np.where(step, j - low, j)
+
+    start = (np.int64(32), np.zeros(k, np.int64), j)
+    bit = repeat_while(lambda width, *_: width > 0, halve, start, reads=(word,))[1]
     return np.where(row < packed.shape[0], np.minimum(inside * 64 + bit, count), count)
+
+
+def _rows(through, rank):
+    """np.searchsorted(through, rank, side="right"), by a bisection."""
+    rows = through.shape[0]
+
+    def step(low, high):
+        middle = (low + high) >> 1
+        right = through[np.minimum(middle, rows - 1)] <= rank
+        active = low < high
+        return np.where(active & right, middle + 1, low), np.where(active & ~right, middle, high)
+
+    start = (np.zeros(rank.shape, np.int64), np.full(rank.shape, rows, np.int64))
+    return repeat_while(lambda low, high: np.any(low < high), step, start, reads=(through, rank))[0]
 
 
 #: For each byte, the positions of its set bits, lowest first (then zeros): row m of (256, 8).
