@@ -10,10 +10,10 @@ import numpy as np
 from solvent.core import trace
 from solvent.numpy import values
 from solvent.numpy.random.libm import lookup
+from solvent.numpy.repeat import repeat_while
 from solvent.numpy.values import is_traced
 from solvent.ops import elementwise, scatter as ops, shape
 from solvent.ops.base import create
-from solvent.numpy.repeat import repeat_while
 
 
 def _bytes(mask):
