@@ -11,7 +11,7 @@ from solvent.core.traced import TracedArray, TracedScalar, padded
 from solvent.errors import UnsupportedError
 from solvent.ops import elementwise, shape as shape_ops
 from solvent.ops.base import dtype_of, shape_of
-from solvent.ops.constant import constant
+from solvent.ops.constant import constant, splat
 
 
 def probe_array(x) -> np.ndarray:
@@ -188,8 +188,8 @@ def wrap(v: ir.Value, scalar: bool | None = None) -> TracedArray:
 
 
 def full(fill, shape, dtype) -> ir.Value:
-    """A constant of `shape` filled with `fill` (a broadcast scalar, not a big literal)."""
-    return broadcast_value(constant(np.array(fill, dtype=dtype)), shape)
+    """A constant of `shape` filled with `fill` (one element stored, not a big literal)."""
+    return splat(fill, shape, dtype)
 
 
 def normalize_axis(axis: int, ndim: int) -> int:

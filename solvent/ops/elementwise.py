@@ -109,9 +109,8 @@ def _truncated(x: ir.Value, bits: int) -> ir.Value:
     """x rounded toward zero to a signed `bits`-bit integer, its most negative value where C's
     conversion on x86-64 gives it: NaN and values out of range."""
     kind = np.dtype(np.int64 if bits == 64 else np.int32)
-    limit = _full(2.0 ** (bits - 1), x)
-    outside = binary("or", compare("NE", x, x), binary("or", compare("GE", x, limit),
-                                                       compare("LT", x, unary("negate", limit))))
+    outside = binary("or", compare("NE", x, x), binary("or", compare("GE", x, _full(2.0 ** (bits - 1), x)),
+                                                       compare("LT", x, _full(-2.0 ** (bits - 1), x))))
     inside = one("stablehlo.convert", [select(outside, _full(0, x), x)], shape_of(x), kind)
     return select(outside, _full(np.iinfo(kind).min, inside), inside)
 
