@@ -61,9 +61,11 @@ def _lowering_enzyme(stages: list[str]) -> list[str]:
 
 
 #: Enzyme-HLO patterns valid only without NaN or infinities (used under no_nan=True): negated
-#: comparisons, and products or quotients of a zero-padded array taken as zero where it is
-#: padded (0 * inf and 0 / 0 are NaN).
-NAN_UNSAFE = ["not_compare", "common_compare_expression_rewrite", "mul_zero_pad", "div_zero_pad"]
+#: comparisons, products or quotients of a zero-padded array taken as zero where it is padded
+#: (0 * inf and 0 / 0 are NaN), and a select by a comparison of its own operands taken as their
+#: minimum or maximum (`np.where(b > a, a, b)` is b where either is NaN; np.minimum is NaN).
+NAN_UNSAFE = ["not_compare", "common_compare_expression_rewrite", "mul_zero_pad", "div_zero_pad",
+              "compare_select_simplify"]
 
 
 #: Enzyme-HLO patterns that cost loops their in-place updates (PolyBench stencils at medium size,
@@ -122,11 +124,17 @@ def pipeline(level: str, no_nan: bool = False, enzyme_ops: bool = False, variadi
     # element (b[0] = 0; np.sum(b - 1) missed 3 of the 4 padded -1s).
     # transpose_pad rewrites some modules forever (a masked write through a transposed view in a
     # loop nested in a short unrolled one: the pipeline never returned).
+    # associative_common_mul_op_reordering factors sums of products (a*b + a*c -> a*(b + c)): other
+    # roundings, inf where NumPy gives NaN (a = -inf, b = -inf, c = 3), and a*b - b*a not 0.
+    # log_simplify takes log(1 / x) for -log(x): NaN at x = -0 becomes inf, and other roundings.
+    # divide_negated_operands_simplify turns -x / (a - b) into x / (b - a), +0 where NumPy divides
+    # by -0: the quotient's infinity changes sign.
     # The NAN_UNSAFE patterns negate float comparisons (not(a <= b) -> a > b): wrong for NaN.
     # IN_PLACE_BREAKING would have XLA copy arrays a loop updates in place (see there).
     excluded = ["convert_convert_float", "transpose_fft", "concat_broadcast_slice",
                 "while_op_induction_replacement", "compare_op_canon", "compare_ext",
                 "abs_positive_simplify", "cse_reduce_transposed", "reduce_pad", "transpose_pad",
+                "associative_common_mul_op_reordering", "log_simplify", "divide_negated_operands_simplify",
                 *IN_PLACE_BREAKING] + ([] if no_nan else NAN_UNSAFE)
     excluded += ["scatter_op_canon"] if variadic_scatter else []
     excluded += without

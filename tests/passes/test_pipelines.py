@@ -67,6 +67,25 @@ def test_zero_padded_products_keep_nan_semantics():
         check_like_numpy(padded, x, y)
 
 
+def test_sums_of_products_are_not_factored():
+    # associative_common_mul_op_reordering (enzyme-ad 0.0.16) factored a*b + a*c into a*(b + c):
+    # inf where NumPy gives NaN (-inf * -inf + -inf * 3), other roundings, and a*b - b*a not 0.
+    a, b = np.array([-np.inf, 0.1, 1.7, 1e308, 3.3]), np.array([-np.inf, 0.7, 2.9, 0.5, 1e-3])
+    with np.errstate(all="ignore"):
+        check_like_numpy(lambda a, b: (a * b + a * 3, a * b - b * a, 3 * a + 3 * b, a / 3 + b / 3), a, b,
+                         rtol=0, atol=0)
+
+
+def test_rewrites_that_change_signs_of_zero_and_nans_are_left_out():
+    # log_simplify took log(1 / x) for -log(x) (inf at -0, NumPy NaN); divide_negated_operands_simplify
+    # divided x by (b - a) for -x / (a - b), by +0 where NumPy divides by -0; compare_select_simplify
+    # took np.where(b > a, a, b) for np.minimum(a, b), NaN where NumPy picks b (all enzyme-ad 0.0.16).
+    a, b = np.array([0.0, -1.0, np.nan, 2.0, 1.0]), np.array([-0.0, -1.0, 1.0, np.nan, 3.0])
+    with np.errstate(all="ignore"):
+        check_like_numpy(lambda a, b: (np.log(1 / b), -(b * 0.1) / (np.minimum(b, -1.0) - np.where(b > a, a, b)),
+                                       np.where(b > a, a, b), np.where(a < b, a, b)), a, b, rtol=0, atol=0)
+
+
 def test_patterns_that_emit_invalid_ir_are_excluded():
     # concat_broadcast_slice (enzyme-ad 0.0.16) miscompiles this to a 3x2 result.
     x = np.arange(6.0).reshape(3, 2)
