@@ -60,6 +60,42 @@ def _lowering_enzyme(stages: list[str]) -> list[str]:
             for i, stage in enumerate(stages)]
 
 
+#: Enzyme-HLO patterns always left out, for what each got wrong (enzyme-ad 0.0.16):
+#: - convert_convert_float folds f64 -> f32 -> f64 to nothing: NumPy rounds there, so must we;
+#: - transpose_fft and concat_broadcast_slice emit invalid IR: a transpose that moves FFT
+#:   dimensions, a concatenate of a broadcast slice;
+#: - while_op_induction_replacement gives a counted loop's counter the bound as its final value
+#:   when the step does not divide the distance (`while c < 10: c += 3` leaves 10, not 12);
+#: - compare_op_canon folds a bitwise-not compared with 0 or -1 (`~x > -1`, `~x < 0`) to a constant;
+#: - compare_ext turns == of two widened booleans into their `and` (False == False gave False);
+#: - abs_positive_simplify takes a bitwise-not of an integer for non-negative (abs(~3) gave -4);
+#: - cse_reduce_transposed merges sums of different values once reshapes are moved past them
+#:   (np.sum(np.reshape(x < 0, 12)) gave the sum of x > 0);
+#: - reduce_pad sums a padded array as its data plus the padding value once, not once per padded
+#:   element (b[0] = 0; np.sum(b - 1) missed 3 of the 4 padded -1s);
+#: - transpose_pad rewrites some modules forever (a masked write through a transposed view in a
+#:   loop nested in a short unrolled one: the pipeline never returned);
+#: - associative_common_mul_op_reordering factors sums of products (a*b + a*c -> a*(b + c)): other
+#:   roundings, inf where NumPy gives NaN (a = -inf, b = -inf, c = 3), and a*b - b*a not 0;
+#: - log_simplify takes log(1 / x) for -log(x): NaN at x = -0 becomes inf, and other roundings;
+#: - divide_negated_operands_simplify turns -x / (a - b) into x / (b - a), +0 where NumPy divides
+#:   by -0: the quotient's infinity changes sign;
+#: - compare_negate_const_simplify compares -a with -b as b with a: not for integers, where -a
+#:   wraps (-INT_MIN is INT_MIN);
+#: - binop_const_simplify folds (x * c) // c to x, and compare_subtract_const_simplify compares
+#:   c - x with c as x with 0: for integers too, where x * c and c - x wrap (and for floats, where
+#:   c - x rounds to c);
+#: - select_known_predicate_operand rewrites a select's branches under its predicate, which leaves
+#:   the branch of `//` and `%` that NumPy's zero divisor does not take dividing by that zero (the
+#:   lowering guards the divisor with a select); div_const_prop and rem_const_prop fold that
+#:   division on the host, and the process died of SIGFPE compiling `1 // (a - a)`.
+WRONG = ["convert_convert_float", "transpose_fft", "concat_broadcast_slice", "while_op_induction_replacement",
+         "compare_op_canon", "compare_ext", "abs_positive_simplify", "cse_reduce_transposed", "reduce_pad",
+         "transpose_pad", "associative_common_mul_op_reordering", "log_simplify",
+         "divide_negated_operands_simplify", "compare_negate_const_simplify", "binop_const_simplify",
+         "compare_subtract_const_simplify", "select_known_predicate_operand"]
+
+
 #: Enzyme-HLO patterns valid only without NaN or infinities (used under no_nan=True): negated
 #: comparisons, products or quotients of a zero-padded array taken as zero where it is padded
 #: (0 * inf and 0 / 0 are NaN), and a select by a comparison of its own operands taken as their
@@ -110,32 +146,7 @@ def pipeline(level: str, no_nan: bool = False, enzyme_ops: bool = False, variadi
     scatter with several results; `without`: patterns left out besides those always left out)."""
     if level not in LEVELS:
         raise ValueError(f"unknown optimize level {level!r}; choose one of {', '.join(LEVELS)}")
-    # convert_convert_float folds f64 -> f32 -> f64 to nothing: NumPy rounds there, so must we.
-    # transpose_fft and concat_broadcast_slice (enzyme-ad 0.0.16) emit invalid IR: a transpose
-    # that moves FFT dimensions, a concatenate of a broadcast slice.
-    # while_op_induction_replacement gives a counted loop's counter the bound as its final value
-    # when the step does not divide the distance (`while c < 10: c += 3` leaves 10, not 12).
-    # compare_op_canon folds a bitwise-not compared with 0 or -1 (`~x > -1`, `~x < 0`) to a constant;
-    # compare_ext turns == of two widened booleans into their `and` (False == False gave False);
-    # abs_positive_simplify takes a bitwise-not of an integer for non-negative (abs(~3) gave -4).
-    # cse_reduce_transposed merges sums of different values once reshapes are moved past them
-    # (np.sum(np.reshape(x < 0, 12)) gave the sum of x > 0).
-    # reduce_pad sums a padded array as its data plus the padding value once, not once per padded
-    # element (b[0] = 0; np.sum(b - 1) missed 3 of the 4 padded -1s).
-    # transpose_pad rewrites some modules forever (a masked write through a transposed view in a
-    # loop nested in a short unrolled one: the pipeline never returned).
-    # associative_common_mul_op_reordering factors sums of products (a*b + a*c -> a*(b + c)): other
-    # roundings, inf where NumPy gives NaN (a = -inf, b = -inf, c = 3), and a*b - b*a not 0.
-    # log_simplify takes log(1 / x) for -log(x): NaN at x = -0 becomes inf, and other roundings.
-    # divide_negated_operands_simplify turns -x / (a - b) into x / (b - a), +0 where NumPy divides
-    # by -0: the quotient's infinity changes sign.
-    # The NAN_UNSAFE patterns negate float comparisons (not(a <= b) -> a > b): wrong for NaN.
-    # IN_PLACE_BREAKING would have XLA copy arrays a loop updates in place (see there).
-    excluded = ["convert_convert_float", "transpose_fft", "concat_broadcast_slice",
-                "while_op_induction_replacement", "compare_op_canon", "compare_ext",
-                "abs_positive_simplify", "cse_reduce_transposed", "reduce_pad", "transpose_pad",
-                "associative_common_mul_op_reordering", "log_simplify", "divide_negated_operands_simplify",
-                *IN_PLACE_BREAKING] + ([] if no_nan else NAN_UNSAFE)
+    excluded = [*WRONG, *IN_PLACE_BREAKING] + ([] if no_nan else NAN_UNSAFE)
     excluded += ["scatter_op_canon"] if variadic_scatter else []
     excluded += without
     common = {"no_nan": no_nan, "excluded_passes": excluded}

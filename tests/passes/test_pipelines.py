@@ -5,6 +5,7 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import solvent
 from solvent.passes import pipelines as passes
@@ -84,6 +85,39 @@ def test_rewrites_that_change_signs_of_zero_and_nans_are_left_out():
     with np.errstate(all="ignore"):
         check_like_numpy(lambda a, b: (np.log(1 / b), -(b * 0.1) / (np.minimum(b, -1.0) - np.where(b > a, a, b)),
                                        np.where(b > a, a, b), np.where(a < b, a, b)), a, b, rtol=0, atol=0)
+
+
+def test_comparisons_of_wrapped_values_are_numpys():
+    # enzyme-ad 0.0.16's compare_negate_const_simplify compared -x with -y as y with x, and
+    # compare_subtract_const_simplify c - x with c as x with 0: -INT_MIN and 1 - INT_MIN wrap, and
+    # 1.0 - 1e-20 rounds to 1.0.
+    a, b = np.array([-1, 5, np.iinfo(np.int32).min, 3], np.int32), np.array([2**31 - 1, 7, 1, 2**31 - 1], np.int32)
+    check_like_numpy(lambda a, b: ((-a) <= (-(a - b)), (-a) > (-b), (-a) < np.int32(5), (np.int32(1) - a) < np.int32(1)),
+                     a, b)
+    check_like_numpy(lambda x: (1.0 - x) < 1.0, np.array([1e-20, -1e-20, 0.5, 0.0]))
+
+
+def test_integer_products_that_wrap_are_not_divided_back():
+    # binop_const_simplify (enzyme-ad 0.0.16) folded (x * c) // c to x, though x * c wraps.
+    x = np.array([2**31 - 1, 7, -2**31, 1 << 30], np.int32)
+    check_like_numpy(lambda x: ((x * np.int32(3)) // np.int32(3), (x * np.int32(4)) // np.int32(4),
+                                (x * 3) // 3), x)
+
+
+def test_an_integer_division_by_a_known_zero_compiles():
+    # select_known_predicate_operand (enzyme-ad 0.0.16) left a division by the zero that // and %
+    # guard against, which div_const_prop and rem_const_prop then folded: SIGFPE killed the process.
+    done = subprocess.run([sys.executable, "-c", KNOWN_ZERO_DIVISORS], timeout=240, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+KNOWN_ZERO_DIVISORS = """
+import numpy as np, solvent
+a = np.arange(5, dtype=np.int32)
+for f in (lambda a: np.int32(1) // (a - a), lambda a: np.int32(1) % (a - a), lambda a: np.uint8(7) // (a.astype(np.uint8) * 0)):
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(solvent.jit(f)(a), f(a))
+"""
 
 
 def test_patterns_that_emit_invalid_ir_are_excluded():
@@ -253,3 +287,59 @@ def test_a_pattern_that_rewrites_forever_is_left_out():
     assert "transpose_pad" not in passes.pipeline("all")
     done = subprocess.run([sys.executable, "-c", TRANSPOSED_WRITES], timeout=240, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+# Random elementwise expressions on NaN, infinities, zeros, huge and wrapping values: each element
+# solvent gets other than NumPy, where jax.jit (XLA alone, on a jax.numpy spelling of the same
+# expression) gets NumPy's, is a rewrite of solvent's pipeline that changes values.
+_FLOATS = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 3.0, 0.1, 0.5, -2.5, 7.0, 700.0, 1e300, -1e300])
+_INTS = np.array([0, 1, -1, 2, 3, 7, -7, 100, 2**31 - 1, -2**31, 2**31 - 2, -2**31 + 1], np.int32)
+
+
+def _expressions(kind):
+    leaves = st.sampled_from(["a", "b", "a", "b", *(["1.0", "3.0", "0.5", "10.0", "-1.0", "0.1"] if kind == "f"
+                                                     else ["np.int32(1)", "np.int32(3)", "np.int32(-1)", "np.int32(16)"])])
+    binary = ["+", "-", "*", "/"] if kind == "f" else ["+", "-", "*", "//", "%", "&", "|", "^"]
+    unary = ["np.sqrt", "np.abs", "np.negative", "np.floor", "np.reciprocal", "np.log", "np.square"] if kind == "f" \
+        else ["np.negative"]
+
+    def extend(inner):
+        return st.one_of(
+            st.tuples(inner, st.sampled_from(binary), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+            st.tuples(st.sampled_from(unary), inner).map(lambda t: f"{t[0]}({t[1]})"),
+            st.tuples(st.sampled_from(["np.maximum", "np.minimum"]), inner, inner).map(lambda t: f"{t[0]}({t[1]}, {t[2]})"),
+            st.tuples(inner, st.sampled_from(["<", "<=", ">", "=="]), inner, inner, inner).map(
+                lambda t: f"np.where({t[0]} {t[1]} {t[2]}, {t[3]}, {t[4]})"))
+    expressions = st.recursive(leaves, extend, max_leaves=8)
+    compared = st.tuples(expressions, st.sampled_from(["<", "<=", "=="]), expressions).map(lambda t: f"{t[0]} {t[1]} {t[2]}")
+    return st.one_of(expressions, compared).filter(lambda e: "a" in e or "b" in e)
+
+
+def _close(x, want):
+    """Elementwise: the same kind of value (NaN, either infinity, finite) and, finite, within 4 roundings."""
+    x, want = np.broadcast_to(x, want.shape), want
+    if want.dtype.kind != "f":
+        return np.asarray(x) == want
+    with np.errstate(all="ignore"):
+        finite = np.isfinite(want) & np.isfinite(x) & (np.abs(x - want) <= 4 * np.finfo(want.dtype).eps * np.abs(want))
+    return finite | (x == want) | (np.isnan(x) & np.isnan(want))
+
+
+@pytest.mark.parametrize("kind", ["f", "i"])
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_rewrites_keep_numpys_values_where_xla_alone_does(kind, data):
+    import jax
+    values = _FLOATS if kind == "f" else _INTS
+    a, b = np.repeat(values, len(values)), np.tile(values, len(values))
+    expression = data.draw(_expressions(kind))
+    fn = eval(f"lambda a, b: {expression}")
+    with np.errstate(all="ignore"):
+        want = np.asarray(fn(a, b))
+    if want.dtype not in (values.dtype, bool):
+        return
+    jax_fn = eval(f"lambda a, b: {expression.replace('np.', 'jnp.')}", {"jnp": jax.numpy})
+    with jax.enable_x64(True):
+        by_xla = np.asarray(jax.jit(jax_fn)(a, b))
+    wrong = ~_close(solvent.jit(fn)(a, b), want) & _close(by_xla, want)
+    assert not wrong.any(), f"{expression} at a={a[wrong][:3]}, b={b[wrong][:3]}"
