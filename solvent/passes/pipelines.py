@@ -88,12 +88,16 @@ def _lowering_enzyme(stages: list[str]) -> list[str]:
 #: - select_known_predicate_operand rewrites a select's branches under its predicate, which leaves
 #:   the branch of `//` and `%` that NumPy's zero divisor does not take dividing by that zero (the
 #:   lowering guards the divisor with a select); div_const_prop and rem_const_prop fold that
-#:   division on the host, and the process died of SIGFPE compiling `1 // (a - a)`.
+#:   division on the host, and the process died of SIGFPE compiling `1 // (a - a)`;
+#: - pow_simplify takes x ** -0.5 for rsqrt(x) (-inf at -0, NumPy inf; other roundings),
+#:   power_multiply_to_power x ** p * x for x ** (p + 1) (inf for 0 ** -inf * 0, NumPy NaN), and
+#:   exponential_minus_one_fuse np.exp(x) - 1 for np.expm1(x), which NumPy does not round alike.
 WRONG = ["convert_convert_float", "transpose_fft", "concat_broadcast_slice", "while_op_induction_replacement",
          "compare_op_canon", "compare_ext", "abs_positive_simplify", "cse_reduce_transposed", "reduce_pad",
          "transpose_pad", "associative_common_mul_op_reordering", "log_simplify",
          "divide_negated_operands_simplify", "compare_negate_const_simplify", "binop_const_simplify",
-         "compare_subtract_const_simplify", "select_known_predicate_operand"]
+         "compare_subtract_const_simplify", "select_known_predicate_operand", "pow_simplify",
+         "power_multiply_to_power", "exponential_minus_one_fuse"]
 
 
 #: Enzyme-HLO patterns valid only without NaN or infinities (used under no_nan=True): negated

@@ -518,6 +518,14 @@ def test_complex_sign_of_signed_zeros_is_positive_zero():
         np.testing.assert_array_equal(np.signbit(part(result)), np.signbit(part(expected)))
 
 
+def test_log10_counts_digits_as_numpy():
+    """log10 scales the natural log by log10(e) correctly rounded: by 1 / log(10) rounded, 10, 100 and
+    1000 had log10 just under 1, 2 and 3, and one digit too few."""
+    x = np.concatenate([10.0 ** np.arange(15), 10.0 ** np.arange(1, 15) - 1, [123456.0, 0.5]])
+    check_like_numpy(lambda x: np.floor(np.log10(x)).astype(int) + 1, x)
+    check_like_numpy(np.log10, 10.0 ** np.arange(15), rtol=0, atol=0)
+
+
 def test_quotients_of_quotients_are_numpys_not_reassociated():
     """XLA rewrites (a / b) / c as a / (b * c) and (a / b) / (c / d) as (a * d) / (b * c): products that
     overflow where NumPy's quotients do not (found by make fuzz: nine x = x / x of 0.057 gave NaN)."""
@@ -526,10 +534,12 @@ def test_quotients_of_quotients_are_numpys_not_reassociated():
             x = x / x
         return x
 
-    def quotients(a, b, c):
-        return (a / b) / c, a / (b / c), (a / b) / (c / a)
+    def quotients(a, b, c):  # (a negated quotient too: the passes move the negation into the dividend)
+        return (a / b) / c, a / (b / c), (a / b) / (c / a), a / -(b / c), np.reciprocal(-np.reciprocal(b))
 
     check_like_numpy(chain, np.array([0.057, 3.0, -1e-3]))
     big = np.array([1e30, 3e28], np.float32), np.array([1e20, 7e19], np.float32), np.array([1e20, 2e21], np.float32)
     check_like_numpy(quotients, *big)
     check_like_numpy(quotients, *(np.asarray(x, np.float64) * 1e270 for x in big))
+    check_like_numpy(lambda x: (np.reciprocal(-np.reciprocal(x)), 1 / -(1 / x)), np.array([7.0, 3.0, 0.1], np.float32),
+                     rtol=0, atol=0)

@@ -120,6 +120,16 @@ for f in (lambda a: np.int32(1) // (a - a), lambda a: np.int32(1) % (a - a), lam
 """
 
 
+def test_powers_and_exponentials_are_numpys():
+    # enzyme-ad 0.0.16's pow_simplify took x ** -0.5 for rsqrt(x) (-inf at -0, NumPy inf),
+    # power_multiply_to_power x ** p * x for x ** (p + 1) (inf at 0 ** -inf * 0, NumPy NaN), and
+    # exponential_minus_one_fuse np.exp(x) - 1 for np.expm1(x) (8e-8 apart at 1e-10).
+    x, p = np.array([-0.0, 0.0, 1e-10, -1e-12, 4.0]), np.array([-np.inf, -np.inf, 2.0, 2.0, 0.5])
+    with np.errstate(all="ignore"):
+        check_like_numpy(lambda x, p: (x ** -0.5, np.abs(x) ** p * np.abs(x), x ** 0.5), x, p)
+    check_like_numpy(lambda x: np.exp(x) - 1.0, np.array([1e-10, -1e-12, 0.5]), atol=0)
+
+
 def test_patterns_that_emit_invalid_ir_are_excluded():
     # concat_broadcast_slice (enzyme-ad 0.0.16) miscompiles this to a 3x2 result.
     x = np.arange(6.0).reshape(3, 2)

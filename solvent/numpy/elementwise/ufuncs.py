@@ -11,7 +11,7 @@ import numpy as np
 
 from solvent.errors import UnsupportedError
 from solvent.numpy import folding
-from solvent.numpy.elementwise import bodies as m
+from solvent.numpy.elementwise import bodies as m, trigonometric as trig
 from solvent.numpy.indexing import affine
 from solvent.numpy.registry import implements
 from solvent.numpy.values import (broadcast_value, dtype_key, full, is_python_scalar, is_traced,
@@ -43,11 +43,11 @@ TABLE = {
     np.sign: m.sign, np.signbit: m.signbit, np.sqrt: m.sqrt, np.cbrt: m.cbrt, np.square: m.square,
     np.reciprocal: m.reciprocal, np.conjugate: m.conjugate, np.exp: m.exp,
     np.exp2: m.exp2, np.expm1: u("exponential_minus_one"), np.log: m.log, np.log2: m.log_base(2),
-    np.log10: m.log_base(10), np.log1p: u("log_plus_one"), np.sin: m.sin, np.cos: m.cos,
-    np.tan: m.tan, np.arcsin: m.branch_cut(m.chlo_unary("asin")),
+    np.log10: m.log_base(10), np.log1p: u("log_plus_one"), np.sin: trig.sin, np.cos: trig.cos,
+    np.tan: trig.tan, np.arcsin: m.branch_cut(m.chlo_unary("asin")),
     np.arccos: m.branch_cut(m.chlo_unary("acos"), imag_sign=-1),
-    np.arctan: m.chlo_unary("atan"), np.sinh: m.sinh, np.cosh: m.cosh,
-    np.tanh: m.tanh, np.arcsinh: m.chlo_unary("asinh"),
+    np.arctan: m.chlo_unary("atan"), np.sinh: trig.sinh, np.cosh: trig.cosh,
+    np.tanh: trig.tanh, np.arcsinh: m.chlo_unary("asinh"),
     np.arccosh: m.branch_cut(m.chlo_unary("acosh"), real_sign=1),
     np.arctanh: m.chlo_unary("atanh"), np.deg2rad: m.scale(np.pi / 180), np.rad2deg: m.scale(180 / np.pi),
     np.floor: m.rounding("floor"), np.ceil: m.rounding("ceil"), np.trunc: m.trunc,
