@@ -543,3 +543,4 @@ def test_quotients_of_quotients_are_numpys_not_reassociated():
     check_like_numpy(quotients, *(np.asarray(x, np.float64) * 1e270 for x in big))
     check_like_numpy(lambda x: (np.reciprocal(-np.reciprocal(x)), 1 / -(1 / x)), np.array([7.0, 3.0, 0.1], np.float32),
                      rtol=0, atol=0)
+    check_like_numpy(np.reciprocal, np.array([1e300 + 1e300j, 1e300 + 2e300j, 2e300 + 1e300j, 3 + 4j]), atol=0)

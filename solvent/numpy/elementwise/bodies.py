@@ -345,8 +345,8 @@ def reciprocal(x):
     tall_r = op("divide", re, im)
     tall_d = op("add", op("multiply", re, tall_r), im)
     first = ew.compare("LE", ew.unary("abs", im), ew.unary("abs", re))
-    real = ew.select(first, op("divide", const(re, 1), wide_d), op("divide", tall_r, tall_d))
-    imag = ew.select(first, op("divide", wide_r, wide_d), op("divide", const(re, 1), tall_d))
+    real = ew.select(first, op("divide", const(re, 1), wide_d), divide(tall_r, tall_d))
+    imag = ew.select(first, divide(wide_r, wide_d), op("divide", const(re, 1), tall_d))
     return op("complex", real, ew.unary("negate", imag))
 
 
@@ -384,10 +384,9 @@ def log_base(base):
 
 def logaddexp(a, b, base=None):
     """log(exp(a) + exp(b)) without overflow; `base=2` for logaddexp2."""
-    scale = np.log(2.0) if base == 2 else 1.0
     big, diff = maximum(a, b), ew.unary("abs", ew.binary("subtract", a, b))
-    if base == 2:
-        tail = ew.binary("divide", ew.unary("log_plus_one", exp2(ew.unary("negate", diff))), const(a, scale))
+    if base == 2:  # (npymath's log2_1p: log1p times log2(e))
+        tail = ew.binary("multiply", ew.unary("log_plus_one", exp2(ew.unary("negate", diff))), const(a, _LOG_E[2]))
     else:
         tail = ew.unary("log_plus_one", ew.unary("exponential", ew.unary("negate", diff)))
     equal = ew.binary("add", a, const(a, 1.0 if base == 2 else np.log(2.0)))
