@@ -510,6 +510,13 @@ def test_reduceat_index_errors():
         solvent.jit(lambda x, i: np.add.reduceat(x, i))(np.arange(8.0), np.array([0, 4]))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_sign_of_negative_zero_is_positive_zero(dtype):
+    x = np.array([-0.0, 0.0, -2.0, np.nan, np.inf], dtype)
+    np.testing.assert_array_equal(np.signbit(solvent.jit(np.sign)(x)), np.signbit(np.sign(x)))
+    check_like_numpy(np.sign, x)
+
+
 def test_complex_sign_of_signed_zeros_is_positive_zero():
     z = np.array([complex(-0.0, 0.0), complex(0.0, -0.0), complex(-0.0, -0.0)])
     result = np.asarray(solvent.jit(np.sign)(z))

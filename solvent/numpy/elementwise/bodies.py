@@ -253,6 +253,8 @@ def sign(x):
         return ew.convert(ew.compare("NE", x, const(x, 0)), dtype_of(x))
     if is_complex(dtype_of(x)):
         return _complex_sign(x)
+    if is_float(dtype_of(x)):  # XLA's sign keeps -0; NumPy's is +0
+        return ew.select(ew.compare("EQ", x, const(x, 0)), const(x, 0), ew.unary("sign", x))
     return ew.unary("sign", x)
 
 
