@@ -63,6 +63,16 @@ def constant_integer(value: ir.Value) -> int | None:
         return None
 
 
+def splat_float(value: ir.Value) -> float | None:
+    """The one float a splat `stablehlo.constant`, or a broadcast of one, holds; None for any other value."""
+    op = defining_op(value)
+    if op is not None and op.name == "stablehlo.broadcast_in_dim":
+        op = defining_op(op.operands[0])
+    attribute = dense_constant(op) if op is not None and op.name == "stablehlo.constant" else None
+    element = attribute.get_splat_value() if attribute is not None and attribute.is_splat else None
+    return element.value if isinstance(element, ir.FloatAttr) else None
+
+
 def named_attributes(op: ir.Operation) -> dict:
     """An op's attributes by name, to create its like (iterating `op.attributes` gives names only)."""
     attributes = op.attributes

@@ -11,7 +11,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func, stablehlo
 
 from solvent.ir.context import context
-from solvent.ir.module import defining_op, named_attributes, new_module, same_value, verify
+from solvent.ir.module import defining_op, named_attributes, new_module, same_value, splat_float, verify
 from solvent.ir.types import tensor_type
 from solvent.ops import control, elementwise as ew, enzyme, linalg, reduction, scatter, shape as ops
 from solvent.ops.base import create, dtype_of, shape_of
@@ -153,6 +153,16 @@ def test_named_attributes_make_the_same_op_again():
         again = create(op.name, list(op.operands), [op.results[0].type], named_attributes(op))
         assert set(named_attributes(op)) == {"comparison_direction", "compare_type"}
         assert str(again).split("=", 1)[1] == str(op).split("=", 1)[1]
+
+
+def test_splat_float_reads_a_constant_through_its_broadcast():
+    with building(((3,), F64)) as (x,):
+        half = constant(np.float64(0.5))
+        assert splat_float(half) == 0.5
+        assert splat_float(ops.broadcast_in_dim(half, (3,), ())) == 0.5
+        assert splat_float(constant(np.array([0.5, 1.0]))) is None
+        assert splat_float(constant(np.int64(2))) is None
+        assert splat_float(x) is None
 
 
 def test_dot_general_dimension_order():

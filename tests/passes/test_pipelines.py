@@ -92,8 +92,8 @@ def test_comparisons_of_wrapped_values_are_numpys():
     # compare_subtract_const_simplify c - x with c as x with 0: -INT_MIN and 1 - INT_MIN wrap, and
     # 1.0 - 1e-20 rounds to 1.0.
     a, b = np.array([-1, 5, np.iinfo(np.int32).min, 3], np.int32), np.array([2**31 - 1, 7, 1, 2**31 - 1], np.int32)
-    check_like_numpy(lambda a, b: ((-a) <= (-(a - b)), (-a) > (-b), (-a) < np.int32(5), (np.int32(1) - a) < np.int32(1)),
-                     a, b)
+    check_like_numpy(lambda a, b: ((-a) <= (-(a - b)), (-a) > (-b), (-a) < np.int32(5),
+                                   (np.int32(1) - a) < np.int32(1)), a, b)
     check_like_numpy(lambda x: (1.0 - x) < 1.0, np.array([1e-20, -1e-20, 0.5, 0.0]))
 
 
@@ -114,7 +114,8 @@ def test_an_integer_division_by_a_known_zero_compiles():
 KNOWN_ZERO_DIVISORS = """
 import numpy as np, solvent
 a = np.arange(5, dtype=np.int32)
-for f in (lambda a: np.int32(1) // (a - a), lambda a: np.int32(1) % (a - a), lambda a: np.uint8(7) // (a.astype(np.uint8) * 0)):
+for f in (lambda a: np.int32(1) // (a - a), lambda a: np.int32(1) % (a - a),
+          lambda a: np.uint8(7) // (a.astype(np.uint8) * 0)):
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(solvent.jit(f)(a), f(a))
 """
@@ -307,8 +308,9 @@ _INTS = np.array([0, 1, -1, 2, 3, 7, -7, 100, 2**31 - 1, -2**31, 2**31 - 2, -2**
 
 
 def _expressions(kind):
-    leaves = st.sampled_from(["a", "b", "a", "b", *(["1.0", "3.0", "0.5", "10.0", "-1.0", "0.1"] if kind == "f"
-                                                     else ["np.int32(1)", "np.int32(3)", "np.int32(-1)", "np.int32(16)"])])
+    constants = ["1.0", "3.0", "0.5", "10.0", "-1.0", "0.1"] if kind == "f" else \
+        ["np.int32(1)", "np.int32(3)", "np.int32(-1)", "np.int32(16)"]
+    leaves = st.sampled_from(["a", "b", "a", "b", *constants])
     binary = ["+", "-", "*", "/"] if kind == "f" else ["+", "-", "*", "//", "%", "&", "|", "^"]
     unary = ["np.sqrt", "np.abs", "np.negative", "np.floor", "np.reciprocal", "np.log", "np.square"] if kind == "f" \
         else ["np.negative"]
@@ -317,11 +319,13 @@ def _expressions(kind):
         return st.one_of(
             st.tuples(inner, st.sampled_from(binary), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
             st.tuples(st.sampled_from(unary), inner).map(lambda t: f"{t[0]}({t[1]})"),
-            st.tuples(st.sampled_from(["np.maximum", "np.minimum"]), inner, inner).map(lambda t: f"{t[0]}({t[1]}, {t[2]})"),
+            st.tuples(st.sampled_from(["np.maximum", "np.minimum"]), inner, inner).map(
+                lambda t: f"{t[0]}({t[1]}, {t[2]})"),
             st.tuples(inner, st.sampled_from(["<", "<=", ">", "=="]), inner, inner, inner).map(
                 lambda t: f"np.where({t[0]} {t[1]} {t[2]}, {t[3]}, {t[4]})"))
     expressions = st.recursive(leaves, extend, max_leaves=8)
-    compared = st.tuples(expressions, st.sampled_from(["<", "<=", "=="]), expressions).map(lambda t: f"{t[0]} {t[1]} {t[2]}")
+    compared = st.tuples(expressions, st.sampled_from(["<", "<=", "=="]), expressions).map(
+        lambda t: f"{t[0]} {t[1]} {t[2]}")
     return st.one_of(expressions, compared).filter(lambda e: "a" in e or "b" in e)
 
 

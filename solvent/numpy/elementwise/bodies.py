@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 
-from solvent.ir.module import defining_op, dense_constant
+from solvent.ir.module import defining_op, splat_float
 from solvent.ops import elementwise as ew
 from solvent.ops.base import dtype_of, is_bool, is_complex, is_float, is_unsigned, one, shape_of
 from solvent.numpy.values import full
@@ -231,19 +231,9 @@ def copysign(a, b):
 def power(a, b):
     if is_bool(dtype_of(a)):
         return ew.binary("or", a, ew.unary("not", b))
-    if is_float(dtype_of(a)) and _splat_number(b) == 0.5:  # NumPy's loop takes sqrt there (sqrt(-0) is -0)
+    if is_float(dtype_of(a)) and splat_float(b) == 0.5:  # NumPy's loop takes sqrt there (sqrt(-0) is -0)
         return ew.unary("sqrt", a)
     return ew.binary("power", a, b)
-
-
-def _splat_number(x: ir.Value) -> float | None:
-    """The one float a constant (or a broadcast constant) `x` holds, else None."""
-    op = defining_op(x)
-    if op is not None and op.name == "stablehlo.broadcast_in_dim":
-        op = defining_op(op.operands[0])
-    attribute = dense_constant(op) if op is not None and op.name == "stablehlo.constant" else None
-    value = attribute.get_splat_value() if attribute is not None and attribute.is_splat else None
-    return value.value if isinstance(value, ir.FloatAttr) else None
 
 
 def sign(x):
@@ -388,7 +378,8 @@ def logaddexp(a, b, base=None):
     """log(exp(a) + exp(b)) without overflow; `base=2` for logaddexp2."""
     big, diff = maximum(a, b), ew.unary("abs", ew.binary("subtract", a, b))
     if base == 2:  # (npymath's log2_1p: log1p times log2(e))
-        tail = ew.binary("multiply", ew.unary("log_plus_one", exp2(ew.unary("negate", diff))), const(a, _LOG_E[2]))
+        tail = ew.binary("multiply", ew.unary("log_plus_one", exp2(ew.unary("negate", diff))),
+                         const(a, _LOG_E[2]))
     else:
         tail = ew.unary("log_plus_one", ew.unary("exponential", ew.unary("negate", diff)))
     equal = ew.binary("add", a, const(a, 1.0 if base == 2 else np.log(2.0)))
