@@ -78,8 +78,9 @@ def _lowering_enzyme(stages: list[str]) -> list[str]:
 #: - associative_common_mul_op_reordering factors sums of products (a*b + a*c -> a*(b + c)): other
 #:   roundings, inf where NumPy gives NaN (a = -inf, b = -inf, c = 3), and a*b - b*a not 0;
 #: - log_simplify takes log(1 / x) for -log(x): NaN at x = -0 becomes inf, and other roundings;
-#: - divide_negated_operands_simplify turns -x / (a - b) into x / (b - a), +0 where NumPy divides
-#:   by -0: the quotient's infinity changes sign;
+#: - divide_negated_operands_simplify and multiply_negated_operands_simplify turn -x / (a - b) into
+#:   x / (b - a) and -x * (a - b) into x * (b - a): +0 where NumPy has -0, and an infinity made of it
+#:   changes sign;
 #: - compare_negate_const_simplify compares -a with -b as b with a: not for integers, where -a
 #:   wraps (-INT_MIN is INT_MIN);
 #: - binop_const_simplify folds (x * c) // c to x, and compare_subtract_const_simplify compares
@@ -95,7 +96,8 @@ def _lowering_enzyme(stages: list[str]) -> list[str]:
 WRONG = ["convert_convert_float", "transpose_fft", "concat_broadcast_slice", "while_op_induction_replacement",
          "compare_op_canon", "compare_ext", "abs_positive_simplify", "cse_reduce_transposed", "reduce_pad",
          "transpose_pad", "associative_common_mul_op_reordering", "log_simplify",
-         "divide_negated_operands_simplify", "compare_negate_const_simplify", "binop_const_simplify",
+         "divide_negated_operands_simplify", "multiply_negated_operands_simplify",
+         "compare_negate_const_simplify", "binop_const_simplify",
          "compare_subtract_const_simplify", "select_known_predicate_operand", "pow_simplify",
          "power_multiply_to_power", "exponential_minus_one_fuse"]
 

@@ -79,12 +79,14 @@ def test_sums_of_products_are_not_factored():
 
 def test_rewrites_that_change_signs_of_zero_and_nans_are_left_out():
     # log_simplify took log(1 / x) for -log(x) (inf at -0, NumPy NaN); divide_negated_operands_simplify
-    # divided x by (b - a) for -x / (a - b), by +0 where NumPy divides by -0; compare_select_simplify
+    # divided x by (b - a) for -x / (a - b), by +0 where NumPy divides by -0, and
+    # multiply_negated_operands_simplify made +0 of -x * (a - b) likewise; compare_select_simplify
     # took np.where(b > a, a, b) for np.minimum(a, b), NaN where NumPy picks b (all enzyme-ad 0.0.16).
     a, b = np.array([0.0, -1.0, np.nan, 2.0, 1.0]), np.array([-0.0, -1.0, 1.0, np.nan, 3.0])
     with np.errstate(all="ignore"):
         check_like_numpy(lambda a, b: (np.log(1 / b), -(b * 0.1) / (np.minimum(b, -1.0) - np.where(b > a, a, b)),
-                                       np.where(b > a, a, b), np.where(a < b, a, b)), a, b, rtol=0, atol=0)
+                                       np.where(b > a, a, b), np.where(a < b, a, b), 1 / ((-b) * (a - a))),
+                         a, b, rtol=0, atol=0)
 
 
 def test_comparisons_of_wrapped_values_are_numpys():
