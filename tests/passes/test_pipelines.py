@@ -313,9 +313,9 @@ def _expressions(kind):
     constants = ["1.0", "3.0", "0.5", "10.0", "-1.0", "0.1"] if kind == "f" else \
         ["np.int32(1)", "np.int32(3)", "np.int32(-1)", "np.int32(16)"]
     leaves = st.sampled_from(["a", "b", "a", "b", *constants])
-    binary = ["+", "-", "*", "/"] if kind == "f" else ["+", "-", "*", "//", "%", "&", "|", "^"]
-    unary = ["np.sqrt", "np.abs", "np.negative", "np.floor", "np.reciprocal", "np.log", "np.square"] if kind == "f" \
-        else ["np.negative"]
+    binary = ["+", "-", "*", "/", "//", "%", "**"] if kind == "f" else ["+", "-", "*", "//", "%", "&", "|", "^"]
+    unary = ["np.sqrt", "np.abs", "np.negative", "np.floor", "np.reciprocal", "np.log", "np.log10", "np.square",
+             "np.sign", "np.exp"] if kind == "f" else ["np.negative"]
 
     def extend(inner):
         return st.one_of(
