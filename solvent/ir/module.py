@@ -63,13 +63,18 @@ def constant_integer(value: ir.Value) -> int | None:
         return None
 
 
+def splat_element(op: ir.Operation | None) -> ir.Attribute | None:
+    """The one value of every element of a `stablehlo.constant` op, as an attribute; None for any other op."""
+    attribute = dense_constant(op) if op is not None and op.name == "stablehlo.constant" else None
+    return attribute.get_splat_value() if attribute is not None and attribute.is_splat else None
+
+
 def splat_float(value: ir.Value) -> float | None:
     """The one float a splat `stablehlo.constant`, or a broadcast of one, holds; None for any other value."""
     op = defining_op(value)
     if op is not None and op.name == "stablehlo.broadcast_in_dim":
         op = defining_op(op.operands[0])
-    attribute = dense_constant(op) if op is not None and op.name == "stablehlo.constant" else None
-    element = attribute.get_splat_value() if attribute is not None and attribute.is_splat else None
+    element = splat_element(op)
     return element.value if isinstance(element, ir.FloatAttr) else None
 
 

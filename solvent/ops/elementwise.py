@@ -96,11 +96,11 @@ def _float_to_integer(x: ir.Value, dtype: np.dtype) -> ir.Value:
     half their range up by subtracting that half first and setting the top bit back."""
     if dtype in (np.uint32, np.uint64) and not (dtype == np.uint32 and dtype_of(x) == np.float16):
         bits = dtype.itemsize * 8
-        half = _full(2.0 ** (bits - 1), x)
+        half = const(x, 2.0 ** (bits - 1))
         high = compare("GE", x, half)  # false for NaN, which takes the other way as in C
-        low_part = _truncated(select(high, _full(0, x), x), bits)
-        high_part = binary("xor", _truncated(select(high, binary("subtract", x, half), _full(0, x)), bits),
-                           _full(np.iinfo(np.int64 if bits == 64 else np.int32).min, low_part))
+        low_part = _truncated(select(high, const(x, 0), x), bits)
+        high_part = binary("xor", _truncated(select(high, binary("subtract", x, half), const(x, 0)), bits),
+                           const(low_part, np.iinfo(np.int64 if bits == 64 else np.int32).min))
         return convert(select(high, high_part, low_part), dtype)
     return convert(_truncated(x, 64 if dtype in (np.int64, np.uint32) else 32), dtype)
 
@@ -109,13 +109,14 @@ def _truncated(x: ir.Value, bits: int) -> ir.Value:
     """x rounded toward zero to a signed `bits`-bit integer, its most negative value where C's
     conversion on x86-64 gives it: NaN and values out of range."""
     kind = np.dtype(np.int64 if bits == 64 else np.int32)
-    outside = binary("or", compare("NE", x, x), binary("or", compare("GE", x, _full(2.0 ** (bits - 1), x)),
-                                                       compare("LT", x, _full(-2.0 ** (bits - 1), x))))
-    inside = one("stablehlo.convert", [select(outside, _full(0, x), x)], shape_of(x), kind)
-    return select(outside, _full(np.iinfo(kind).min, inside), inside)
+    outside = binary("or", compare("NE", x, x), binary("or", compare("GE", x, const(x, 2.0 ** (bits - 1))),
+                                                       compare("LT", x, const(x, -2.0 ** (bits - 1)))))
+    inside = one("stablehlo.convert", [select(outside, const(x, 0), x)], shape_of(x), kind)
+    return select(outside, const(inside, np.iinfo(kind).min), inside)
 
 
-def _full(value, like: ir.Value) -> ir.Value:
+def const(like: ir.Value, value) -> ir.Value:
+    """The scalar `value` everywhere in `like`'s shape and dtype (one element stored)."""
     return splat(value, shape_of(like), dtype_of(like))
 
 

@@ -17,7 +17,7 @@ import math
 
 from jaxlib.mlir import ir
 
-from solvent.ir.module import dense_constant, defining_op, named_attributes, ops_where
+from solvent.ir.module import defining_op, named_attributes, ops_where, splat_element
 from solvent.ops.base import create, shape_of
 
 #: Elementwise ops whose operands all have their result's shape.
@@ -31,12 +31,6 @@ def _one_element(op: ir.Operation) -> bool:
         return False
     shape = shape_of(op.results[0])
     return len(shape) > 0 and math.prod(shape) == 1 and all(shape_of(x) == shape for x in op.operands)
-
-
-def _splat(op: ir.Operation):
-    """(element type, value) of a constant op whose elements are all one value, else None."""
-    attr = dense_constant(op) if op.name == "stablehlo.constant" else None
-    return (str(attr.type.element_type), str(attr.get_splat_value())) if attr is not None and attr.is_splat else None
 
 
 class _Scalars:
@@ -55,7 +49,7 @@ class _Scalars:
     def _known(self, v: ir.Value) -> bool:
         op = defining_op(v)
         if op is not None and (op.name == "stablehlo.reshape" and not shape_of(op.operands[0])
-                               or _splat(op) is not None):
+                               or splat_element(op) is not None):
             return True
         if any(use.owner.operation.name == "stablehlo.reshape" and not shape_of(use.owner.operation.results[0])
                for use in v.uses):

@@ -11,13 +11,9 @@ from jaxlib.mlir import ir
 
 from solvent.ir.module import defining_op, splat_float
 from solvent.ops import elementwise as ew
+from solvent.ops.elementwise import const
 from solvent.ops.base import dtype_of, is_bool, is_complex, is_float, is_unsigned, one, shape_of
 from solvent.numpy.values import full
-
-
-def const(x: ir.Value, c) -> ir.Value:
-    """The scalar `c` broadcast to `x`'s shape and dtype."""
-    return full(c, shape_of(x), dtype_of(x))
 
 
 def real_dtype(dtype) -> np.dtype:
