@@ -518,6 +518,11 @@ def _product(a, b, b_axis, zeroed=(True, True)):
     return factors, parts
 
 
+#: Result types whose dot of two vectors is a plain sum of products (float16 and integers keep
+#: NumPy's own accumulation through the product op).
+_SUMMED_PRODUCTS = frozenset(map(np.dtype, (np.float32, np.float64, np.complex64, np.complex128)))
+
+
 def _summed_masked(x, axis) -> bool:
     return isinstance(x, MaskedArray) and x.lengths[axis] is not None
 
@@ -525,7 +530,12 @@ def _summed_masked(x, axis) -> bool:
 def contracted(numpy_function, a, b, b_axis, result_parts):
     """`numpy_function(a, b)` (np.matmul or np.dot) summed over a's last axis and b's `b_axis`:
     a vector and a matrix that both have a traced length there with only the vector zeroed (see
-    `finite_products`). Elsewhere zeroing costs little beside the product itself."""
+    `finite_products`). Two vectors make a sum of products zeroed once (not each factor: zeroing
+    a row of a matrix read in a loop let the optimizer zero the whole matrix before the loop).
+    Elsewhere zeroing costs little beside the product itself."""
+    if (len(a.shape) == len(b.shape) == 1 and _summed_masked(a, -1) and _summed_masked(b, -1)
+            and np.result_type(a.dtype, b.dtype) in _SUMMED_PRODUCTS):
+        return np.sum(elementwise(np.multiply, [a, b], {}))
     zeroed = (True, True)
     if (_summed_masked(a, -1) and _summed_masked(b, b_axis) and np.result_type(a.dtype, b.dtype).kind in "fc"
             and min(len(a.shape), len(b.shape)) == 1 and max(len(a.shape), len(b.shape)) > 1):

@@ -1,7 +1,8 @@
 """Products of slices with traced bounds (`finite_products`): a vector times a matrix, both cut
 to a loop-dependent length along the summed axis, zeroes only the vector, and takes the product
 again with both zeroed where infinities or NaNs outside the valid part made the result
-non-finite. Either way the values are NumPy's, and the matrix is zeroed only in that branch."""
+non-finite. Either way the values are NumPy's, and the matrix is zeroed only in that branch.
+Two such vectors make their products and zero those once."""
 
 import numpy as np
 import pytest
@@ -31,6 +32,12 @@ def lu(A):
         A[i, i:] -= A[i, :i] @ A[:i, i:]
         A[i + 1:, i] /= A[i, i]
     return A
+
+
+def forward_substitution(L, x, b):
+    for i in range(L.shape[0]):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+        b[i] -= np.dot(x[:i], L[i, :i])           # np.dot, in the other order
 
 
 def _inputs(n, bad, seed):
@@ -76,3 +83,35 @@ def test_lu_zeroes_its_matrix_only_where_the_fast_product_is_not_finite():
         return ir.WalkResult.ADVANCE
     module.operation.walk(visit)
     assert zeroings and set(zeroings) == {"stablehlo.if"}
+
+
+def _selects(module, shape):
+    """The stablehlo.select ops of `shape` in `module`."""
+    found = []
+
+    def visit(op):
+        if op.name == "stablehlo.select" and str(op.results[0].type) == shape:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+    module.operation.walk(visit)
+    return found
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.float16, np.int64])
+@pytest.mark.parametrize("bad", [[], [((7, 9), np.inf)], [((ROLLED - 1, 0), np.nan)]])
+@pytest.mark.filterwarnings("ignore:invalid value", "ignore:overflow")
+def test_vector_products_match_numpy(bad, dtype):
+    M, _, _ = _inputs(ROLLED, bad if np.dtype(dtype).kind in "fc" else [], 3)
+    L = (np.tril(M) + 4 * np.eye(ROLLED)).astype(dtype)
+    if np.dtype(dtype).kind in "fc":
+        L[np.triu_indices(ROLLED, 1)] = np.nan  # never read by NumPy: must not reach the result
+    b = np.arange(ROLLED).astype(dtype)
+    check_like_numpy(forward_substitution, L, np.full(ROLLED, np.inf).astype(dtype), b, rtol=1e-3)
+
+
+def test_vector_products_zero_no_matrix():
+    """The optimizer made a zeroed row of a matrix into the whole matrix zeroed before the loop."""
+    L = np.tril(np.random.default_rng(4).random((30, 30))) + np.eye(30)
+    check_like_numpy(forward_substitution, L, np.zeros(30), np.ones(30), rtol=1e-10)
+    assert not _selects(parse(solvent.code_mhlo(forward_substitution, L, np.zeros(30), np.ones(30))),
+                        "tensor<30x30xf64>")
