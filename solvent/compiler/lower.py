@@ -14,6 +14,7 @@ import warnings
 import solvent.ir
 import solvent.ops.base
 import solvent.ops.constant
+import solvent.ops.elementwise
 import solvent.passes
 from solvent.compiler import disk
 from solvent.errors import EscapedValueError
@@ -119,7 +120,7 @@ def _optimized(traced_text: str, level: str, no_nan: bool) -> str:
     """The pass pipeline's output, from the persistent cache when this module was optimized before
     by the same code (solvent's passes, the parser and printer, and the ops they build)."""
     pipeline = passes.passes_for(traced_text, level, no_nan)
-    code = disk.fingerprint(solvent.passes, solvent.ir, solvent.ops.base, solvent.ops.constant)
+    code = disk.fingerprint(solvent.passes, solvent.ir, solvent.ops.base, solvent.ops.constant, solvent.ops.elementwise)
     return disk.cached("passes", (traced_text, pipeline, code),
                        lambda: passes.run(traced_text, level, no_nan).encode()).decode()
 

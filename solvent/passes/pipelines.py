@@ -13,7 +13,7 @@ import types
 from enzyme_ad.jax import enzyme_call, optimization_passes
 from jaxlib.mlir import ir
 
-from solvent.passes import empty_values, loop_broadcasts
+from solvent.passes import empty_values, loop_broadcasts, two_way_cases
 from solvent.passes.diagnose import Undiagnosed, explained
 from solvent.ir.module import find_function, in_loop, parse, to_text
 
@@ -272,6 +272,7 @@ def passes_for(module_text: str, level: str, no_nan: bool = False, without: tupl
 
 def run(module_text: str, level: str, no_nan: bool = False) -> str:
     """Run an optimize level over a module whose entry point is `main`; returns the new text.
+    Two-branch cases on scalars become ifs first, which the patterns turn into selects (`two_way_cases`).
     Where the result reads a nested loop's input inside it, the level runs again without
     LOOP_INPUT_READS; where the pipeline fails with no diagnosis, again without the FRAGILE patterns;
     where a loop takes a table of per-iteration broadcasts, again with those kept in the loop
@@ -283,6 +284,8 @@ def run(module_text: str, level: str, no_nan: bool = False) -> str:
     module_text = empty_values.folded(module_text)  # (patterns that crash on them)
     if enzyme_ops:
         module_text = callees_first(module_text)
+    else:  # (a module Enzyme differentiates or batches keeps the cases `transforms.equivalents` made)
+        module_text = two_way_cases.as_ifs(module_text)
     names = [op.sym_name.value for op in parse(module_text).body.operations]
     without = ()
     try:
