@@ -518,8 +518,8 @@ def _product(a, b, b_axis, zeroed=(True, True)):
     return factors, parts
 
 
-#: Result types whose dot of two vectors is a plain sum of products (float16 and integers keep
-#: NumPy's own accumulation through the product op).
+#: Result types whose dot of two vectors is np.sum of their products, in type and value (np.sum
+#: widens integers and booleans, and NumPy accumulates float16 dots in float32).
 _SUMMED_PRODUCTS = frozenset(map(np.dtype, (np.float32, np.float64, np.complex64, np.complex128)))
 
 
