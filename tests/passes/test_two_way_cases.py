@@ -65,16 +65,13 @@ def test_only_two_branch_cases_on_scalars_change():
     def three_way(i, x):
         return solvent.switch(i, [lambda v: v, lambda v: v + 1.0, lambda v: v * 3.0], x)
 
-    def on_arrays(c, x):
-        return solvent.cond(c > 0, lambda v: v * 2.0, lambda v: v + 1.0, x)
-
-    def on_scalars(c, x):
+    def two_way(c, x):
         return solvent.cond(c > 0, lambda v: v * 2.0, lambda v: v + 1.0, x)
 
     with context():
         for fn, args, changed in ((three_way, (np.array(1), np.array(2.0)), False),
-                                  (on_arrays, (np.array(1.0), np.ones(3)), False),
-                                  (on_scalars, (np.array(1.0), np.array(2.0)), True)):
+                                  (two_way, (np.array(1.0), np.ones(3)), False),
+                                  (two_way, (np.array(1.0), np.array(2.0)), True)):
             text = solvent.code_hlo(fn, *args, optimize=False)
             assert "stablehlo.case" in text
             out = two_way_cases.as_ifs(text)
