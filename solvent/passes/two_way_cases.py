@@ -16,14 +16,12 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.ir.context import context
 from solvent.ir.module import ops_where, parse, to_text
 from solvent.ops import elementwise as ew
 from solvent.ops.base import create, shape_of
-from solvent.ops.constant import constant
 
 
 def as_ifs(module_text: str) -> str:
@@ -38,7 +36,8 @@ def as_ifs(module_text: str) -> str:
     with context():
         for case in found:
             with ir.InsertionPoint(case), case.location:
-                first = ew.compare("EQ", case.operands[0], constant(np.array(0, np.int32)))
+                index = case.operands[0]
+                first = ew.compare("EQ", index, ew.const(index, 0))
                 branch = create("stablehlo.if", [first], [r.type for r in case.results], regions=2)
             for region, block in zip(branch.regions, [r.blocks[0] for r in case.regions]):
                 block.append_to(region)
