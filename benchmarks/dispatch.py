@@ -12,7 +12,11 @@ same work side by side in one process, timed with ``timeit.repeat`` (best of N):
 - ``g(x): x += 1.0`` on an ndarray: ``solvent.jit`` against ``jax.jit`` plus
   ``np.copyto`` back into the ndarray;
 - ``f`` on ``solvent.Array`` arguments against ``jax.jit`` on ``jax.Array``\ s;
-- solvent's own executable through the bare PJRT ``execute_sharded`` path.
+- solvent's own executable through the bare PJRT ``execute_sharded`` path;
+- a time step on a 1000 x 1000 grid, each result given to the next call, where copying
+  results in and out (not the call) is the cost: NumPy, ``solvent.jit``, ``jax.jit`` plus
+  ``np.asarray`` (jax.jit's own module for ``.at[].set`` is the slower part there: it costs
+  the same with ``jax.Array``\ s fed back).
 
 JAX's rows run with its 64-bit mode switched on around them only; solvent needs
 no global setting. Last, 100,000 calls (pure and mutating) on ndarrays and 10,000
@@ -93,6 +97,38 @@ def dispatch_times(number, repeat):
     return times
 
 
+def smooth(u):
+    """A time step on a large grid, written as users write it: the result is a new array."""
+    v = u.copy()
+    v[1:-1, 1:-1] = 0.25 * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2])
+    return v
+
+
+def large_result_times(n, steps, repeat):
+    """µs per step of ``u = smooth(u)`` on an n x n float64 grid, each result given to the next call:
+    NumPy, ``solvent.jit`` and ``jax.jit`` plus ``np.asarray`` (NumPy in, NumPy out)."""
+    start = np.random.default_rng(0).random((n, n))
+    with jax.enable_x64(True):
+        jax_smooth = jax.jit(lambda u: u.at[1:-1, 1:-1].set(
+            0.25 * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2])))
+    engines = {"numpy": smooth, "solvent.jit": solvent.jit(smooth),
+               "jax.jit + np.asarray": lambda u: np.asarray(jax_smooth(u))}
+
+    def run(step):
+        u = start
+        for _ in range(steps):
+            u = step(u)
+        return u
+
+    expected = run(smooth)
+    times = {}
+    with jax.enable_x64(True):
+        for name, step in engines.items():
+            np.testing.assert_allclose(run(step), expected, rtol=1e-12)
+            times[name] = min(timeit.repeat(lambda: run(step), number=1, repeat=repeat)) / steps * 1e6
+    return times
+
+
 def resident_kilobytes():
     """Return this process's resident set size in kB, from /proc/self/status."""
     with open("/proc/self/status") as status:
@@ -132,6 +168,14 @@ def main(argv=None):
     for row, runtime in times:
         ratios = "  ".join(f"{times[(row, runtime)] / times[(row, r)]:5.2f}x {r}" for r in references[row])
         print(f"  {row:<17} {runtime:<28} {times[(row, runtime)]:7.2f} µs   {ratios}")
+
+    n = 1000
+    print(f"u = smooth(u) on a {n}x{n} float64 grid, each result the next call's argument "
+          f"(best of {repeat} x 20 steps)")
+    large = large_result_times(n, 20, repeat)
+    for runtime, t in large.items():
+        print(f"  {runtime:<28} {t:9.1f} µs per step   {t / large['jax.jit + np.asarray']:5.2f}x jax.jit + np.asarray"
+              f"   {large['numpy'] / t:5.2f}x faster than NumPy")
 
     pure, mutating = solvent.jit(multiply_add), solvent.jit(bump)
     rows = [(f"{calls} ndarray calls (pure and mutating)", lambda: (np.arange(16.0), np.ones(16)),

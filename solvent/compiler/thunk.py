@@ -16,7 +16,7 @@ from jax.errors import JaxRuntimeError
 
 from solvent.core import spec, structure
 from solvent.errors import ExecutionError, LayoutError, ReadOnlyError, SignatureError
-from solvent.runtime import devices, interrupts, memory
+from solvent.runtime import devices, host_views, interrupts, memory
 from solvent.runtime.array import BUFFERS, Array, Scalar, array_key, asarray
 from solvent.runtime.dispatch import fast_executor, python_executor, x64_on, x64_restore
 from solvent.runtime.sharding import SingleDeviceSharding, host_value
@@ -96,9 +96,11 @@ def _write_back(signature: Signature, out_shardings, ns: _Namespace) -> list[str
     return lines
 
 
-def _wrap_outputs(signature: Signature, out_shardings, ns: _Namespace) -> list[str]:
-    """Lines naming each result `o{k}`: a solvent.Array when an input was one, else host values."""
+def _wrap_outputs(signature: Signature, out_shardings, ns: _Namespace, executable, device) -> list[str]:
+    """Lines naming each result `o{k}`: a solvent.Array when an input was one, else host values
+    (on one device, a large array a view of XLA's buffer, a small one a copy)."""
     device_results = any(issubclass(k, Array) for k in signature.input_kinds)
+    layouts = None if device_results or out_shardings else executable.get_output_layouts()
     written = set(signature.mutated.values())
     lines = []
     for k, (aval, scalar) in enumerate(zip(signature.output_avals, signature.output_scalar)):
@@ -108,8 +110,9 @@ def _wrap_outputs(signature: Signature, out_shardings, ns: _Namespace) -> list[s
             kind = Scalar if scalar else Array
             key = array_key(kind, aval, out_shardings[k] if out_shardings else None)
             wrapped = f"_{kind.__name__}(outs[{k}], {ns.name(key, 'key')})"
-        elif not scalar:  # over a mesh, the result may have to be gathered first; on one device, one copy
-            wrapped = f"_host_copy(outs[{k}])" if out_shardings else f"_np_array(outs[{k}])"
+        elif not scalar:  # over a mesh, the result may have to be gathered first; on one device, a view or a copy
+            view = None if out_shardings else host_views.viewer(aval, layouts[k], device)
+            wrapped = f"{'_host_copy' if out_shardings else ns.name(view, 'view') if view else '_np_array'}(outs[{k}])"
         else:  # a NumPy scalar, or where NumPy gives a Python float, int or bool, that
             item = ".item()" if k in signature.output_python else "[()]"
             wrapped = f"{'_asarray' if out_shardings else '_np_asarray'}(outs[{k}]){item}"
@@ -201,7 +204,7 @@ def generate(signature: Signature, executable, device=None, sync: bool = False, 
                     _device=device, _copyto=np.copyto, _native=_native, _asarray=host_value, _host_copy=_host_copy,
                     _new_object=_new_object, _asmatrix=np.asmatrix, _set=structure.set_child,
                     _delete=structure.delete_child, _choose=_choose, _cut=_cut, _Array=Array.from_buffer,
-                    _Scalar=Scalar.from_buffer, _lock=BUFFERS,
+                    _Scalar=Scalar.from_buffer, _lock=BUFFERS, _HostBuffer=structure.HostBuffer,
                     _XlaError=(JaxRuntimeError, ExecutionError), _pending=interrupts.PENDING,
                     _deliver=interrupts.deliver, _x64_on=x64_on, _x64_restore=x64_restore,
                     _failed=lambda error: _failed(error, name, executable))
@@ -213,7 +216,7 @@ def generate(signature: Signature, executable, device=None, sync: bool = False, 
     if sync or _one_run_at_a_time(placement):
         exchange.append("for out in outs: out.block_until_ready()")
     exchange += _write_back(signature, out_shardings if placement else None, ns)
-    exchange += _wrap_outputs(signature, out_shardings if placement else None, ns)
+    exchange += _wrap_outputs(signature, out_shardings if placement else None, ns, executable, device)
     # XLA's errors surface at the run, or where a host copy waits for it (then nothing is written yet)
     exchange = ["try:"] + _indented(exchange) + ["except _XlaError as error:", "    raise _failed(error) from None"]
     if any(issubclass(kind, Array) for kind in signature.input_kinds):  # buffers another thread may donate
@@ -284,7 +287,7 @@ def _guard(example, ns: _Namespace, layouts: bool = False) -> str | None:
             return None
     host = [i for i in arrays if type(args[i]) is np.ndarray]
     if len(arrays) > 1:  # views of one array, or one array twice, alias: the call key says how
-        tests += [f"a{i}.base is None" for i in host]
+        tests += [f"(a{i}.base is None or type(a{i}.base) is _HostBuffer)" for i in host]  # owners of their memory
         tests += [f"a{i} is not a{j}" for i, j in itertools.combinations(arrays, 2)]
     return " and ".join(tests) or "True"
 

@@ -225,10 +225,17 @@ class Shared:
     hops: int
 
 
+class HostBuffer:
+    """What a result array too large to copy out views: XLA's CPU buffer, kept alive under the one
+    NumPy array made over it (`runtime.host_views`), which therefore owns that memory here."""
+
+    __slots__ = ("__array_interface__", "buffer")
+
+
 def memory_owner(x: np.ndarray):
     """(the object whose memory `x` views, the number of `.base` steps to it)."""
     owner, hops = x, 0
-    while isinstance(owner, np.ndarray) and owner.base is not None:
+    while isinstance(owner, np.ndarray) and owner.base is not None and type(owner.base) is not HostBuffer:
         owner, hops = owner.base, hops + 1
     return owner, hops
 

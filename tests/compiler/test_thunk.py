@@ -195,8 +195,9 @@ def write_one_read_other(a, b):
 
 @pytest.mark.parametrize("view", [lambda a: a[1:], lambda a: a[::2], lambda a: a[:3], lambda a: a[::-1],
                                   lambda a: a[2:4]])
-def test_a_view_and_its_base_as_two_arguments(view):
-    base = np.arange(6.0)
+@pytest.mark.parametrize("made_by", ["numpy", "solvent"])  # solvent's large results view XLA's buffer
+def test_a_view_and_its_base_as_two_arguments(view, made_by):
+    base = np.arange(6000.0) if made_by == "numpy" else solvent.jit(lambda n: np.arange(float(n)))(6000)
     expected_base = base.copy()
     expected = write_one_read_other(expected_base, view(expected_base))
     result = solvent.jit(write_one_read_other)(base, view(base))
@@ -269,14 +270,17 @@ def test_ndarray_calls_keep_memory_flat():
     assert_same(x, np.arange(256.0) + 22_000)
 
 
-def test_host_results_are_fresh_writable_arrays_untouched_by_later_calls():
+@pytest.mark.parametrize("n", [4, 8192])  # a copy out of XLA's buffer, and (64 KiB) a view of it
+def test_host_results_are_fresh_writable_arrays_untouched_by_later_calls(n):
     pure = solvent.jit(lambda x: x * 2.0)
-    x = np.arange(4.0)
+    x = np.arange(float(n))
     first = pure(x)
     second = pure(x + 1)
     first[0] = 100.0  # writable, like NumPy's own results
-    assert_same(second, (np.arange(4.0) + 1) * 2)
-    assert_same(x, np.arange(4.0))  # an argument the function does not mutate never changes
+    assert_same(second, (np.arange(float(n)) + 1) * 2)
+    assert_same(pure(first), first * 2)  # given back: a new result, the argument left as it was
+    assert first[0] == 100.0 and first[1] == 2.0
+    assert_same(x, np.arange(float(n)))  # an argument the function does not mutate never changes
 
 
 @dataclasses.dataclass
@@ -299,6 +303,7 @@ def paired(x):
 
 @pytest.mark.parametrize("name, fn, make", [
     ("plain", pure, lambda: (np.ones(3), np.ones(3))),
+    ("viewed_result", pure, lambda: (np.ones(8192), np.ones(8192))),
     ("mutated_ndarray", bump, lambda: (np.ones(3),)),
     ("mutated_array", bump, lambda: (solvent.asarray(np.ones(3)),)),
     ("dataclass_result", paired, lambda: (np.ones(3),)),
