@@ -7,7 +7,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from solvent.core.structure import HostBuffer, signature_key, static_key
+from solvent.core.structure import owns_memory, signature_key, static_key
 from solvent.runtime.array import Array, Scalar
 
 _KEYED = frozenset({Array, Scalar})  # carry their own key (aval, and sharding)
@@ -30,7 +30,7 @@ def call_key(args: tuple, kwargs: dict, static_argnames=(), layouts: bool = Fals
         if kind is np.ndarray:
             parts.append((kind, x.shape, x.dtype, x.strides) if layouts else (kind, x.shape, x.dtype))
             arrays.append(id(x))
-            views = views or (x.base is not None and type(x.base) is not HostBuffer)  # a viewed result owns it
+            views = views or not owns_memory(x)
         elif kind in _KEYED:
             parts.append(x.key)
             arrays.append(id(x))

@@ -112,7 +112,8 @@ def _wrap_outputs(signature: Signature, out_shardings, ns: _Namespace, executabl
             wrapped = f"_{kind.__name__}(outs[{k}], {ns.name(key, 'key')})"
         elif not scalar:  # over a mesh, the result may have to be gathered first; on one device, a view or a copy
             view = None if out_shardings else host_views.viewer(aval, layouts[k], device)
-            wrapped = f"{'_host_copy' if out_shardings else ns.name(view, 'view') if view else '_np_array'}(outs[{k}])"
+            convert = "_host_copy" if out_shardings else ns.name(view, "view") if view else "_np_array"
+            wrapped = f"{convert}(outs[{k}])"
         else:  # a NumPy scalar, or where NumPy gives a Python float, int or bool, that
             item = ".item()" if k in signature.output_python else "[()]"
             wrapped = f"{'_asarray' if out_shardings else '_np_asarray'}(outs[{k}]){item}"
@@ -287,7 +288,7 @@ def _guard(example, ns: _Namespace, layouts: bool = False) -> str | None:
             return None
     host = [i for i in arrays if type(args[i]) is np.ndarray]
     if len(arrays) > 1:  # views of one array, or one array twice, alias: the call key says how
-        tests += [f"(a{i}.base is None or type(a{i}.base) is _HostBuffer)" for i in host]  # owners of their memory
+        tests += [f"(a{i}.base is None or type(a{i}.base) is _HostBuffer)" for i in host]  # owns_memory, inlined
         tests += [f"a{i} is not a{j}" for i, j in itertools.combinations(arrays, 2)]
     return " and ".join(tests) or "True"
 

@@ -232,10 +232,15 @@ class HostBuffer:
     __slots__ = ("__array_interface__", "buffer")
 
 
+def owns_memory(x: np.ndarray) -> bool:
+    """Whether no other ndarray views `x`'s memory but through `x`: its own, or a viewed result's."""
+    return x.base is None or type(x.base) is HostBuffer
+
+
 def memory_owner(x: np.ndarray):
     """(the object whose memory `x` views, the number of `.base` steps to it)."""
     owner, hops = x, 0
-    while isinstance(owner, np.ndarray) and owner.base is not None and type(owner.base) is not HostBuffer:
+    while isinstance(owner, np.ndarray) and not owns_memory(owner):
         owner, hops = owner.base, hops + 1
     return owner, hops
 
@@ -246,10 +251,10 @@ def shared_memory(leaves) -> dict[int, Shared]:
     arrays = [(i, x) for i, x in enumerate(leaves) if isinstance(x, np.ndarray)]
     if len(arrays) < 2:
         return {}
-    bases = {id(memory_owner(x)[0]) for _, x in arrays if x.base is not None}
+    bases = {id(memory_owner(x)[0]) for _, x in arrays if not owns_memory(x)}
     owners: dict[int, list[int]] = {}
     for i, x in arrays:
-        if x.base is not None or id(x) in bases:
+        if not owns_memory(x) or id(x) in bases:
             owners.setdefault(id(memory_owner(x)[0]), []).append(i)
     found = {}
     for group, members in enumerate(m for m in owners.values() if len(m) > 1):
