@@ -102,7 +102,7 @@ def test_thunk_source_is_generated_per_signature():
     compiled = solvent.compile(kernel, *args())
     source = compiled.thunk.source
     assert "def thunk(args, kwargs):" in source
-    assert "_copyto(x0" in source, "the mutated ndarray argument is copied back"
+    assert "_write(x0, ..., outs" in source, "the mutated ndarray argument is copied back"
     assert "_copyto(x1" not in source
 
 

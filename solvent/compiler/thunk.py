@@ -87,7 +87,7 @@ def _write_back(signature: Signature, out_shardings, ns: _Namespace) -> list[str
             lines.append(f"_copyto(x{i}, _np_asarray(outs[{k}]).reshape({signature.input_avals[i].shape!r}))")
             lines.append(f"x{i}.shape = {signature.output_avals[k].shape!r}")
         elif not issubclass(kind, Array):
-            lines.append(f"_copyto(x{i}, outs[{k}])")  # one copy, out of the device buffer
+            lines.append(f"_write(x{i}, ..., outs[{k}])")  # one copy out of the device buffer (np.copyto's costs more)
         elif out_shardings is None or out_shardings[k] == signature.input_shardings[i]:
             lines.append(f"x{i}.buffer = outs[{k}]")
         else:
@@ -202,12 +202,12 @@ def generate(signature: Signature, executable, device=None, sync: bool = False, 
     """
     device = devices.resolve(device)
     ns = _Namespace(_ndarray=np.ndarray, _MISS=MISS, _np_array=np.array, _np_asarray=np.asarray, _put=devices.put,
-                    _device=device, _copyto=np.copyto, _native=_native, _asarray=host_value, _host_copy=_host_copy,
-                    _new_object=_new_object, _asmatrix=np.asmatrix, _set=structure.set_child,
-                    _delete=structure.delete_child, _choose=_choose, _cut=_cut, _Array=Array.from_buffer,
-                    _Scalar=Scalar.from_buffer, _lock=BUFFERS, _HostBuffer=structure.HostBuffer,
-                    _XlaError=(JaxRuntimeError, ExecutionError), _pending=interrupts.PENDING,
-                    _deliver=interrupts.deliver, _x64_on=x64_on, _x64_restore=x64_restore,
+                    _device=device, _copyto=np.copyto, _write=np.ndarray.__setitem__, _native=_native,
+                    _asarray=host_value, _host_copy=_host_copy, _new_object=_new_object, _asmatrix=np.asmatrix,
+                    _set=structure.set_child, _delete=structure.delete_child, _choose=_choose, _cut=_cut,
+                    _Array=Array.from_buffer, _Scalar=Scalar.from_buffer, _lock=BUFFERS,
+                    _HostBuffer=structure.HostBuffer, _XlaError=(JaxRuntimeError, ExecutionError),
+                    _pending=interrupts.PENDING, _deliver=interrupts.deliver, _x64_on=x64_on, _x64_restore=x64_restore,
                     _failed=lambda error: _failed(error, name, executable))
     single = SingleDeviceSharding(device)
     out_shardings = placement.outputs if placement else [single] * len(signature.output_avals)
@@ -235,6 +235,7 @@ def generate(signature: Signature, executable, device=None, sync: bool = False, 
     source = "def thunk(args, kwargs):\n" + "".join(f"    {line}\n" for line in body) + \
         _fast(example, body, ns, bool(signature.layouts))
     filename = f"<solvent thunk {next(_counter)}>"
+    ns = dict(ns)  # (globals of an exact dict: CPython caches their lookups, not a subclass's)
     exec(compile(source, filename, "exec"), ns)
     thunk = ns["thunk"]
     thunk.source, thunk.fast = source, ns.get("fast", no_fast_path)
