@@ -19,21 +19,21 @@ _N = mt19937.N
 
 
 def _attempts(state, count: int):
-    """`count` attempts: rows of the two doubles' 53-bit integers, and the state after k of them."""
+    """`count` attempts: rows of the two doubles' 53-bit integers, the second first (the order
+    the pair's normals come out in), and the state after k of them."""
     tops, after = mt19937.doubles_and_after(state, 2 * count)
-    return tops.reshape(count, 2), lambda k: after(2 * k)
+    return tops.reshape(count, 2)[:, ::-1], lambda k: after(2 * k)
 
 
 def _coordinates(tops):
-    """(x1, x2, x1^2 + x2^2) of attempts: each double d as 2d - 1 (exact), the squares rounded apart
-    as NumPy's C rounds them (XLA would fuse one into the sum)."""
-    doubles = forms.double(tops)
-    x1, x2 = 2.0 * doubles[:, 0] - 1.0, 2.0 * doubles[:, 1] - 1.0
-    return x1, x2, rounded(x1 * x1) + rounded(x2 * x2)
+    """(rows of x2 and x1, x1^2 + x2^2) of attempts: each double d as 2d - 1 (exact), the squares
+    rounded apart as NumPy's C rounds them (XLA would fuse one into the sum)."""
+    x = 2.0 * forms.double(tops) - 1.0
+    return x, rounded(x[:, 1] * x[:, 1]) + rounded(x[:, 0] * x[:, 0])
 
 
 def _inside(tops):
-    r2 = _coordinates(tops)[2]
+    r2 = _coordinates(tops)[1]
     return tops, (r2 < 1.0) & (r2 != 0.0)
 
 
@@ -54,10 +54,11 @@ def _gaussians(state, n: int):
     wanted = (n - has + 1) // 2
     chunk = math.ceil(most / (math.pi / 4) * 1.05) + 64  # attempts: enough for every pair, but rarely
     tops, state = streams.accepted(state, most, _attempts, _inside, chunk, rare=False, wanted=wanted, item=(2,))
-    x1, x2, r2 = _coordinates(tops)
+    x, r2 = _coordinates(tops)
     f = np.sqrt(-2.0 * libm.log(r2, libm.fused("log")) / r2)
-    pairs = np.stack([f * x2, f * x1], axis=1).reshape(-1)
-    values = np.concatenate([cached, pairs])[(1 - has) + np.arange(n)]
+    pairs = (f[:, None] * x).reshape(-1)  # f x2, f x1 of each pair, in place: no gather or reversal here,
+    joined = np.concatenate([cached, pairs])  # so that math on the draws after it vectorizes
+    values = np.where(has == 1, joined[:n], joined[1:n + 1])
     left = (n - has) % 2 == 1  # the last pair's second is cached
     kept = np.where(left, pairs[np.maximum(2 * wanted - 1, 0)], 0.0)
     return values, np.concatenate([state[:_N + 1], left.astype(np.uint64).reshape(1),
