@@ -103,7 +103,7 @@ def test_thunk_source_is_generated_per_signature():
     source = compiled.thunk.source
     assert "def thunk(args, kwargs):" in source
     assert "_write(x0, ..., outs" in source, "the mutated ndarray argument is copied back"
-    assert "_copyto(x1" not in source
+    assert "_write(x1" not in source
 
 
 def test_large_block_updates_outside_loops_become_pad_and_select():

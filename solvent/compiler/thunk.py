@@ -84,7 +84,7 @@ def _write_back(signature: Signature, out_shardings, ns: _Namespace) -> list[str
         if kind in structure.STATEFUL:
             lines.append(f"{ns.name(structure.STATEFUL[kind].write, 'write')}(x{i}, outs[{k}])")
         elif i in signature.reshaped:  # `x.shape = ...`: the data, then the shape (`_checks` saw it fits)
-            lines.append(f"_copyto(x{i}, _np_asarray(outs[{k}]).reshape({signature.input_avals[i].shape!r}))")
+            lines.append(f"_write(x{i}, ..., _np_asarray(outs[{k}]).reshape({signature.input_avals[i].shape!r}))")
             lines.append(f"x{i}.shape = {signature.output_avals[k].shape!r}")
         elif not issubclass(kind, Array):
             lines.append(f"_write(x{i}, ..., outs[{k}])")  # one copy out of the device buffer (np.copyto's costs more)
@@ -202,7 +202,7 @@ def generate(signature: Signature, executable, device=None, sync: bool = False, 
     """
     device = devices.resolve(device)
     ns = _Namespace(_ndarray=np.ndarray, _MISS=MISS, _np_array=np.array, _np_asarray=np.asarray, _put=devices.put,
-                    _device=device, _copyto=np.copyto, _write=np.ndarray.__setitem__, _native=_native,
+                    _device=device, _write=np.ndarray.__setitem__, _native=_native,
                     _asarray=host_value, _host_copy=_host_copy, _new_object=_new_object, _asmatrix=np.asmatrix,
                     _set=structure.set_child, _delete=structure.delete_child, _choose=_choose, _cut=_cut,
                     _Array=Array.from_buffer, _Scalar=Scalar.from_buffer, _lock=BUFFERS,
