@@ -9,6 +9,7 @@ from jaxlib.cpu import _lapack
 from solvent.errors import CompileError
 from solvent.runtime import devices
 from solvent.runtime.sharding import mesh_devices
+from solvent.runtime.xla_options import with_backend_options
 
 _lapack.initialize()  # LAPACK custom calls (np.linalg) segfault when run before this fills their table
 
@@ -44,7 +45,7 @@ def deserialize(blob: bytes, device=None, **where):
 
 def devices_and_options(device, mesh=None, shardy: bool = True, free_inputs=(), free_outputs=()):
     """(first device, the devices, compile options) for one device or an SPMD program on `mesh`."""
-    options = xla_client.CompileOptions()
+    options = with_backend_options(xla_client.CompileOptions())
     if mesh is None:
         device = devices.resolve(device)
         return device, xla_client.DeviceList((device,)), options
