@@ -69,6 +69,8 @@ def _holds_traced(obj, depth: int = 4, padded: bool = False) -> bool:
         parts = [obj.__self__]
     elif isinstance(obj, (list, tuple, set, frozenset)):
         parts = list(obj)
+    elif isinstance(obj, slice):  # bounds traced inside (`slice(None, i)` of the helper's argument i)
+        parts = [obj.start, obj.stop, obj.step]
     elif isinstance(obj, dict):
         parts = list(obj.values())
     else:

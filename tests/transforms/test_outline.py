@@ -113,6 +113,21 @@ def test_a_returned_partial_is_a_python_object():
     check_like_numpy(f, np.arange(3.0))
 
 
+def _rows(i, n):
+    return slice(None, i), slice(i, n)
+
+
+def test_a_helper_returning_slices_of_its_traced_arguments_is_inlined():
+    """Slices whose bounds the helper traced: outlined, the caller's index used a value of the
+    helper's function (invalid IR, a raw MLIR error)."""
+    def f(A, out):
+        for i in range(A.shape[0]):
+            before, after = _rows(i, A.shape[0])
+            out[i] = A[i, before] @ A[before, i] + np.sum(A[i, after])
+
+    check_like_numpy(f, np.random.default_rng(3).standard_normal((70, 70)), np.zeros(70))
+
+
 def _spread(v):
     return (np.sort(v) * v).sum() - np.median(v)
 
