@@ -24,7 +24,7 @@ from solvent.core import dispatch, trace
 from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray, padded
 from solvent.errors import UnsupportedError, is_library_file, user_location
-from solvent.numpy.indexing import affine
+from solvent.numpy.indexing import affine, chunked_products
 from solvent.numpy.indexing.finite_products import exact_unless_finite
 from solvent.numpy.indexing.key import ARRAY, INTEGER, MASK, NEW, SLICE, normalize
 from solvent.numpy.values import assigned_value, full, is_traced, value, wrap
@@ -532,9 +532,16 @@ def contracted(numpy_function, a, b, b_axis, result_parts):
     a vector and a matrix that both have a traced length there with only the vector zeroed (see
     `finite_products`). Two vectors make a sum of products zeroed once (not each factor: zeroing
     a row of a matrix read in a loop let the optimizer zero the whole matrix before the loop).
-    Elsewhere zeroing costs little beside the product itself."""
+    Elsewhere zeroing costs little beside the product itself. Two slices of long axes are summed
+    chunk by chunk instead (`chunked_products`)."""
     if (len(a.shape) == len(b.shape) == 1 and _summed_masked(a, -1) and _summed_masked(b, -1)
             and np.result_type(a.dtype, b.dtype) in _SUMMED_PRODUCTS):
+        if a._axes is not None and b._axes is not None:
+            (ka,), (kb,) = ([ax[3] for ax in x._axes if _sliced(ax)] for x in (a, b))
+            v = chunked_products.dot((a._parent.value, a._axes), (b._parent.value, b._axes),
+                                     np.result_type(a.dtype, b.dtype), _same(ka, kb))
+            if v is not None:
+                return wrap(v)
         return np.sum(elementwise(np.multiply, [a, b], {}))
     zeroed = (True, True)
     if (_summed_masked(a, -1) and _summed_masked(b, b_axis) and np.result_type(a.dtype, b.dtype).kind in "fc"
