@@ -1,14 +1,13 @@
-"""Dot products of two slices of traced length (`A[i, :j] @ A[j, :j]` in a Cholesky by rows) taken
-CHUNK elements at a time, straight from the arrays the slices are of.
+"""Products summed over an axis of traced length (`A[i, :j] @ A[j, :j]`, `A[i, :i] @ A[:i, i:]`),
+taken a chunk of that axis at a time, straight from the arrays the slices are of.
 
 A rolled loop's slice is held at the full extent of its axis (`traced_bounds`), so a product over
 it costs the full extent on every iteration, whatever the valid length: a Cholesky by rows at
 n=400 did three times the work of the triangle. A loop over the chunks that hold the valid part
-costs what that part costs (CHUNK elements at most more). Each chunk is read from the slice's
-base with one dynamic_slice; the last one is moved back to end with the valid part, and positions
-outside it, or read by the chunk before, are zero in both factors, so infinities or NaN there
-never reach the sum. Products with a matrix stay whole: their chunks cost more than the elements
-they skip (a matrix row of chunks is a small dot that XLA:CPU runs on one thread).
+costs what that part costs (a chunk at most more). Each chunk is read from the slice's base with
+one dynamic_slice, other sliced axes whole (where `traced_bounds.read` puts them when aligned);
+the last chunk is moved back to end with the valid part, and positions outside it, or read by
+the chunk before, are zero in both factors, so infinities or NaN there never reach the sum.
 """
 
 from __future__ import annotations
@@ -23,59 +22,87 @@ from solvent.ops.base import shape_of
 from solvent.ops.constant import iota
 from solvent.ops.linalg import dot_general
 
-#: Elements per chunk: 32 let XLA:CPU sum a chunk in registers (a Cholesky by rows at n=400
-#: in jax.jit: 2.6 ms with 32, 4.4 with 64, 11 with 16, 7.9 over the full extent).
+#: Elements per chunk of a dot of two vectors: 32 let XLA:CPU sum a chunk in registers (a
+#: Cholesky by rows at n=400 in jax.jit: 2.6 ms with 32, 4.4 with 64, 11 with 16, 7.9 whole).
 CHUNK = 32
+#: Rows (or columns) of a matrix per chunk of its product with a vector (trmm at 200 x 240:
+#: 0.43 ms with 8, 0.47 with 4, 0.55 with 16, 0.73 whole; LU at n=400 7.3, 7.4, 8.9, 8.8 ms).
+ROWS = 8
+#: Axes shorter than this keep the whole-extent product: a loop of chunks costs more than the
+#: elements it skips, and keeps the optimizer from batching a loop's products into one.
+SHORTEST = 2 * CHUNK
 _I64 = np.int64
 
 
-def dot(a, b, dtype, same_start: bool) -> ir.Value | None:
-    """The dot product of two 1-d slices summed chunk by chunk, or None where chunks do not apply.
-    `a` and `b` are (base value, axes as `traced_bounds.parse` gives them); chunks apply where the
-    slices run forward along axes of at least 2 * CHUNK elements, from 0 in both or from one
-    start (`same_start`) on axes of one extent, so that the chunks of the two line up."""
-    found = [_slice_axis(*x) for x in (a, b)]
+def product(a, b, dtype, same_start: bool) -> ir.Value | None:
+    """The product of `a` and `b` summed chunk by chunk (the result's axes: a's free ones, then
+    b's), or None where chunks do not apply. `a` and `b` are (base value, axes as
+    `traced_bounds.parse` gives them, the summed axis among the sliced ones); chunks apply where
+    both bases are at most 2-d, the summed axes run forward over at least SHORTEST elements, and
+    they start at 0 in both or at one start (`same_start`) on axes of one extent, so that the
+    chunks of the two line up."""
+    found = [_summed_axis(*x) for x in (a, b)]
     if None in found:
         return None
     (sa, length, na), (sb, _, nb) = found
     if not ((sa is None and sb is None) or (same_start and na == nb)):
         return None
-    zero, size = full(0, (), _I64), full(CHUNK, (), _I64)
+    free = _free_shape(*a) + _free_shape(*b)
+    size = ROWS if free else CHUNK
+    zero, step_size = full(0, (), _I64), full(size, (), _I64)
     start = zero if sa is None else sa
     end = ew.binary("add", start, length)
-    count = ew.binary("divide", ew.binary("add", length, full(CHUNK - 1, (), _I64)), size)
-    last = ew.binary("subtract", end, size)  # where the last chunk starts, unless before 0
-    top = full(min(na, nb) - CHUNK, (), _I64)
+    count = ew.binary("divide", ew.binary("add", length, full(size - 1, (), _I64)), step_size)
+    last = ew.binary("subtract", end, step_size)  # where the last chunk starts, unless before 0
+    top = full(min(na, nb) - size, (), _I64)
 
     def step(c, total):
-        first = ew.binary("add", start, ew.binary("multiply", value(c), size))
+        first = ew.binary("add", start, ew.binary("multiply", value(c), step_size))
         at = ew.clamp(zero, ew.binary("minimum", first, last), top)
-        position = ew.binary("add", iota((CHUNK,), _I64, 0), ops.broadcast_in_dim(at, (CHUNK,), []))
-        inside = ew.binary("and", ew.compare("GE", position, ops.broadcast_in_dim(first, (CHUNK,), [])),
-                           ew.compare("LT", position, ops.broadcast_in_dim(end, (CHUNK,), [])))
-        product = dot_general(*(_chunk(*x, at, inside, dtype) for x in (a, b)), ([0], [0]))
-        return wrap(ew.binary("add", value(c), full(1, (), _I64))), wrap(ew.binary("add", value(total), product))
+        position = ew.binary("add", iota((size,), _I64, 0), ops.broadcast_in_dim(at, (size,), []))
+        inside = ew.binary("and", ew.compare("GE", position, ops.broadcast_in_dim(first, (size,), [])),
+                           ew.compare("LT", position, ops.broadcast_in_dim(end, (size,), [])))
+        fa, fb = (_chunk(*x, at, inside, size, dtype) for x in (a, b))
+        summed = dot_general(fa, fb, ([_summed_dim(*a)], [_summed_dim(*b)]))
+        return wrap(ew.binary("add", value(c), full(1, (), _I64))), wrap(ew.binary("add", value(total), summed))
 
     def more(c, total):
         return wrap(ew.compare("LT", value(c), count))
 
-    return value(repeat_while(more, step, (wrap(zero), wrap(full(0, (), dtype))))[1])
+    return value(repeat_while(more, step, (wrap(zero), wrap(full(0, free, dtype))))[1])
 
 
-def _slice_axis(base, axes):
-    """(start or None, traced length, extent) of a 1-d slice's axis, or None where chunks do not apply."""
-    sliced = [k for k, ax in enumerate(axes) if ax[0] != "index"]
-    if len(sliced) != 1 or axes[sliced[0]][0] != "slice":
+def _sliced(axes) -> list[int]:
+    return [k for k, ax in enumerate(axes) if ax[0] != "index"]
+
+
+def _summed_axis(base, axes, summed):
+    """(start or None, traced length, extent) of the summed axis, or None where chunks do not apply."""
+    sliced = _sliced(axes)
+    if len(shape_of(base)) > 2 or any(axes[k][0] == "reversed" for k in sliced):
         return None
-    _, start, length, _ = axes[sliced[0]]
-    extent = shape_of(base)[sliced[0]]
-    return None if length is None or extent < 2 * CHUNK else (start, length, extent)
+    axis = sliced[summed]
+    _, start, length, _ = axes[axis]
+    extent = shape_of(base)[axis]
+    return None if length is None or extent < SHORTEST else (start, length, extent)
 
 
-def _chunk(base, axes, at, inside, dtype) -> ir.Value:
-    """The CHUNK elements of the slice's axis from `at`, zero where not `inside`."""
-    starts = [at if ax[0] == "slice" else ax[1] for ax in axes]
-    sizes = [CHUNK if ax[0] == "slice" else 1 for ax in axes]
-    chunk = ops.reshape(ew.convert(ops.dynamic_slice(base, starts, sizes), dtype), [CHUNK])
-    return ew.select(inside, chunk, full(0, (CHUNK,), dtype))
+def _summed_dim(base, axes, summed) -> int:
+    return summed % len(_sliced(axes))
 
+
+def _free_shape(base, axes, summed) -> list[int]:
+    sliced = _sliced(axes)
+    return [shape_of(base)[k] for i, k in enumerate(sliced) if i != summed % len(sliced)]
+
+
+def _chunk(base, axes, summed, at, inside, size, dtype) -> ir.Value:
+    """`size` elements of the summed axis from `at` (zero where not `inside`), other sliced axes
+    whole, index axes dropped."""
+    sliced = _sliced(axes)
+    axis, zero = sliced[summed], full(0, (), _I64)
+    starts = [at if k == axis else (zero if k in sliced else axes[k][1]) for k in range(len(axes))]
+    sizes = [size if k == axis else (n if k in sliced else 1) for k, n in enumerate(shape_of(base))]
+    chunk = ops.reshape(ew.convert(ops.dynamic_slice(base, starts, sizes), dtype), [sizes[k] for k in sliced])
+    keep = ops.broadcast_in_dim(inside, shape_of(chunk), [_summed_dim(base, axes, summed)])
+    return ew.select(keep, chunk, full(0, shape_of(chunk), dtype))

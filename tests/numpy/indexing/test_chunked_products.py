@@ -1,4 +1,4 @@
-"""Dot products of loop-dependent slices summed chunk by chunk, against NumPy.
+"""Products of loop-dependent slices summed chunk by chunk, against NumPy.
 
 The valid part starts at 0, at the loop index or past it, runs to the index or to the end, and is
 shorter than a chunk, a whole number of chunks or between; infinities and NaN outside it must
@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 import solvent
 from differential import assert_same
-from solvent.numpy.indexing.chunked_products import CHUNK
+from solvent.numpy.indexing.chunked_products import CHUNK, ROWS
 
 #: (A's row slice, x's slice) as a loop over i writes them; the last pair starts apart (1 and 0).
 PAIRS = {
@@ -26,32 +26,44 @@ PAIRS = {
 }
 
 
-def program(pair):
+#: Where each product of a loop's slices goes: a vector with a vector, with the rows of a matrix
+#: (whole, or from the loop index on), and a matrix's columns with a vector.
+FORMS = {
+    "vector": lambda A, x, out, i, a, b: out.__setitem__((i, 0), A[i, a] @ x[b]),
+    "rows": lambda A, x, out, i, a, b: out.__setitem__((i, slice(None)), x[a] @ A[b, :]),
+    "rows from i": lambda A, x, out, i, a, b: out.__setitem__((i, slice(i, None)), x[a] @ A[b, i:]),
+    "columns": lambda A, x, out, i, a, b: out.__setitem__((slice(None), i), A[:, a] @ x[b]),
+}
+
+
+def program(pair, form):
     def kernel(A, x, out):
         n = A.shape[0]
         for i in range(n):
             a, b = pair(i, n)
-            out[i] = A[i, a] @ x[b]
+            form(A, x, out, i, a, b)
     return kernel
 
 
-@settings(max_examples=24, deadline=None)
-@given(pair=st.sampled_from(sorted(PAIRS)), n=st.sampled_from([2 * CHUNK, 2 * CHUNK + 1, 3 * CHUNK + 5]),
+@settings(max_examples=40, deadline=None)
+@given(pair=st.sampled_from(sorted(PAIRS)), form=st.sampled_from(sorted(FORMS)),
+       n=st.sampled_from([2 * CHUNK, 2 * CHUNK + 1, 3 * CHUNK + 5]),
        dtype=st.sampled_from([np.float64, np.float32, np.complex128]), poison=st.booleans())
-def test_dots_of_loop_dependent_slices_are_numpys(pair, n, dtype, poison):
+def test_products_of_loop_dependent_slices_are_numpys(pair, form, n, dtype, poison):
     rng = np.random.default_rng(n)
     A = rng.standard_normal((n, n)).astype(dtype)
     x = rng.standard_normal(n).astype(dtype)
     if poison:  # NaN and inf where some rows' slices end or begin: outside them they add nothing
-        x[[CHUNK - 1, CHUNK + 3, n - 1]] = [np.inf, np.nan, -np.inf]
-    kernel, out = program(PAIRS[pair]), np.zeros(n, dtype)
+        x[[ROWS + 1, CHUNK - 1, CHUNK + 3, n - 1]] = [np.nan, np.inf, np.nan, -np.inf]
+    kernel, out = program(PAIRS[pair], FORMS[form]), np.zeros((n, n), dtype)
     expected = out.copy()
     with np.errstate(invalid="ignore"):
         kernel(A, x, expected)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # (the loop rolls)
         solvent.jit(kernel)(A, x, out)
-    assert_same(out, expected, rtol=1e-5 if dtype == np.float32 else 1e-12)  # (float32 sums in another order)
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12  # (sums taken in another order)
+    assert_same(out, expected, rtol=tolerance, atol=tolerance)
 
 
 def cholesky(A):
