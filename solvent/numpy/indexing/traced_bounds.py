@@ -547,7 +547,7 @@ def contracted(numpy_function, a, b, b_axis, result_parts):
             dtype in _SUMMED_PRODUCTS:
         return np.sum(elementwise(np.multiply, [a, b], {}))
     zeroed = (True, True)
-    if (_summed_masked(a, -1) and _summed_masked(b, b_axis) and np.result_type(a.dtype, b.dtype).kind in "fc"
+    if (_summed_masked(a, -1) and _summed_masked(b, b_axis) and dtype.kind in "fc"
             and min(len(a.shape), len(b.shape)) == 1 and max(len(a.shape), len(b.shape)) > 1):
         zeroed = (len(a.shape) == 1, len(b.shape) == 1)
     (pa, pb), parts = _product(a, b, b_axis, zeroed)

@@ -6,7 +6,9 @@ not reach the sum. Pairs whose chunks cannot line up take the whole-extent path,
 results.
 """
 
+import pathlib
 import re
+import sys
 import warnings
 
 import numpy as np
@@ -15,6 +17,9 @@ from hypothesis import given, settings, strategies as st
 import solvent
 from differential import assert_same
 from solvent.numpy.indexing.chunked_products import CHUNK, ROWS
+
+sys.path.insert(0, str(pathlib.Path(__file__).parents[3] / "benchmarks"))
+from polybench.solvers import cholesky  # noqa: E402  (PolyBench's, by rows)
 
 #: (A's row slice, x's slice) as a loop over i writes them; the last pair starts apart (1 and 0).
 PAIRS = {
@@ -64,16 +69,6 @@ def test_products_of_loop_dependent_slices_are_numpys(pair, form, n, dtype, pois
         solvent.jit(kernel)(A, x, out)
     tolerance = 1e-5 if dtype == np.float32 else 1e-12  # (sums taken in another order)
     assert_same(out, expected, rtol=tolerance, atol=tolerance)
-
-
-def cholesky(A):
-    n = A.shape[0]
-    for i in range(n):
-        for j in range(i):
-            A[i, j] -= A[i, :j] @ A[j, :j]
-            A[i, j] /= A[j, j]
-        A[i, i] -= A[i, :i] @ A[i, :i]
-        A[i, i] = np.sqrt(A[i, i])
 
 
 def spd(n):
