@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 
 import solvent
 from differential import assert_same
-from solvent.numpy.indexing.chunked_products import CHUNK, ROWS
+from solvent.numpy.indexing.chunked_products import CHUNK, COLUMNS, ROWS
 
 sys.path.insert(0, str(pathlib.Path(__file__).parents[3] / "benchmarks"))
 from polybench.solvers import cholesky  # noqa: E402  (PolyBench's, by rows)
@@ -32,12 +32,14 @@ PAIRS = {
 
 
 #: Where each product of a loop's slices goes: a vector with a vector, with the rows of a matrix
-#: (whole, or from the loop index on), and a matrix's columns with a vector.
+#: and a matrix's columns with a vector (the matrix's other axis whole, or from the loop index on,
+#: in blocks of COLUMNS where it is long enough).
 FORMS = {
     "vector": lambda A, x, out, i, a, b: out.__setitem__((i, 0), A[i, a] @ x[b]),
     "rows": lambda A, x, out, i, a, b: out.__setitem__((i, slice(None)), x[a] @ A[b, :]),
     "rows from i": lambda A, x, out, i, a, b: out.__setitem__((i, slice(i, None)), x[a] @ A[b, i:]),
     "columns": lambda A, x, out, i, a, b: out.__setitem__((slice(None), i), A[:, a] @ x[b]),
+    "columns from i": lambda A, x, out, i, a, b: out.__setitem__((slice(i, None), i), A[i:, a] @ x[b]),
 }
 
 
@@ -50,9 +52,9 @@ def program(pair, form):
     return kernel
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(pair=st.sampled_from(sorted(PAIRS)), form=st.sampled_from(sorted(FORMS)),
-       n=st.sampled_from([2 * CHUNK, 2 * CHUNK + 1, 3 * CHUNK + 5]),
+       n=st.sampled_from([2 * CHUNK, 2 * CHUNK + 1, 3 * CHUNK + 5, 2 * COLUMNS + 3]),
        dtype=st.sampled_from([np.float64, np.float32, np.complex128]), poison=st.booleans())
 def test_products_of_loop_dependent_slices_are_numpys(pair, form, n, dtype, poison):
     rng = np.random.default_rng(n)
