@@ -20,7 +20,7 @@ from solvent.compiler import disk
 from solvent.errors import EscapedValueError
 from solvent.ir.module import parse, to_text
 from solvent.passes import (block_updates, donation, enumerated_scatters, one_element_ops, pipelines as passes,
-                            reads_after_writes)
+                            reads_after_writes, unit_reshapes)
 from solvent.runtime import executable as executables
 from solvent.sharding import gspmd, placement as placements
 from solvent.tracing import Signature, trace
@@ -175,7 +175,8 @@ def _for_xla(text: str, signature: Signature, placement, options: Options) -> st
     mutated inputs donated (those of a new shape cannot alias); scatters at indices that enumerate
     their operand as reshapes (`enumerated_scatters`); reads a loop's other updates make of an array
     it writes in place taken after that write (`reads_after_writes`); one-element ops that repeat scalar ones as
-    reshapes of those (`one_element_ops`); block updates as pad + select, which XLA's
+    reshapes of those (`one_element_ops`); reshapes that add or drop unit dimensions moved
+    below the elementwise ops with constants after them (`unit_reshapes`); block updates as pad + select, which XLA's
     partitioner turns into halo exchanges instead of gathers, and on one device where they cover
     most of their array; then mhlo shardings if GSPMD partitions."""
     module = parse(text)
@@ -186,6 +187,7 @@ def _for_xla(text: str, signature: Signature, placement, options: Options) -> st
         changed |= enumerated_scatters.rewrite(module)
         changed |= reads_after_writes.rewrite(module)
         changed |= one_element_ops.rewrite(module)
+        changed |= unit_reshapes.rewrite(module)
     if placement is not None:
         changed |= block_updates.rewrite(module)
         if options.shardy_passes == "to_mhlo_shardings":
