@@ -7,7 +7,8 @@ n=400 did three times the work of the triangle. A loop over the chunks that hold
 costs what that part costs (a chunk at most more). Each chunk is read from the slice's base with
 one dynamic_slice, other sliced axes whole (where `traced_bounds.read` puts them when aligned);
 the last chunk is moved back to end with the valid part, and positions outside it, or read by
-the chunk before, are zero in both factors, so infinities or NaN there never reach the sum. A
+the chunk before, are zero in both factors (in the products, for two vectors: one select, which
+let trisolv at n=120 run in 19 µs against 32), so infinities or NaN there never reach the sum. A
 matrix whose other axis also starts at the loop index (`A[:i, i:]` in LU) is taken in blocks of
 COLUMNS of that axis from its start, each summed over the chunks, so neither axis costs its
 full extent.
@@ -20,7 +21,7 @@ from jaxlib.mlir import ir
 
 from solvent.numpy.repeat import repeat_while
 from solvent.numpy.values import full, value, wrap
-from solvent.ops import elementwise as ew, shape as ops
+from solvent.ops import elementwise as ew, reduction, shape as ops
 from solvent.ops.base import shape_of
 from solvent.ops.constant import iota
 from solvent.ops.linalg import dot_general
@@ -80,8 +81,12 @@ def _chunk_sum(a, b, dtype, start, length, extent, windows) -> ir.Value:
         end = ew.binary("add", start, length)
         inside = ew.binary("and", ew.compare("GE", position, ops.broadcast_in_dim(first, (size,), [])),
                            ew.compare("LT", position, ops.broadcast_in_dim(end, (size,), [])))
-        fa, fb = (_chunk(*x, at, inside, size, dtype, w) for x, w in zip((a, b), windows))
-        return ew.binary("add", total, dot_general(fa, fb, ([_summed_dim(*a)], [_summed_dim(*b)])))
+        fa, fb = (_chunk(*x, at, inside if free else None, size, dtype, w) for x, w in zip((a, b), windows))
+        if free:
+            return ew.binary("add", total, dot_general(fa, fb, ([_summed_dim(*a)], [_summed_dim(*b)])))
+        both = ew.select(inside, ew.binary("multiply", fa, fb), full(0, (size,), dtype))  # zeroed once
+        return ew.binary("add", total, reduction.reduce([both], [full(0, (), dtype)], [0],
+                                                         lambda x, y: [ew.binary("add", x, y)])[0])
     return _repeat(_count(length, size), chunk, full(0, free, dtype))
 
 
@@ -154,5 +159,7 @@ def _chunk(base, axes, summed, at, inside, size, dtype, window=None) -> ir.Value
     sizes = [size if k == axis else ((n if window is None else COLUMNS) if k in sliced else 1)
              for k, n in enumerate(shape_of(base))]
     chunk = ops.reshape(ew.convert(ops.dynamic_slice(base, starts, sizes), dtype), [sizes[k] for k in sliced])
+    if inside is None:
+        return chunk
     keep = ops.broadcast_in_dim(inside, shape_of(chunk), [_summed_dim(base, axes, summed)])
     return ew.select(keep, chunk, full(0, shape_of(chunk), dtype))
