@@ -18,6 +18,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
 from solvent.core import trace
+from solvent.numpy.elementwise.bodies import isfinite
 from solvent.ops import elementwise as ew, reduction
 from solvent.ops.base import check, create, dtype_of, shape_of
 from solvent.ops.constant import constant
@@ -26,7 +27,7 @@ from solvent.ops.constant import constant
 def exact_unless_finite(fast: ir.Value, valid: ir.Value, exact: Callable[[], ir.Value]) -> ir.Value:
     """`fast` where it is finite on `valid` (a boolean of its shape), else `exact()`, emitted in
     a branch taken only then."""
-    finite = ew.binary("or", _finite(fast), ew.unary("not", valid))
+    finite = ew.binary("or", isfinite(fast), ew.unary("not", valid))
     true = constant(np.array(True))
     everywhere = reduction.reduce([finite], [true], range(len(shape_of(fast))),
                                   lambda x, y: [ew.binary("and", x, y)])[0]
@@ -39,9 +40,3 @@ def exact_unless_finite(fast: ir.Value, valid: ir.Value, exact: Callable[[], ir.
         stablehlo.ReturnOp([again])
     return op.results[0]
 
-
-def _finite(x: ir.Value) -> ir.Value:
-    """Where `x` is finite (a complex number where both its parts are: is_finite takes floats only)."""
-    if np.dtype(dtype_of(x)).kind != "c":
-        return ew.unary("is_finite", x)
-    return ew.binary("and", ew.unary("is_finite", ew.unary("real", x)), ew.unary("is_finite", ew.unary("imag", x)))

@@ -535,20 +535,19 @@ def contracted(numpy_function, a, b, b_axis, result_parts):
     Elsewhere zeroing costs little beside the product itself. Slices of long axes of their bases
     are summed chunk by chunk instead, a vector with a vector or a matrix (`chunked_products`)."""
     dtype = np.result_type(a.dtype, b.dtype)
-    if (dtype in _SUMMED_PRODUCTS and _summed_masked(a, -1) and _summed_masked(b, b_axis)
-            and min(len(a.shape), len(b.shape)) == 1 and a._axes is not None and b._axes is not None):
+    summed = _summed_masked(a, -1) and _summed_masked(b, b_axis)  # both of traced length where summed
+    if (summed and dtype in _SUMMED_PRODUCTS and min(len(a.shape), len(b.shape)) == 1
+            and a._axes is not None and b._axes is not None):
         keys = [[ax[3] for ax in x._axes if _sliced(ax)] for x in (a, b)]
         v = chunked_products.product((a._parent.value, a._axes, -1), (b._parent.value, b._axes, b_axis), dtype,
                                      _same(keys[0][-1], keys[1][b_axis]))
         if v is not None:
             parts = [[list(x.lengths), _starts(x._axes), k] for x, k in zip((a, b), keys)]
             return masked_result(v, *[result_parts(x, y) for x, y in zip(*parts)])
-    if len(a.shape) == len(b.shape) == 1 and _summed_masked(a, -1) and _summed_masked(b, -1) and \
-            dtype in _SUMMED_PRODUCTS:
+    if summed and len(a.shape) == len(b.shape) == 1 and dtype in _SUMMED_PRODUCTS:
         return np.sum(elementwise(np.multiply, [a, b], {}))
     zeroed = (True, True)
-    if (_summed_masked(a, -1) and _summed_masked(b, b_axis) and dtype.kind in "fc"
-            and min(len(a.shape), len(b.shape)) == 1 and max(len(a.shape), len(b.shape)) > 1):
+    if summed and dtype.kind in "fc" and min(len(a.shape), len(b.shape)) == 1 and max(len(a.shape), len(b.shape)) > 1:
         zeroed = (len(a.shape) == 1, len(b.shape) == 1)
     (pa, pb), parts = _product(a, b, b_axis, zeroed)
     parts = [result_parts(x, y) for x, y in zip(*parts)]
