@@ -15,14 +15,32 @@ from solvent.compiler import export as exported, thunk as thunks
 from solvent.compiler.cache import ThunkCache, call_key, full_key
 from solvent.compiler.explain import Recompiles, report_stages
 from solvent.compiler.lower import Lowered, Options, Stages, cached_executable, executable_for, lower
-from solvent.compiler.thunk import MISS
 from solvent.core import structure, trace as trace_state
 from solvent.core.session import ACTIVE
 from solvent.errors import SignatureError, UnsupportedError
 from solvent.runtime import devices, executable as executables
 
 
-class Compiled:
+class Entry:
+    """Base of the objects users call: each instance has its own subclass, whose `__call__` is the
+    generated fast path of its latest signature (`thunk.fast`), so a call with the arguments of
+    that signature runs in one Python frame; any other call goes to `miss(args, kwargs)`."""
+
+    def __new__(cls, *args, **kwargs):
+        own = type(cls.__name__, (cls,), {"__module__": cls.__module__, "__qualname__": cls.__qualname__})
+        return object.__new__(own)
+
+    def __call__(self, *args, **kwargs):
+        return self.miss(args, kwargs)
+
+    def enter(self, thunk) -> None:
+        """Make `thunk`'s signature the one this object's calls try first."""
+        own = type(self)
+        if own.__dict__.get("__call__") is not thunk.fast:
+            own.__call__ = thunk.fast
+
+
+class Compiled(Entry):
     """One function compiled for exactly one signature; call it like the function."""
 
     def __init__(self, fn, args, kwargs, lowered: Lowered, options: Options):
@@ -39,6 +57,7 @@ class Compiled:
                                      undonated=self._undonated if options.donate else None,
                                      example=(args, kwargs) if not options.static_argnames else None)
         self._without_donation = None
+        self.enter(self.thunk)
         stages["thunk generation"] = time.perf_counter() - started
 
     def _undonated(self, args, kwargs):
@@ -48,11 +67,8 @@ class Compiled:
             self._without_donation = Compiled(self.fn, args, kwargs, lower(self.fn, args, kwargs, options), options)
         return self._without_donation.thunk(args, kwargs)
 
-    def __call__(self, *args, **kwargs):
-        if not kwargs:
-            result = self.thunk.fast(args)
-            if result is not MISS:
-                return result
+    def miss(self, args, kwargs):
+        """A call the fast path did not take: checked against the signature, then run."""
         key = call_key(args, kwargs, self.options.static_argnames)
         received = key if key == self.key else full_key(args, kwargs, self.options.static_argnames)
         if received != self.key and received != self.full_key:  # (views stood in for `ShapeDtype`s)
@@ -89,6 +105,7 @@ class Loaded(Compiled):
         self.key, self.full_key, self.text = payload["key"], payload["full_key"], text
         self.executable = cached_executable(text, device)
         self.thunk = thunks.generate(payload["signature"], self.executable, device, name=self.name)
+        self.enter(self.thunk)
 
     def as_text(self) -> str:
         return self.text
@@ -116,7 +133,7 @@ def load(path, device=None) -> Loaded:
     return Loaded(path, device)
 
 
-class Jitted:
+class Jitted(Entry):
     """`solvent.jit(f)`: compiles per signature on first call, then runs the cached thunk."""
 
     def __init__(self, fn, options: Options):
@@ -124,18 +141,15 @@ class Jitted:
         self.cache = ThunkCache(options.cache_size)
         self.first_static = _first_static(fn, options.static_argnames)
         self.statics = options.static_argnames
-        self.fast = thunks.no_fast_path  # the latest signature's call, checking its own arguments
         self.layouts = False  # whether call keys hold the strides of NumPy arrays (see `numpy.layout`)
         self.recompiles = Recompiles(fn, options.explain)
         functools.update_wrapper(self, fn)
 
-    def __call__(self, *args, **kwargs):
+    def miss(self, args, kwargs):
+        """A call the fast path did not take: inlined into a trace, or run by its signature's thunk
+        (compiled first if new), which becomes the one calls try first."""
         if ACTIVE[0] and trace_state.is_tracing():  # a jitted helper called from traced code: inline it
             return self.fn(*args, **kwargs)
-        if not kwargs:
-            result = self.fast(args)
-            if result is not MISS:
-                return result
         if self.first_static:
             args, kwargs = _move_statics(args, kwargs, self.first_static)
         key = call_key(args, kwargs, self.statics, self.layouts)
@@ -150,7 +164,7 @@ class Jitted:
                 self.cache.entries.clear()
                 key = call_key(args, kwargs, self.statics, True)
             thunk = self.cache.put(key, compiled.thunk)
-        self.fast = thunk.fast
+        self.enter(thunk)
         return thunk(args, kwargs)
 
     def __get__(self, obj, objtype=None):  # works as a method decorator too

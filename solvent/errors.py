@@ -28,6 +28,14 @@ def user_frame(depth: int = 1):
     return None
 
 
+def user_stacklevel() -> int:
+    """`warnings.warn`'s stacklevel, for the function calling this, that names the user's line."""
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and is_library_file(frame.f_code.co_filename):
+        level, frame = level + 1, frame.f_back
+    return level
+
+
 def user_location() -> tuple[str, int] | None:
     """(file, line) of the user's code currently executing, or None."""
     frame = user_frame(2)

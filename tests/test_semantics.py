@@ -280,12 +280,21 @@ def test_same_array_passed_twice_is_one_input():
     assert text.count("tensor<3xf64>") >= 1 and "%arg1" not in text
 
 
-def test_aliasing_is_part_of_the_signature():
-    f = solvent.jit(lambda a, b: a + b)
+def test_aliasing_is_part_of_the_signature_of_a_function_writing_into_an_argument():
+    f = solvent.jit(lambda a, b: a.__iadd__(b))
     x, y = np.ones(2), np.ones(2)
     f(x, y)
     f(x, x)
-    assert len(f.cache) == 2
+    assert len(f.cache) == 2 and (x == 4.0).all()  # (2, then 2 + 2)
+
+
+def test_a_function_writing_into_no_argument_runs_aliased_arguments_as_compiled():
+    f = solvent.jit(lambda a, b: a * 10 + b)
+    x, y = np.arange(2.0), np.ones(2)
+    f(x, y)
+    np.testing.assert_array_equal(f(x, x), x * 10 + x)
+    np.testing.assert_array_equal(f(x[::-1], x), x[::-1] * 10 + x)
+    assert len(f.cache) == 1
 
 
 # -- fresh arrays hold traced values --------------------------------------------------------

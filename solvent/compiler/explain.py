@@ -12,7 +12,7 @@ import warnings
 from collections import Counter
 
 from solvent.core import structure
-from solvent.errors import RecompileWarning, is_library_file
+from solvent.errors import RecompileWarning, is_library_file, user_stacklevel
 
 LOG = logging.getLogger("solvent")
 if "info" in os.environ.get("SOLVENT_LOG", "").split(","):
@@ -118,5 +118,5 @@ class Recompiles:
                 f"solvent.jit({self.name}) has compiled {self.compiles} signatures; `{path}` changed in {count} "
                 "of them. A new shape, dtype or static value compiles again: give that argument a fixed shape "
                 "(pad it), pass a changing number as a 0-d array instead of a static Python number, or call "
-                "with explain=True to see every change", RecompileWarning, stacklevel=3)
+                "with explain=True to see every change", RecompileWarning, stacklevel=user_stacklevel())
         return changed

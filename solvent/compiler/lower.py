@@ -17,7 +17,7 @@ import solvent.ops.constant
 import solvent.ops.elementwise
 import solvent.passes
 from solvent.compiler import disk
-from solvent.errors import EscapedValueError
+from solvent.errors import EscapedValueError, user_stacklevel
 from solvent.ir.module import parse, to_text
 from solvent.passes import (block_updates, donation, enumerated_scatters, one_element_ops, pipelines as passes,
                             reads_after_writes, unit_reshapes)
@@ -159,7 +159,7 @@ def _trace(fn, args, kwargs, options: Options):
             raise
         lines = ", ".join(f"{file}:{line}" for file, line in error.rolled)
         warnings.warn(f"loops at {lines} were unrolled: a rolled body let a value escape "
-                      "through a Python object", stacklevel=4)
+                      "through a Python object", stacklevel=user_stacklevel())
         return trace(fn, args, kwargs, options.static_argnames, None)
 
 

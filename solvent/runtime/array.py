@@ -34,13 +34,21 @@ class Eager:
 EAGER = Eager()
 
 #: Held while a call reads Arrays' buffers, runs (donating some) and swaps in the new ones, so a
-#: thread never hands XLA a buffer another thread's call has just donated.
+#: thread never hands XLA a buffer another thread's call has just donated (a call donating
+#: nothing takes it only to run again, see `compiler.thunk._exchange`).
 BUFFERS = threading.Lock()
+
+
+_KEYS: dict = {}  # each key once, so a compiled call's check can compare keys by identity
+_INTERNED = 4096  # distinct keys kept (one program rarely sees more); beyond, compared by value
 
 
 def array_key(kind: type, aval: Aval, sharding=None) -> tuple:
     """An array's part of a call key: (type, aval), and its sharding when it spans several devices."""
-    return (kind, aval, sharding) if spans_devices(sharding) else (kind, aval)
+    key = (kind, aval, sharding) if spans_devices(sharding) else (kind, aval)
+    if len(_KEYS) >= _INTERNED:
+        _KEYS.clear()
+    return _KEYS.setdefault(key, key)
 
 
 class Array:

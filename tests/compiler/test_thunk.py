@@ -87,7 +87,7 @@ def interrupted_inside(thunk, name):
     thunk.__globals__[name] = then_interrupt
 
 
-@pytest.mark.parametrize("kind, helper", [(solvent.asarray, "_run"), (np.asarray, "_write")])
+@pytest.mark.parametrize("kind, helper", [(solvent.asarray, "_execute"), (np.asarray, "_write")])
 def test_ctrl_c_inside_a_mutating_call_waits_for_the_write_back(kind, helper):
     a, b = kind(np.zeros(3)), kind(np.zeros(3))
     compiled = solvent.compile(increment_both, a, b)
@@ -174,6 +174,34 @@ def test_threads_mutating_one_array_serialize():
         t.join()
     assert errors == []
     assert_same(np.asarray(a), np.full(16, 1.0 + 8 * calls))
+
+
+def test_threads_reading_an_array_another_thread_mutates_see_whole_steps():
+    a = solvent.asarray(np.zeros(16))
+    step, read = solvent.jit(lambda x: x.__iadd__(1.0)), solvent.jit(lambda x: x * 2.0)
+    step(a), read(a)  # compiled; `read` donates nothing and runs without the lock
+    errors, seen, calls = [], [], 300
+
+    def write():
+        for _ in range(calls):
+            step(a)
+
+    def look():
+        try:
+            for _ in range(calls):
+                seen.append(np.asarray(read(a)))
+        except Exception as error:  # noqa: BLE001  (any error fails the test, a donated buffer's too)
+            errors.append(error)
+
+    threads = [threading.Thread(target=write), threading.Thread(target=look), threading.Thread(target=look)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    for values in seen:  # each read saw the array between two steps, never torn
+        assert values[0] % 2 == 0 and (values == values[0]).all() and 2 <= values[0] <= 2 * (calls + 1)
+    assert_same(np.asarray(a), np.full(16, 1.0 + calls))
 
 
 def test_a_failed_run_is_a_solvent_error_naming_the_function():

@@ -133,7 +133,7 @@ def test_one_device_mesh_is_an_ordinary_array():
     mesh = solvent.sharding.mesh((1,), ("x",))
     a = solvent.asarray(np.arange(4.0), sharding=NamedSharding(mesh, P("x")))
     assert len(a.key) == 2 and a.sharding.num_devices == 1
-    assert "_run(x0.buffer)" in solvent.compile(lambda x: x + 1, a).thunk.source
+    assert "_execute([x0.buffer])" in solvent.compile(lambda x: x + 1, a).thunk.source  # no _put: as it is
 
 
 def test_shardings_on_a_one_device_mesh_make_a_one_partition_program():
