@@ -78,7 +78,10 @@ def _chunk_sum(a, b, dtype, start, length, extent, windows) -> ir.Value:
     def chunk(c, total):
         first, at = _placed(start, length, c, size, extent)
         position = ew.binary("add", iota((size,), _I64, 0), ops.broadcast_in_dim(at, (size,), []))
-        end = ew.binary("add", start, length)
+        # (the end of the valid part, or of the chunk: the same test, but a bound the loop changes, which
+        # XLA does not hoist out as a broadcast array that each iteration reads back from memory;
+        # Cholesky by rows at n=400 3.1 -> 2.5 ms, LU 5.8 -> 5.3)
+        end = ew.binary("minimum", ew.binary("add", start, length), ew.binary("add", at, full(size, (), _I64)))
         inside = ew.binary("and", ew.compare("GE", position, ops.broadcast_in_dim(first, (size,), [])),
                            ew.compare("LT", position, ops.broadcast_in_dim(end, (size,), [])))
         fa, fb = (_chunk(*x, at, inside if free else None, size, dtype, w) for x, w in zip((a, b), windows))
