@@ -12,7 +12,9 @@ same work side by side in one process, timed with ``timeit.repeat`` (best of N):
 - ``g(x): x += 1.0`` on an ndarray: ``solvent.jit`` against ``jax.jit`` plus
   ``np.copyto`` back into the ndarray;
 - ``f`` on ``solvent.Array`` arguments against ``jax.jit`` on ``jax.Array``\ s;
-- solvent's own executable through the bare PJRT ``execute_sharded`` path;
+- solvent's own executable through the bare PJRT ``execute_sharded`` path, results made
+  ``jax.Array``\ s by the C++ result handlers (what solvent's call does for Arrays, without
+  checking the arguments or wrapping the results);
 - a time step on a 1000 x 1000 grid, each result given to the next call, where copying
   results in and out (not the call) is the cost: NumPy, ``solvent.jit``, ``jax.jit`` plus
   ``np.asarray`` (jax.jit's own module for ``.at[].set`` is the slower part there: it costs
@@ -38,6 +40,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import solvent
+from solvent.runtime.sharding import result_handlers
 
 
 def multiply_add(x, y):
@@ -69,7 +72,7 @@ def dispatch_times(number, repeat):
     a, b = solvent.asarray(host), solvent.asarray(other)
     solvent_f, solvent_bump = solvent.jit(multiply_add), solvent.jit(bump)
     executable = solvent.compile(multiply_add, a, b).executable
-    buffers = [a.buffer, b.buffer]
+    buffers, handlers = [a.buffer, b.buffer], result_handlers([a.aval], [a.buffer.sharding])
     expected = host * other + 1.0
     np.testing.assert_array_equal(solvent_f(host, other), expected)
     np.testing.assert_array_equal(np.asarray(solvent_f(a, b)), expected)
@@ -78,7 +81,7 @@ def dispatch_times(number, repeat):
         ("mutating ndarray", "solvent.jit"): best_microseconds(lambda: solvent_bump(state), number, repeat),
         ("solvent.Array", "solvent.jit"): best_microseconds(lambda: solvent_f(a, b), number, repeat),
         ("solvent.Array", "bare PJRT execute_sharded"): best_microseconds(
-            lambda: executable.execute_sharded(buffers).disassemble_into_single_device_arrays(), number, repeat),
+            lambda: executable.execute_sharded(buffers).consume_with_handlers(handlers), number, repeat),
     }
     with jax.enable_x64(True):
         jax_f, jax_g = jax.jit(multiply_add), jax.jit(jax_bump)
