@@ -1,5 +1,5 @@
 """Block updates as pad + select (`passes.block_updates`): inside a loop only where the update
-reads its own array around the block, and the values stay NumPy's."""
+reads its own array around the block, or not at all on a large array, and the values stay NumPy's."""
 
 import re
 
@@ -8,6 +8,7 @@ import pytest
 
 import solvent
 from differential import check_like_numpy
+from solvent.passes import block_updates
 
 
 def heat(u, steps):
@@ -20,6 +21,17 @@ def relax(u, v, steps):
         v[1:-1] = 0.5 * (u[2:] + u[:-2])  # reads u around v's block, but not v's own array
         u[1:-1] = v[1:-1] * 1.5           # reads v, which XLA writes first: u's update is in place
         u[0] += 1.0                       # a small block: never a pass over the whole array
+
+
+def jacobi(a, b, steps):
+    for _ in range(steps):
+        b[1:-1, 1:-1] = 0.25 * (a[2:, 1:-1] + a[:-2, 1:-1] + a[1:-1, 2:] + a[1:-1, :-2])  # reads a only
+        a[1:-1, 1:-1] = 0.25 * (b[2:, 1:-1] + b[:-2, 1:-1] + b[1:-1, 2:] + b[1:-1, :-2])
+
+
+def damp(u, v, steps):
+    for _ in range(steps):
+        u[1:-1] = u[1:-1] * 0.5 + v[1:-1]  # reads u exactly at its block
 
 
 def _in_loop(text: str, op: str) -> bool:
@@ -48,3 +60,22 @@ def test_updates_reading_other_arrays_or_small_blocks_stay_in_place(n):
     # and the loop carries both arrays whole (while_induction_reduction carried u[:-1] and rebuilt u)
     xla = solvent.code_xla(relax, u, v, 20).split("\nENTRY")[0]
     assert not [line for line in xla.splitlines() if " copy(" in line and f"f64[{n}]" in line.split("copy(")[0]]
+
+
+@pytest.mark.parametrize("n, select", [(100, False), (200, True)])  # 10^4 and 4 * 10^4 elements
+def test_updates_reading_only_other_arrays_are_a_select_on_large_arrays(n, select):
+    rng = np.random.default_rng(n)
+    a, b = rng.random((n, n)), rng.random((n, n))
+    assert (n * n >= block_updates.PARALLEL_FROM) == select
+    check_like_numpy(jacobi, a, b, 20)
+    text = solvent.code_mhlo(jacobi, a, b, 20)
+    assert _in_loop(text, "stablehlo.select") == select
+    assert _in_loop(text, "stablehlo.dynamic_update_slice") != select
+
+
+def test_a_large_update_reading_its_own_array_at_the_block_stays_in_place():
+    rng = np.random.default_rng(1)
+    u, v = rng.random(1 << 16), rng.random(1 << 16)
+    check_like_numpy(damp, u, v, 20)
+    text = solvent.code_mhlo(damp, u, v, 20)
+    assert _in_loop(text, "stablehlo.dynamic_update_slice") and not _in_loop(text, "stablehlo.select")
