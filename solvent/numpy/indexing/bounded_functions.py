@@ -12,6 +12,7 @@ import numpy as np
 from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError
 from solvent.ir.module import same_value
+from solvent.numpy.indexing import chunked_reductions
 from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, MaskedArray, contracted, elementwise,
                                                   lengths_of, lined_up, make, mask, masked_result, merged_lengths,
                                                   ndim_of, plain_value, read_only_view)
@@ -58,12 +59,18 @@ def extreme(dtype, sign, nan=False):
 
 
 def masked_sum(a, axis=None, dtype=None, keepdims=False, initial=np._NoValue):
+    chunked = chunked_reductions.reduce(a, chunked_reductions.recipe_of(a), "sum", axis, keepdims, initial, dtype)
+    if chunked is not None:
+        return chunked
     data, _, parts = _reduction(a, axis, keepdims, 0)
     return masked_result(np.sum(data, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial).value, *parts)
 
 
 def _extremum(numpy_function, sign):
     def apply(a, axis=None, keepdims=False, initial=np._NoValue):
+        chunked = chunked_reductions.reduce(a, chunked_reductions.recipe_of(a), "max" if sign < 0 else "min", axis, keepdims, initial)
+        if chunked is not None:
+            return chunked
         data, _, parts = _reduction(a, axis, keepdims, extreme(a.dtype, sign))
         return masked_result(numpy_function(data, axis=axis, keepdims=keepdims, initial=initial).value, *parts)
     return apply

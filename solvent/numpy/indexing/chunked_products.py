@@ -66,7 +66,7 @@ def product(a, b, dtype, same_start: bool) -> ir.Value | None:
         _, at = _placed(offset, valid, k, COLUMNS, columns)
         part = _chunk_sum(a, b, dtype, start, length, extent, [at if i == which else None for i in (0, 1)])
         return ops.dynamic_update_slice(total, part, [at])
-    return _repeat(_count(valid, COLUMNS), block, full(0, _free_shape(*a) + _free_shape(*b), dtype))
+    return repeat(pieces(valid, COLUMNS), block, full(0, _free_shape(*a) + _free_shape(*b), dtype))
 
 
 def _chunk_sum(a, b, dtype, start, length, extent, windows) -> ir.Value:
@@ -84,16 +84,16 @@ def _chunk_sum(a, b, dtype, start, length, extent, windows) -> ir.Value:
         end = ew.binary("minimum", ew.binary("add", start, length), ew.binary("add", at, full(size, (), _I64)))
         inside = ew.binary("and", ew.compare("GE", position, ops.broadcast_in_dim(first, (size,), [])),
                            ew.compare("LT", position, ops.broadcast_in_dim(end, (size,), [])))
-        fa, fb = (_chunk(*x, at, inside if free else None, size, dtype, w) for x, w in zip((a, b), windows))
+        fa, fb = (chunk_of(*x, at, inside if free else None, size, dtype, w) for x, w in zip((a, b), windows))
         if free:
             return ew.binary("add", total, dot_general(fa, fb, ([_summed_dim(*a)], [_summed_dim(*b)])))
         both = ew.select(inside, ew.binary("multiply", fa, fb), full(0, (size,), dtype))  # zeroed once
         return ew.binary("add", total, reduction.reduce([both], [full(0, (), dtype)], [0],
                                                          lambda x, y: [ew.binary("add", x, y)])[0])
-    return _repeat(_count(length, size), chunk, full(0, free, dtype))
+    return repeat(pieces(length, size), chunk, full(0, free, dtype))
 
 
-def _count(length, size) -> ir.Value:
+def pieces(length, size) -> ir.Value:
     """How many pieces of `size` cover `length`."""
     return ew.binary("divide", ew.binary("add", length, full(size - 1, (), _I64)), full(size, (), _I64))
 
@@ -106,7 +106,7 @@ def _placed(start, length, k, size, extent):
     return first, ew.clamp(full(0, (), _I64), ew.binary("minimum", first, end), full(extent - size, (), _I64))
 
 
-def _repeat(count, step, initial) -> ir.Value:
+def repeat(count, step, initial) -> ir.Value:
     """`total = step(k, total)` for k in range(count), `count` traced: one stablehlo.while."""
     def more(k, total):
         return wrap(ew.compare("LT", value(k), count))
@@ -152,7 +152,7 @@ def _free_shape(base, axes, summed) -> list[int]:
     return [shape_of(base)[k] for i, k in enumerate(sliced) if i != summed % len(sliced)]
 
 
-def _chunk(base, axes, summed, at, inside, size, dtype, window=None) -> ir.Value:
+def chunk_of(base, axes, summed, at, inside, size, dtype, window=None) -> ir.Value:
     """`size` elements of the summed axis from `at` (zero where not `inside`), the other sliced axis
     whole (or COLUMNS of it from `window`), index axes dropped."""
     sliced = _sliced(axes)

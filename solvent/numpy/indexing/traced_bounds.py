@@ -24,7 +24,7 @@ from solvent.core import dispatch, trace
 from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray, padded
 from solvent.errors import UnsupportedError, is_library_file, user_location
-from solvent.numpy.indexing import affine, chunked_products
+from solvent.numpy.indexing import affine, chunked_products, chunked_reductions
 from solvent.numpy.indexing.finite_products import exact_unless_finite
 from solvent.numpy.indexing.key import ARRAY, INTEGER, MASK, NEW, SLICE, normalize
 from solvent.numpy.values import assigned_value, full, is_traced, value, wrap
@@ -220,6 +220,7 @@ class MaskedArray(TracedArray):
     padded = True
     _form = None  # (value, data, starts, keys): the same array as `aligned` gives it
     _axes = None  # a view's index into its parent, as `parse` gives it
+    recipe = None  # how an elementwise result was made (`chunked_reductions.Recipe`)
 
     def aligned(self, filled: bool):
         """(data, starts, keys): the data with element j of an axis at starts[axis] + j (at j where
@@ -486,7 +487,10 @@ def elementwise(numpy_function, inputs, kwargs):
     lengths = merged_lengths(*[lengths_of(x, ndim) for x in inputs])
     _check_extents(inputs, lengths, ndim)
     plain, starts, keys = lined_up(inputs, ndim)
-    return masked_result(numpy_function(*plain, **kwargs).value, lengths, starts, keys)
+    result = masked_result(numpy_function(*plain, **kwargs).value, lengths, starts, keys)
+    if ndim == 1 and isinstance(result, MaskedArray):
+        result.recipe = chunked_reductions.recipe(numpy_function, inputs, kwargs, result.value)
+    return result
 
 
 def _check_extents(inputs, lengths, ndim) -> None:

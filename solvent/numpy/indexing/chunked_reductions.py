@@ -1,0 +1,193 @@
+"""Sums, maxima and minima of elementwise expressions of slices with traced bounds
+(`np.max(T[i, i + 1:j] + T[i + 2:j + 1, j])`), taken a chunk at a time straight from the slices' bases.
+
+`traced_bounds` holds such slices at the full extent of their axes, so reducing an expression of
+them costs the full extent on every iteration of the loop around it, and a column slice reads
+the whole column, a cache line per element (Nussinov's folding at n=500: 125,000 cells, each
+reading a row and a column of 500). An elementwise result of 1-d slices keeps how it was made
+(`Recipe`); its reduction evaluates that expression again on chunks of CHUNK elements read from
+the bases where the valid part lies, lined up by the slices' starts, and combines the chunks'
+reductions. The starts must differ by amounts known while tracing (one loop index plus
+constants) so that one offset places every chunk; the last chunk is moved back to end with the
+valid part, and lanes outside it, or read by the chunk before, hold the reduction's identity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from jaxlib.mlir import ir
+
+from solvent.numpy.indexing.chunked_products import CHUNK, SHORTEST, chunk_of, pieces, repeat
+from solvent.numpy.values import full, is_traced, value, wrap
+from solvent.ops import elementwise as ew, shape as ops
+from solvent.ops.base import shape_of
+from solvent.ops.constant import iota
+
+_I64 = np.int64
+
+
+@dataclass(eq=False)
+class Leaf:
+    """A 1-d slice with traced bounds as an operand: its base's value when the expression was made,
+    and its axes in the base (`traced_bounds.parse`)."""
+
+    base: ir.Value
+    axes: list
+    dtype: np.dtype
+
+
+@dataclass(eq=False)
+class Recipe:
+    """`function(*inputs, **kwargs)`, the elementwise op that made the masked array of value `made`;
+    inputs are Leafs, Recipes, 0-d values (ir.Value) or Python and NumPy scalars."""
+
+    made: ir.Value
+    function: Callable
+    inputs: tuple
+    kwargs: dict
+
+
+def recipe(numpy_function, inputs, kwargs, made):
+    """How a 1-d elementwise result of value `made` was made; None where an input is not a slice, such
+    a result or a 0-d value."""
+    described = []
+    for x in inputs:
+        if _masked(x):
+            described.append(recipe_of(x))
+        elif (len(x.shape) if hasattr(x, "shape") else np.ndim(x)) == 0:
+            described.append(value(x) if is_traced(x) else x)
+        else:
+            return None
+    if any(d is None for d in described):
+        return None
+    return Recipe(made, numpy_function, tuple(described), dict(kwargs))
+
+
+def recipe_of(x):
+    """How a 1-d masked array can be evaluated again chunk by chunk: a slice as itself, an elementwise
+    result as it was made (while it still holds that value); else None."""
+    if not _masked(x):
+        return None
+    if x._axes is not None:
+        sliced = [a for a in x._axes if a[0] != "index"]
+        if len(sliced) != 1 or sliced[0][0] == "reversed":
+            return None
+        return Recipe(x.value, _itself, (Leaf(x._parent.value, x._axes, x.dtype),), {})
+    return x.recipe if x.recipe is not None and x.recipe.made is x.value else None
+
+
+def _masked(x) -> bool:
+    """Whether `x` is a slice with traced bounds or a result of one (`traced_bounds.MaskedArray`)."""
+    return is_traced(x) and x.padded
+
+
+def _itself(x):
+    return x
+
+
+#: name -> (the reduction of a chunk, how two partial results combine, the identity of a dtype)
+REDUCTIONS = {
+    "sum": (np.sum, np.add, lambda dtype: 0),
+    "max": (np.max, np.maximum, lambda dtype: _extreme(dtype, -1)),
+    "min": (np.min, np.minimum, lambda dtype: _extreme(dtype, 1)),
+}
+
+
+def _extreme(dtype, sign):
+    if np.issubdtype(dtype, np.floating):
+        return sign * np.inf
+    info = np.iinfo(dtype)
+    return info.min if sign < 0 else info.max
+
+
+def reduce(a, recipe, name: str, axis=None, keepdims=False, initial=np._NoValue, dtype=None):
+    """`np.sum`, `np.max` or `np.min` (`name`) of the whole of `a` (a 1-d masked array, made as
+    `recipe` says) chunk by chunk, as a 0-d traced array; None where the chunks do not apply."""
+    if (recipe is None or len(a.lengths) != 1 or a.lengths[0] is None
+            or axis not in (None, 0, -1, (0,), (-1,)) or keepdims or initial is not np._NoValue or dtype is not None
+            or a.dtype.kind not in "iuf"):
+        return None
+    leaves = list(_leaves(recipe))
+    offsets = _offsets(leaves)
+    if offsets is None:
+        return None
+    extents = [_extent(leaf) for leaf in leaves]
+    if min(extents) < SHORTEST or min(e - d for e, d in zip(extents, offsets)) + min(offsets) < CHUNK:
+        return None  # (short axes, or starts too far apart for one chunk to line them all up)
+    reduction, combine, identity = REDUCTIONS[name]
+    result = reduction(np.zeros(1, a.dtype)).dtype
+    starts = [_start(leaf) for leaf in leaves]
+    length = a.lengths[0]
+    zero = full(0, (), _I64)
+    low = _extremum([ew.binary("subtract", zero, s) for s in starts], "maximum")
+    high = _extremum([ew.binary("subtract", full(e - CHUNK, (), _I64), s) for e, s in zip(extents, starts)], "minimum")
+
+    def chunk(c, total):
+        first = ew.binary("multiply", c, full(CHUNK, (), _I64))
+        offset = ew.clamp(low, ew.binary("minimum", first, ew.binary("subtract", length, full(CHUNK, (), _I64))), high)
+        lanes = ew.binary("add", iota((CHUNK,), _I64, 0), ops.broadcast_in_dim(offset, (CHUNK,), []))
+        inside = ew.binary("and", ew.compare("GE", lanes, ops.broadcast_in_dim(first, (CHUNK,), [])),
+                           ew.compare("LT", lanes, ops.broadcast_in_dim(length, (CHUNK,), [])))
+        chunks = {id(leaf): wrap(chunk_of(leaf.base, leaf.axes, 0, ew.binary("add", s, offset), None, CHUNK,
+                                          leaf.dtype), scalar=False) for leaf, s in zip(leaves, starts)}
+        values = np.where(wrap(inside, scalar=False), _evaluate(recipe, chunks), identity(a.dtype))
+        return value(combine(wrap(total), reduction(values)), result)
+    return wrap(repeat(pieces(length, CHUNK), chunk, full(identity(result), (), result)))
+
+
+def _leaves(recipe):
+    for x in recipe.inputs:
+        if isinstance(x, Leaf):
+            yield x
+        elif isinstance(x, Recipe):
+            yield from _leaves(x)
+
+
+def _sliced_axis(leaf) -> int:
+    return next(k for k, a in enumerate(leaf.axes) if a[0] != "index")
+
+
+def _extent(leaf) -> int:
+    return shape_of(leaf.base)[_sliced_axis(leaf)]
+
+
+def _start(leaf) -> ir.Value:
+    start = leaf.axes[_sliced_axis(leaf)][1]
+    return full(0, (), _I64) if start is None else start
+
+
+def _offsets(leaves):
+    """Each leaf's start less the first's, where every difference is known while tracing: starts of
+    one loop index and scale (`traced_bounds._key`), or all at 0; else None."""
+    keys = [leaf.axes[_sliced_axis(leaf)][3] for leaf in leaves]
+    forms = [(None, 0, 0) if key is None else key[:3] for key in keys]
+    if any(f[0] is not forms[0][0] or f[1] != forms[0][1] for f in forms):
+        return None
+    if any(key is None and leaf.axes[_sliced_axis(leaf)][1] is not None for key, leaf in zip(keys, leaves)):
+        return None  # a start with no key (a reversed axis): nothing to compare it with
+    return [f[2] - forms[0][2] for f in forms]
+
+
+def _extremum(values, how) -> ir.Value:
+    out = values[0]
+    for v in values[1:]:
+        out = ew.binary(how, out, v)
+    return out
+
+
+def _evaluate(recipe, chunks):
+    """The recipe's expression on the chunks read for its leaves."""
+    args = []
+    for x in recipe.inputs:
+        if isinstance(x, Leaf):
+            args.append(chunks[id(x)])
+        elif isinstance(x, Recipe):
+            args.append(_evaluate(x, chunks))
+        elif isinstance(x, ir.Value):
+            args.append(wrap(x))
+        else:
+            args.append(x)
+    return recipe.function(*args, **recipe.kwargs)
