@@ -15,13 +15,10 @@ from jaxlib.mlir import ir
 
 from solvent.ir.module import defining_op, named_attributes, ops_where, splat_element
 from solvent.ops.base import create, shape_of
+from solvent.ops.elementwise import BINARY, UNARY
 
 #: Elementwise ops that a reshape can move below when their other operands are splat constants.
-_ELEMENTWISE = {f"stablehlo.{name}" for name in (
-    "add", "subtract", "multiply", "divide", "remainder", "power", "maximum", "minimum", "atan2", "and", "or",
-    "xor", "compare", "clamp", "abs", "negate", "sqrt", "rsqrt", "cbrt", "exponential", "exponential_minus_one",
-    "log", "log_plus_one", "logistic", "tanh", "sine", "cosine", "tan", "sign", "floor", "ceil", "not",
-    "convert", "round_nearest_even", "round_nearest_afz", "is_finite")}
+_ELEMENTWISE = {f"stablehlo.{name}" for name in (*UNARY, *BINARY, "compare", "clamp", "convert")}
 
 
 def _unit_reshape(op: ir.Operation) -> bool:

@@ -1,5 +1,6 @@
-"""Products summed over an axis of traced length (`A[i, :j] @ A[j, :j]`, `A[i, :i] @ A[:i, i:]`),
-taken a chunk of that axis at a time, straight from the arrays the slices are of.
+"""Products of a vector and a matrix summed over an axis of traced length (`A[i, :i] @ A[:i, i:]`),
+taken a chunk of that axis at a time, straight from the arrays the slices are of. (A dot of two
+vectors, `A[i, :j] @ A[j, :j]`, is the sum of their products: `chunked_reductions`.)
 
 A rolled loop's slice is held at the full extent of its axis (`traced_bounds`), so a product over
 it costs the full extent on every iteration, whatever the valid length: a Cholesky by rows at
@@ -7,8 +8,7 @@ n=400 did three times the work of the triangle. A loop over the chunks that hold
 costs what that part costs (a chunk at most more). Each chunk is read from the slice's base with
 one dynamic_slice, other sliced axes whole (where `traced_bounds.read` puts them when aligned);
 the last chunk is moved back to end with the valid part, and positions outside it, or read by
-the chunk before, are zero in both factors (in the products, for two vectors: one select, which
-let trisolv at n=120 run in 19 µs against 32), so infinities or NaN there never reach the sum. A
+the chunk before, are zero in the vector, so infinities or NaN there never reach the sum. A
 matrix whose other axis also starts at the loop index (`A[:i, i:]` in LU) is taken in blocks of
 COLUMNS of that axis from its start, each summed over the chunks, so neither axis costs its
 full extent.
@@ -21,13 +21,13 @@ from jaxlib.mlir import ir
 
 from solvent.numpy.repeat import repeat_while
 from solvent.numpy.values import full, value, wrap
-from solvent.ops import elementwise as ew, reduction, shape as ops
+from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import shape_of
 from solvent.ops.constant import iota
 from solvent.ops.linalg import dot_general
 
-#: Elements per chunk of a dot of two vectors: 32 let XLA:CPU sum a chunk in registers (a
-#: Cholesky by rows at n=400 in jax.jit: 2.6 ms with 32, 4.4 with 64, 11 with 16, 7.9 whole).
+#: Elements per chunk of a reduction over a vector (`chunked_reductions`): 32 let XLA:CPU sum a chunk
+#: in registers (a Cholesky by rows at n=400 in jax.jit: 2.6 ms with 32, 4.4 with 64, 11 with 16).
 CHUNK = 32
 #: Rows (or columns) of a matrix per chunk of its product with a vector (trmm at 200 x 240:
 #: 0.43 ms with 8, 0.47 with 4, 0.55 with 16, 0.73 whole; LU at n=400 7.3, 7.4, 8.9, 8.8 ms).
@@ -50,7 +50,7 @@ def product(a, b, dtype, same_start: bool) -> ir.Value | None:
     they start at 0 in both or at one start (`same_start`) on axes of one extent, so that the
     chunks of the two line up."""
     found = [_summed_axis(*x) for x in (a, b)]
-    if None in found:
+    if None in found or not _free_shape(*a) + _free_shape(*b):
         return None
     (sa, length, na), (sb, _, nb) = found
     if not ((sa is None and sb is None) or (same_start and na == nb)):
@@ -73,7 +73,7 @@ def _chunk_sum(a, b, dtype, start, length, extent, windows) -> ir.Value:
     """The sum over the chunks of the summed axis from `start` on (`length` long, on axes of at
     least `extent`); an operand with a window (the start of a block) has its free axis that block."""
     free = [COLUMNS if w is not None else n for x, w in zip((a, b), windows) for n in _free_shape(*x)]
-    size = ROWS if _free_shape(*a) + _free_shape(*b) else CHUNK
+    size = ROWS
 
     def chunk(c, total):
         first, at = _placed(start, length, c, size, extent)
@@ -84,12 +84,8 @@ def _chunk_sum(a, b, dtype, start, length, extent, windows) -> ir.Value:
         end = ew.binary("minimum", ew.binary("add", start, length), ew.binary("add", at, full(size, (), _I64)))
         inside = ew.binary("and", ew.compare("GE", position, ops.broadcast_in_dim(first, (size,), [])),
                            ew.compare("LT", position, ops.broadcast_in_dim(end, (size,), [])))
-        fa, fb = (chunk_of(*x, at, inside if free else None, size, dtype, w) for x, w in zip((a, b), windows))
-        if free:
-            return ew.binary("add", total, dot_general(fa, fb, ([_summed_dim(*a)], [_summed_dim(*b)])))
-        both = ew.select(inside, ew.binary("multiply", fa, fb), full(0, (size,), dtype))  # zeroed once
-        return ew.binary("add", total, reduction.reduce([both], [full(0, (), dtype)], [0],
-                                                         lambda x, y: [ew.binary("add", x, y)])[0])
+        fa, fb = (chunk_of(*x, at, inside, size, dtype, w) for x, w in zip((a, b), windows))
+        return ew.binary("add", total, dot_general(fa, fb, ([_summed_dim(*a)], [_summed_dim(*b)])))
     return repeat(pieces(length, size), chunk, full(0, free, dtype))
 
 
@@ -119,7 +115,7 @@ def repeat(count, step, initial) -> ir.Value:
 def _window(base, axes, summed):
     """(start, length, extent) of a matrix operand's free axis where it starts at a traced position
     (`A[:i, i:]`) and is long enough for blocks of COLUMNS, else None."""
-    sliced = _sliced(axes)
+    sliced = sliced_axes(axes)
     free = [k for i, k in enumerate(sliced) if i != summed % len(sliced)]
     if len(free) != 1:
         return None
@@ -128,13 +124,14 @@ def _window(base, axes, summed):
     return None if start is None or length is None or extent < 2 * COLUMNS else (start, length, extent)
 
 
-def _sliced(axes) -> list[int]:
+def sliced_axes(axes) -> list[int]:
+    """The base axes a slice keeps (not the ones an integer picks)."""
     return [k for k, ax in enumerate(axes) if ax[0] != "index"]
 
 
 def _summed_axis(base, axes, summed):
     """(start or None, traced length, extent) of the summed axis, or None where chunks do not apply."""
-    sliced = _sliced(axes)
+    sliced = sliced_axes(axes)
     if len(shape_of(base)) > 2 or any(axes[k][0] == "reversed" for k in sliced):
         return None
     axis = sliced[summed]
@@ -144,18 +141,18 @@ def _summed_axis(base, axes, summed):
 
 
 def _summed_dim(base, axes, summed) -> int:
-    return summed % len(_sliced(axes))
+    return summed % len(sliced_axes(axes))
 
 
 def _free_shape(base, axes, summed) -> list[int]:
-    sliced = _sliced(axes)
+    sliced = sliced_axes(axes)
     return [shape_of(base)[k] for i, k in enumerate(sliced) if i != summed % len(sliced)]
 
 
 def chunk_of(base, axes, summed, at, inside, size, dtype, window=None) -> ir.Value:
     """`size` elements of the summed axis from `at` (zero where not `inside`), the other sliced axis
     whole (or COLUMNS of it from `window`), index axes dropped."""
-    sliced = _sliced(axes)
+    sliced = sliced_axes(axes)
     axis, zero = sliced[summed], full(0, (), _I64)
     other = zero if window is None else window
     starts = [at if k == axis else (other if k in sliced else axes[k][1]) for k in range(len(axes))]

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from jaxlib.mlir import ir
 
-from solvent.numpy.indexing.chunked_products import CHUNK, SHORTEST, chunk_of, pieces, repeat
+from solvent.numpy.elementwise.ufuncs import identity_of
+from solvent.numpy.indexing.chunked_products import CHUNK, SHORTEST, chunk_of, pieces, repeat, sliced_axes
 from solvent.numpy.values import full, is_traced, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import shape_of
@@ -72,8 +73,8 @@ def recipe_of(x):
     if not _masked(x):
         return None
     if x._axes is not None:
-        sliced = [a for a in x._axes if a[0] != "index"]
-        if len(sliced) != 1 or sliced[0][0] == "reversed":
+        sliced = sliced_axes(x._axes)
+        if len(sliced) != 1 or x._axes[sliced[0]][0] == "reversed":
             return None
         return Recipe(x.value, _itself, (Leaf(x._parent.value, x._axes, x.dtype),), {})
     return x.recipe if x.recipe is not None and x.recipe.made is x.value else None
@@ -88,19 +89,8 @@ def _itself(x):
     return x
 
 
-#: name -> (the reduction of a chunk, how two partial results combine, the identity of a dtype)
-REDUCTIONS = {
-    "sum": (np.sum, np.add, lambda dtype: 0),
-    "max": (np.max, np.maximum, lambda dtype: _extreme(dtype, -1)),
-    "min": (np.min, np.minimum, lambda dtype: _extreme(dtype, 1)),
-}
-
-
-def _extreme(dtype, sign):
-    if np.issubdtype(dtype, np.floating):
-        return sign * np.inf
-    info = np.iinfo(dtype)
-    return info.min if sign < 0 else info.max
+#: name -> (the reduction of a chunk, the ufunc combining two partial results)
+REDUCTIONS = {"sum": (np.sum, np.add), "max": (np.max, np.maximum), "min": (np.min, np.minimum)}
 
 
 def reduce(a, recipe, name: str, axis=None, keepdims=False, initial=np._NoValue, dtype=None):
@@ -108,7 +98,8 @@ def reduce(a, recipe, name: str, axis=None, keepdims=False, initial=np._NoValue,
     `recipe` says) chunk by chunk, as a 0-d traced array; None where the chunks do not apply."""
     if (recipe is None or len(a.lengths) != 1 or a.lengths[0] is None
             or axis not in (None, 0, -1, (0,), (-1,)) or keepdims or initial is not np._NoValue or dtype is not None
-            or a.dtype.kind not in "iuf" or a.dtype == np.float16):  # (float16 sums round at every step)
+            or a.dtype.kind not in ("iufc" if name == "sum" else "iuf")
+            or a.dtype.kind in "fc" and a.dtype.itemsize < 4):  # (float16 sums round at every step)
         return None
     leaves = list(_leaves(recipe))
     offsets = _offsets(leaves)
@@ -117,7 +108,7 @@ def reduce(a, recipe, name: str, axis=None, keepdims=False, initial=np._NoValue,
     extents = [_extent(leaf) for leaf in leaves]
     if min(extents) < SHORTEST or min(e - d for e, d in zip(extents, offsets)) + min(offsets) < CHUNK:
         return None  # (short axes, or starts too far apart for one chunk to line them all up)
-    reduction, combine, identity = REDUCTIONS[name]
+    reduction, combine = REDUCTIONS[name]
     result = reduction(np.zeros(1, a.dtype)).dtype
     starts = [_start(leaf) for leaf in leaves]
     length = a.lengths[0]
@@ -129,13 +120,14 @@ def reduce(a, recipe, name: str, axis=None, keepdims=False, initial=np._NoValue,
         first = ew.binary("multiply", c, full(CHUNK, (), _I64))
         offset = ew.clamp(low, ew.binary("minimum", first, ew.binary("subtract", length, full(CHUNK, (), _I64))), high)
         lanes = ew.binary("add", iota((CHUNK,), _I64, 0), ops.broadcast_in_dim(offset, (CHUNK,), []))
+        end = ew.binary("minimum", length, ew.binary("add", offset, full(CHUNK, (), _I64)))  # (see chunked_products)
         inside = ew.binary("and", ew.compare("GE", lanes, ops.broadcast_in_dim(first, (CHUNK,), [])),
-                           ew.compare("LT", lanes, ops.broadcast_in_dim(length, (CHUNK,), [])))
+                           ew.compare("LT", lanes, ops.broadcast_in_dim(end, (CHUNK,), [])))
         chunks = {id(leaf): wrap(chunk_of(leaf.base, leaf.axes, 0, ew.binary("add", s, offset), None, CHUNK,
                                           leaf.dtype), scalar=False) for leaf, s in zip(leaves, starts)}
-        values = np.where(wrap(inside, scalar=False), _evaluate(recipe, chunks), identity(a.dtype))
+        values = np.where(wrap(inside, scalar=False), _evaluate(recipe, chunks), identity_of(combine, a.dtype))
         return value(combine(wrap(total), reduction(values)), result)
-    return wrap(repeat(pieces(length, CHUNK), chunk, full(identity(result), (), result)))
+    return wrap(repeat(pieces(length, CHUNK), chunk, full(identity_of(combine, result), (), result)))
 
 
 def _leaves(recipe):
@@ -147,7 +139,7 @@ def _leaves(recipe):
 
 
 def _sliced_axis(leaf) -> int:
-    return next(k for k, a in enumerate(leaf.axes) if a[0] != "index")
+    return sliced_axes(leaf.axes)[0]
 
 
 def _extent(leaf) -> int:

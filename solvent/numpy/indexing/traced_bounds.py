@@ -537,7 +537,8 @@ def contracted(numpy_function, a, b, b_axis, result_parts):
     `finite_products`). Two vectors make a sum of products zeroed once (not each factor: zeroing
     a row of a matrix read in a loop let the optimizer zero the whole matrix before the loop).
     Elsewhere zeroing costs little beside the product itself. Slices of long axes of their bases
-    are summed chunk by chunk instead, a vector with a vector or a matrix (`chunked_products`)."""
+    are summed chunk by chunk instead: a vector with a matrix here (`chunked_products`), two
+    vectors as the sum of their products (`chunked_reductions`)."""
     dtype = np.result_type(a.dtype, b.dtype)
     summed = _summed_masked(a, -1) and _summed_masked(b, b_axis)  # both of traced length where summed
     if (summed and dtype in _SUMMED_PRODUCTS and min(len(a.shape), len(b.shape)) == 1
