@@ -159,6 +159,16 @@ def placed(out, block, at):
                            scalar=False)
 
 
+def window(x, at, size: int):
+    """x[at:at + size] along its first axis (at traced or not; the window fits): one contiguous read,
+    where an index array would be a gather XLA does not vectorize."""
+    if not (is_traced(x) or is_traced(at)):
+        return x[at:at + size]
+    with trace.current().emitting():
+        starts = [values.value(at, np.int64)] + [values.value(0, np.int64)] * (np.ndim(x) - 1)
+        return values.wrap(shape.dynamic_slice(values.value(x), starts, [size, *np.shape(x)[1:]]), scalar=False)
+
+
 def once(x):
     """x, computed once: XLA would otherwise fuse what makes it (the words' PCG64 output, the
     tables looked up) into each of its users and compute it again there."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from solvent.numpy.random import masks
 from solvent.numpy.repeat import repeat_while
 
 N, M = 624, 397
@@ -68,7 +69,7 @@ def words32_and_after(state, n: int):
     twists = -(-n // N)  # from any position, the stream reaches n words within this many twists
     keys = _keys(key, twists)
     stream = keys.reshape(-1)
-    words = temper(stream[pos + np.arange(n)]).astype(np.uint64)
+    words = temper(masks.window(stream, pos, n)).astype(np.uint64)
 
     def after(k):
         end = pos + k  # words are taken from the current key up to its end, then from twisted ones

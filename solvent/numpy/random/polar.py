@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from solvent.numpy.random import forms, libm, loop, mt19937, streams
+from solvent.numpy.random import forms, libm, loop, masks, mt19937, streams
 from solvent.numpy.random.libm import rounded
 
 _N = mt19937.N
@@ -57,7 +57,9 @@ def _gaussians(state, n: int):
     x, r2 = _coordinates(tops)
     f = np.sqrt(-2.0 * libm.log(r2, libm.fused("log")) / r2)
     pairs = (f[:, None] * x).reshape(-1)  # f x2, f x1 of each pair, in place: no gather or reversal here,
-    joined = np.concatenate([cached, pairs])  # so that math on the draws after it vectorizes
+    # and the draws made once: fused into what uses them, the shift by the cached one is a branch per
+    # element, and math on them (np.exp of 10^4 draws) ran unvectorized, 3.5x slower
+    joined = masks.once(np.concatenate([cached, pairs]))
     values = np.where(has == 1, joined[:n], joined[1:n + 1])
     left = (n - has) % 2 == 1  # the last pair's second is cached
     kept = np.where(left, pairs[np.maximum(2 * wanted - 1, 0)], 0.0)
