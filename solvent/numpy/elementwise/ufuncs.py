@@ -16,9 +16,9 @@ from solvent.numpy.indexing import affine
 from solvent.numpy.registry import implements
 from solvent.numpy.values import (broadcast_value, dtype_key, full, is_python_scalar, is_traced,
                                   normalize_axis, normalize_axes, probe_array, shape, value, wrap, write_out)
-from solvent.ops import elementwise as ew
+from solvent.ops import elementwise as ew, scan
 from solvent.ops.base import dtype_of, one, shape_of
-from solvent.ops.reduction import reduce as reduce_op, reduce_window
+from solvent.ops.reduction import reduce as reduce_op
 from solvent.ops.shape import concatenate, slice as slice_op
 
 u = lambda name: (lambda x: ew.unary(name, x))
@@ -207,22 +207,16 @@ def identity_of(ufunc, dtype):
 
 
 def accumulate(ufunc, array, axis=0, dtype=None, out=None):
-    """`ufunc.accumulate` as a prefix reduce_window along `axis`."""
+    """`ufunc.accumulate` as an inclusive scan along `axis`."""
     if ufunc not in REORDERABLE:
         raise UnsupportedError(f"np.{ufunc.__name__}.accumulate")
     x = array if is_traced(array) else np.asarray(array)
     axis = normalize_axis(axis, x.ndim)
     out_dtype = ufunc.accumulate(probe_array(x), axis=axis, dtype=dtype).dtype
-    n = x.shape[axis]
     if 0 in x.shape:
         result = wrap(full(0, x.shape, out_dtype), scalar=False)
         return write_out(out, result) if out is not None else result
-    window = [n if i == axis else 1 for i in range(x.ndim)]
-    padding = [(n - 1, 0) if i == axis else (0, 0) for i in range(x.ndim)]
-    initial = identity_of(ufunc, out_dtype)
-    body = TABLE[ufunc]
-    v = reduce_window(value(x, out_dtype), full(initial, (), out_dtype), window, padding,
-                      lambda acc, e: [body(acc, e)])
+    v = scan.inclusive(value(x, out_dtype), axis, TABLE[ufunc], full(identity_of(ufunc, out_dtype), (), out_dtype))
     result = wrap(v, scalar=False)
     return write_out(out, result) if out is not None else result
 
