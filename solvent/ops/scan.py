@@ -2,10 +2,10 @@
 
 XLA's CPU code for a cumulative `reduce_window` reads every element once per window slot (it
 splits the axis into windows of 16 a level) in a loop it does not vectorize: `np.cumsum` of 10^6
-doubles took twice NumPy's time, of 10^6 int64 fifteen times. Long axes are scanned instead by
-the pairwise recursion (Ladner and Fischer): combine neighbours, scan the half as long array of
-pairs, and fill in the elements between; every step is a vectorized slice or elementwise op, and
-the work is twice the axis, not sixteen times.
+doubles took 1.1-1.9x NumPy's time, of 10^6 int64 10-16x, `np.maximum.accumulate` 1.8x. Long
+axes are scanned instead by the pairwise recursion (Ladner and Fischer): combine neighbours, scan
+the half as long array of pairs, and fill in the elements between; every step is a vectorized
+slice or elementwise op, and the work is twice the axis, not sixteen times.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def inclusive(x: ir.Value, axis: int, combine: Callable, identity: ir.Value) -> 
 
 def _once(x: ir.Value) -> ir.Value:
     """x computed once: each level's pairs and scan. Slices of them pushed through into the level
-    below (by the passes' rewrites, or XLA's fusion) would double its work with each level."""
+    below by the pass pipeline's rewrites would double its ops with each level."""
     return create("stablehlo.optimization_barrier", [x], [x.type]).result
 
 

@@ -154,9 +154,8 @@ def placed(out, block, at):
         out[at:at + block.shape[0]] = block
         return out
     with trace.current().emitting():
-        starts = [values.value(at, np.int64)] + [values.value(0, np.int64)] * (np.ndim(out) - 1)
-        return values.wrap(shape.dynamic_update_slice(values.value(out), values.value(block, out.dtype), starts),
-                           scalar=False)
+        return values.wrap(shape.dynamic_update_slice(values.value(out), values.value(block, out.dtype),
+                                                      _starts(at, np.ndim(out))), scalar=False)
 
 
 def window(x, at, size: int):
@@ -165,8 +164,13 @@ def window(x, at, size: int):
     if not (is_traced(x) or is_traced(at)):
         return x[at:at + size]
     with trace.current().emitting():
-        starts = [values.value(at, np.int64)] + [values.value(0, np.int64)] * (np.ndim(x) - 1)
-        return values.wrap(shape.dynamic_slice(values.value(x), starts, [size, *np.shape(x)[1:]]), scalar=False)
+        return values.wrap(shape.dynamic_slice(values.value(x), _starts(at, np.ndim(x)), [size, *np.shape(x)[1:]]),
+                           scalar=False)
+
+
+def _starts(at, ndim: int) -> list:
+    """The start indices of a block at `at` along the first of `ndim` axes."""
+    return [values.value(at, np.int64)] + [values.value(0, np.int64)] * (ndim - 1)
 
 
 def once(x):
