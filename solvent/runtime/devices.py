@@ -31,13 +31,16 @@ def put(host: np.ndarray, device=None) -> jax.Array:
 
     A numeric ndarray bound for one device goes straight to jaxlib's C++ transfer (`_copied_in`),
     always copied: `jax.device_put` shares a 64-byte aligned ndarray's memory on the CPU, so writing
-    the ndarray later changed the Array made of it. Anything else goes through `jax.device_put`,
+    the ndarray later changed the Array made of it (an ndarray laid out over several devices is
+    copied before `jax.device_put` for the same reason). Anything else goes through `jax.device_put`,
     which narrows float64 to float32 unless JAX's x64 mode is on: the mode is switched on for this
     call only, so other JAX code in the process is not affected.
     """
     target = resolve(device)
     if type(host) is np.ndarray and host.dtype.kind in "biufc" and isinstance(target, jax.Device):
         return _copied_in(host if host.dtype.isnative else host.astype(host.dtype.newbyteorder("=")), target)
+    if isinstance(host, np.ndarray):
+        host = host.copy()
     with jax.enable_x64(True):
         return jax.device_put(host, target)
 

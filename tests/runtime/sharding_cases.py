@@ -291,5 +291,16 @@ def case_two_meshes_are_refused():
     raise AssertionError("no ShardingError for arguments on two meshes")
 
 
+def case_a_sharded_array_does_not_share_the_ndarrays_memory():
+    """jax.device_put shares a 64-byte aligned ndarray's memory on the CPU, part by part."""
+    raw = np.zeros(64 * 64 + 8)
+    start = (-raw.ctypes.data % 64) // 8
+    host = raw[start:start + 64 * 64].reshape(64, 64)
+    a = put(host, "x")
+    host[0, 0] = host[40, 0] = 99.0
+    np.testing.assert_array_equal(np.asarray(a), np.zeros((64, 64)))
+    return {}
+
+
 if __name__ == "__main__":
     main({name[len("case_"):]: case for name, case in dict(globals()).items() if name.startswith("case_")})

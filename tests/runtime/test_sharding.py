@@ -71,6 +71,10 @@ def test_2d_heat_stencil_on_a_4x2_mesh(cases):
     assert result["spec"] == "P('x', 'y')"
 
 
+def test_a_sharded_array_does_not_share_the_ndarrays_memory(cases):
+    case(cases, "a_sharded_array_does_not_share_the_ndarrays_memory")
+
+
 def test_host_and_single_device_arguments_are_placed_as_xla_asks(cases):
     result = case(cases, "host_arguments_placed_as_xla_asks")
     assert result["placed"] and result["spec"] == "P('x',)"
