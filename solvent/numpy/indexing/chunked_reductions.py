@@ -21,11 +21,11 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.numpy.elementwise.ufuncs import identity_of
-from solvent.numpy.indexing.chunked_products import CHUNK, SHORTEST, chunk_of, pieces, repeat, sliced_axes
+from solvent.numpy.indexing.chunked_products import (CHUNK, SHORTEST, chunk_of, lanes_inside, pieces, repeat,
+                                                    sliced_axes)
 from solvent.numpy.values import full, is_traced, value, wrap
-from solvent.ops import elementwise as ew, shape as ops
+from solvent.ops import elementwise as ew
 from solvent.ops.base import shape_of
-from solvent.ops.constant import iota
 
 _I64 = np.int64
 
@@ -119,10 +119,7 @@ def reduce(a, recipe, name: str, axis=None, keepdims=False, initial=np._NoValue,
     def chunk(c, total):
         first = ew.binary("multiply", c, full(CHUNK, (), _I64))
         offset = ew.clamp(low, ew.binary("minimum", first, ew.binary("subtract", length, full(CHUNK, (), _I64))), high)
-        lanes = ew.binary("add", iota((CHUNK,), _I64, 0), ops.broadcast_in_dim(offset, (CHUNK,), []))
-        end = ew.binary("minimum", length, ew.binary("add", offset, full(CHUNK, (), _I64)))  # (see chunked_products)
-        inside = ew.binary("and", ew.compare("GE", lanes, ops.broadcast_in_dim(first, (CHUNK,), [])),
-                           ew.compare("LT", lanes, ops.broadcast_in_dim(end, (CHUNK,), [])))
+        inside = lanes_inside(first, offset, length, CHUNK)
         chunks = {id(leaf): wrap(chunk_of(leaf.base, leaf.axes, 0, ew.binary("add", s, offset), None, CHUNK,
                                           leaf.dtype), scalar=False) for leaf, s in zip(leaves, starts)}
         values = np.where(wrap(inside, scalar=False), _evaluate(recipe, chunks), identity_of(combine, a.dtype))
