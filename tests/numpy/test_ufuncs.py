@@ -148,6 +148,19 @@ def test_complex_specials(dtype):
     check(lambda z: (np.isnan(z), np.isinf(z), np.isfinite(z), np.absolute(z), np.sign(z), np.reciprocal(z)), z)
 
 
+def test_complex_magnitude_computed_once():
+    """|z| of a complex array feeding two results is computed once: as one abs op, XLA took it for
+    cheap and computed its division and square root again in each result's kernel."""
+    def escape(z, times):
+        out = np.abs(z) > 2.0
+        return np.where(out, 7, times), ~out
+
+    z = np.array([1 + 1j, 3 - 2j, 0j, np.inf + 1j, 2.0 + 0j])
+    times = np.arange(5)
+    check(escape, z, times)
+    assert solvent.code_xla(escape, z, times).count(" sqrt(") == 1
+
+
 def test_complex_division_follows_numpy():
     """Smith's algorithm, as NumPy: division by zero gives NumPy's inf and nan parts."""
     z = np.array([1 + 0j, 0j, 1 + 2j, -3 + 0.5j, complex(np.inf, 1), 1e300 + 1e300j])

@@ -260,10 +260,9 @@ def _complex_sign(z):
 def absolute(x):
     if is_bool(dtype_of(x)) or is_unsigned(dtype_of(x)):
         return x
-    magnitude = ew.unary("abs", x)
-    if is_complex(dtype_of(x)):  # |inf + nan j| is inf, as hypot
-        return ew.select(isinf(x), const(magnitude, np.inf), magnitude)
-    return magnitude
+    if is_complex(dtype_of(x)):
+        return hypot(*parts(x))
+    return ew.unary("abs", x)
 
 
 def negative(x):
