@@ -143,6 +143,16 @@ def test_unsupported_dtype_argument():
         solvent.jit(lambda x: x)(np.array(["a", "b"]))
 
 
+def test_array_of_unsupported_dtype_made_inside_names_the_line():
+    def records(x):
+        table = np.zeros(3, dtype=[("a", "f8"), ("b", "i4")])
+        return x
+
+    with pytest.raises(solvent.UnsupportedError, match=r"dtype \[\('a', '<f8'\), \('b', '<i4'\)\]") as info:
+        solvent.jit(records)(np.ones(3))
+    assert f"test_errors.py:{records.__code__.co_firstlineno + 1}" in str(info.value)
+
+
 # -- odd inputs: NumPy's own behaviour, or a solvent error naming the line ---------------------------
 
 @pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.matrix's own

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 
+from solvent.errors import UnsupportedError
+
 _ELEMENT_TYPES = {
     np.dtype(np.bool_): lambda: ir.IntegerType.get_signless(1),
     np.dtype(np.int8): lambda: ir.IntegerType.get_signless(8),
@@ -30,7 +32,8 @@ def element_type(dtype) -> ir.Type:
     try:
         return _ELEMENT_TYPES[np.dtype(dtype)]()
     except KeyError:
-        raise TypeError(f"dtype {np.dtype(dtype)} has no StableHLO element type") from None
+        raise UnsupportedError(f"an array of dtype {np.dtype(dtype)}: solvent compiles arrays of booleans, integers, "
+                               "floats and complex numbers; keep this one outside the compiled function") from None
 
 
 def tensor_type(shape, dtype) -> ir.RankedTensorType:
