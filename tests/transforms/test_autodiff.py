@@ -414,6 +414,18 @@ def test_grad_outside_jit_and_value_and_grad():
     close(gradient, expected)
 
 
+@pytest.mark.parametrize("magnitude", [np.hypot, lambda x, y: np.abs(x + 1j * y)], ids=["hypot", "complex abs"])
+def test_magnitude_derivative_where_both_parts_are_equal(magnitude):
+    """d|(x, y)|/dx = x / |(x, y)| also where |x| = |y| (the larger and smaller part tie), and 0 at 0."""
+    x, y = np.array([2.0, 1.0, -1.5, 3.0, 0.0]), np.array([-2.0, 1.0, 1.5, 4.0, 0.0])
+    dx, dy = solvent.grad(lambda x, y: np.sum(magnitude(x, y)), argnums=(0, 1))(x, y)
+    size = np.hypot(x, y)
+    with np.errstate(invalid="ignore"):
+        expected_x, expected_y = np.where(size > 0, x / size, 0.0), np.where(size > 0, y / size, 0.0)
+    close(dx, expected_x)
+    close(dy, expected_y)
+
+
 def test_grad_of_a_python_float_is_a_float():
     g = solvent.grad(lambda t: t * t * np.sin(t))(2.0)
     assert np.isclose(g, 2 * 2.0 * np.sin(2.0) + 4.0 * np.cos(2.0))

@@ -382,14 +382,18 @@ def logaddexp(a, b, base=None):
 
 
 def hypot(a, b):
-    """sqrt(a**2 + b**2) without overflow; infinite if either is (even with a NaN), as C99."""
-    big = maximum(ew.unary("abs", a), ew.unary("abs", b))
-    small = minimum(ew.unary("abs", a), ew.unary("abs", b))
+    """sqrt(a**2 + b**2) without overflow; infinite if either is (even with a NaN), as C99. The larger
+    magnitude (a NaN, if either is) and the smaller are picked by one test, so that where they are
+    equal each still has its own derivative (two maximum/minimum ops both gave it to `a`); at zero
+    the derivative is 0, as jax.grad's."""
+    size_a, size_b = ew.unary("abs", a), ew.unary("abs", b)
+    a_larger = ew.binary("or", ew.compare("GE", size_a, size_b), isnan(size_a))
+    big, small = ew.select(a_larger, size_a, size_b), ew.select(a_larger, size_b, size_a)
     zero = ew.compare("EQ", big, const(big, 0))
     ratio = ew.binary("divide", small, ew.select(zero, const(big, 1), big))
     root = ew.unary("sqrt", ew.binary("add", const(big, 1), multiply(ratio, ratio)))
     inf = ew.binary("or", isinf(a), isinf(b))
-    result = ew.select(zero, big, multiply(big, root))
+    result = ew.select(zero, const(big, 0), multiply(big, root))
     return ew.select(inf, const(big, np.inf), result)
 
 
