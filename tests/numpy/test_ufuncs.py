@@ -148,6 +148,12 @@ def test_complex_specials(dtype):
     check(lambda z: (np.isnan(z), np.isinf(z), np.isfinite(z), np.absolute(z), np.sign(z), np.reciprocal(z)), z)
 
 
+@pytest.mark.parametrize("ufunc", [np.logaddexp, np.logaddexp2])
+def test_logaddexp_of_equal_arguments(ufunc):
+    x = np.array([0.0, -0.0, 1.0, -2.5, 1e308, -1e308, np.inf, -np.inf, 5e-324, np.nan])
+    check(ufunc, x, x.copy())
+
+
 def test_complex_magnitude_computed_once():
     """|z| of a complex array feeding two results is computed once: as one abs op, XLA took it for
     cheap and computed its division and square root again in each result's kernel."""

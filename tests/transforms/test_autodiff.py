@@ -426,6 +426,17 @@ def test_magnitude_derivative_where_both_parts_are_equal(magnitude):
     close(dy, expected_y)
 
 
+@pytest.mark.parametrize("base", [np.e, 2.0], ids=["logaddexp", "logaddexp2"])
+def test_logaddexp_derivative_where_the_arguments_are_equal(base):
+    """d/dx log(b^x + b^y) = b^x / (b^x + b^y): a half each where x = y."""
+    ufunc = np.logaddexp if base == np.e else np.logaddexp2
+    x, y = np.array([0.0, 1.5, -3.0, 2.0]), np.array([0.0, 1.5, -3.0, 1.0])
+    dx, dy = solvent.grad(lambda x, y: np.sum(ufunc(x, y)), argnums=(0, 1))(x, y)
+    share = base ** x / (base ** x + base ** y)
+    close(dx, share)
+    close(dy, 1.0 - share)
+
+
 def test_grad_of_a_python_float_is_a_float():
     g = solvent.grad(lambda t: t * t * np.sin(t))(2.0)
     assert np.isclose(g, 2 * 2.0 * np.sin(2.0) + 4.0 * np.cos(2.0))

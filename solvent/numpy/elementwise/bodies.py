@@ -377,7 +377,11 @@ def logaddexp(a, b, base=None):
                          const(a, _LOG_E[2]))
     else:
         tail = ew.unary("log_plus_one", ew.unary("exponential", ew.unary("negate", diff)))
-    equal = ew.binary("add", a, const(a, 1.0 if base == 2 else np.log(2.0)))
+    # where a == b: a + log(2), with a written as a + (b - a) / 2 (the same there, infinities apart) so
+    # that each of a and b has half the derivative, as everywhere the two are close
+    half_gap = ew.binary("multiply", ew.binary("subtract", b, a), const(a, 0.5))
+    mean = ew.select(isinf(a), a, ew.binary("add", a, half_gap))
+    equal = ew.binary("add", mean, const(a, 1.0 if base == 2 else np.log(2.0)))
     return ew.select(ew.compare("EQ", a, b), equal, ew.binary("add", big, tail))
 
 
