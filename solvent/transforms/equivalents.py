@@ -9,6 +9,8 @@ them over the functions they transform before emitting their Enzyme op:
 - a cumulative `reduce_window` (`np.cumsum`, `np.cumprod`) has a reverse rule
   only for sums of one dimension: a log-step prefix scan of slices and pads
   replaces it;
+- `stablehlo.tan` of real numbers has no rule: sine over cosine replaces it
+  (within 2 ulps of NumPy's tan, where the op is within 1);
 - a `stablehlo.case` cannot be batched over its index: under `vmap`, every
   branch runs and a `select` picks the results, as JAX does for `cond`.
 """
@@ -19,7 +21,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.ops import elementwise as ew, shape as shape_ops
-from solvent.ops.base import dtype_of, shape_of
+from solvent.ops.base import dtype_of, is_float, shape_of
 from solvent.ops.constant import constant
 
 _COMBINE = {"stablehlo.add": "add", "stablehlo.multiply": "multiply", "stablehlo.maximum": "maximum",
@@ -116,6 +118,18 @@ def _prefix_scan(op) -> ir.Value:
     return ew.binary(combine, shape_ops.broadcast_in_dim(init, shape, []), v)
 
 
+# -- tan of real numbers: sine over cosine ---------------------------------------------------------
+
+
+def _is_real_tan(op) -> bool:
+    return op.name == "stablehlo.tan" and is_float(dtype_of(op.operands[0]))
+
+
+def _tan(op) -> ir.Value:
+    x = op.operands[0]
+    return ew.binary("divide", ew.unary("sine", x), ew.unary("cosine", x))
+
+
 # -- case: every branch, then select --------------------------------------------------------------
 
 
@@ -148,6 +162,7 @@ def _constant_like(v: ir.Value, number: int) -> ir.Value:
 RULES = [
     (_is_product, lambda op: [_product(op)], "derivative"),
     (lambda op: _cumulative_axis(op) is not None, lambda op: [_prefix_scan(op)], "derivative"),
+    (_is_real_tan, lambda op: [_tan(op)], "derivative"),
     (_is_case, _selected, "batch"),
 ]
 

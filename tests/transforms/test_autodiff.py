@@ -437,6 +437,18 @@ def test_logaddexp_derivative_where_the_arguments_are_equal(base):
     close(dy, 1.0 - share)
 
 
+@pytest.mark.parametrize("ufunc, derivative, x", [
+    (np.arctanh, lambda x: 1 / (1 - x * x), [0.0, 0.3, -0.45, 0.7, -0.99]),
+    (np.arccosh, lambda x: 1 / (np.sqrt(x - 1) * np.sqrt(x + 1)), [1.001, 1.5, 4.3, 1e10, 1e200]),
+    (np.tan, lambda x: 1 / np.cos(x) ** 2, [0.0, 0.4, -1.2, 3.0, 10.0]),
+], ids=["arctanh", "arccosh", "tan"])
+def test_inverse_hyperbolic_and_tan_derivatives(ufunc, derivative, x):
+    """enzyme-ad's rules for chlo.atanh and chlo.acosh were wrong (atanh's sign flipped) and tan had none."""
+    x = np.array(x)
+    close(solvent.grad(lambda x: np.sum(ufunc(x)))(x), derivative(x))
+    close(solvent.jvp(ufunc, (x,), (np.ones_like(x),))[1], derivative(x))
+
+
 def test_grad_of_a_python_float_is_a_float():
     g = solvent.grad(lambda t: t * t * np.sin(t))(2.0)
     assert np.isclose(g, 2 * 2.0 * np.sin(2.0) + 4.0 * np.cos(2.0))

@@ -1,11 +1,13 @@
 """sin, cos, tan and their hyperbolic kin: XLA's, with C99's (and NumPy's npymath) special values
-for complex arguments whose parts are zero, infinite or NaN."""
+for complex arguments whose parts are zero, infinite or NaN; arctanh and arccosh of real numbers
+written out (XLA's `chlo` ops have wrong derivatives in enzyme-ad, and its atanh is off by up to
+129 ulps where glibc's formula, followed here, stays within 2)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from solvent.numpy.elementwise.bodies import chlo_unary, const, isfinite, isinf, parts
+from solvent.numpy.elementwise.bodies import branch_cut, chlo_unary, const, isfinite, isinf, parts
 from solvent.ops import elementwise as ew
 from solvent.ops.base import dtype_of, is_complex
 
@@ -76,3 +78,47 @@ def _circular(hyperbolic, real_op, turn_back, glibc_inf=False):
 sin = _circular(sinh, lambda x: ew.unary("sine", x), True, glibc_inf=True)
 cos = _circular(cosh, lambda x: ew.unary("cosine", x), False)
 tan = _circular(tanh, lambda x: ew.unary("tan", x), True)
+
+
+def arctanh(x):
+    """atanh(x) = sign(x) log1p(r) / 2, with a = |x| and r = 2a + 2a^2 / (1 - a) below a half and
+    2a / (1 - a) from a half up (glibc's); at a = 1 as log1p(a) - log1p(-a), so that the derivative
+    there is infinite, not NaN. Each branch is fed only the a it is for: a NaN derivative of another
+    would reach the result. The sign is taken by a select, whose derivative at 0 is 1."""
+    if is_complex(dtype_of(x)):
+        return chlo_unary("atanh")(x)
+    zero = const(x, 0.0)
+    negative = ew.binary("or", ew.compare("LT", x, zero),  # -0.0 too (1 / -0.0 is -inf): atanh(-0.0) is -0.0
+                         ew.binary("and", ew.compare("EQ", x, zero), ew.compare("LT", ew.binary("divide", const(x, 1.0), x), zero)))
+    a = ew.select(negative, ew.unary("negate", x), x)
+    small, edge = ew.compare("LT", a, const(x, 0.5)), ew.compare("EQ", a, const(x, 1.0))
+    a_small = ew.select(small, a, const(x, 0.25))
+    a_large = ew.select(ew.binary("or", small, edge), const(x, 0.75), a)
+    a_edge = ew.select(edge, a, const(x, 0.0))
+    twice = ew.binary("add", a_small, a_small)
+    r_small = ew.binary("add", twice, ew.binary("divide", ew.binary("multiply", twice, a_small),
+                                                ew.binary("subtract", const(x, 1.0), a_small)))
+    r_large = ew.binary("divide", ew.binary("add", a_large, a_large), ew.binary("subtract", const(x, 1.0), a_large))
+    y = ew.unary("log_plus_one", ew.select(small, r_small, r_large))
+    at_edge = ew.binary("subtract", ew.unary("log_plus_one", a_edge), ew.unary("log_plus_one", ew.unary("negate", a_edge)))
+    y = ew.binary("multiply", ew.select(edge, at_edge, y), const(x, 0.5))
+    return ew.select(negative, ew.unary("negate", y), y)
+
+
+#: Past this, x + sqrt(x^2 - 1) is 2x within rounding, and 2x could overflow.
+_ACOSH_LARGE = 2.0 ** 500
+
+
+def arccosh(x):
+    """acosh(x) = log1p(x - 1 + sqrt(x - 1) sqrt(x + 1)), and log(x) + log(2) for large x, each branch
+    fed only the x it is for. At 1, where it is infinite, the derivative comes out 1: Enzyme's
+    derivative of sqrt at 0 is 0."""
+    if is_complex(dtype_of(x)):
+        return branch_cut(chlo_unary("acosh"), real_sign=1)(x)
+    large = ew.compare("GT", x, const(x, _ACOSH_LARGE))
+    moderate = ew.select(large, const(x, 2.0), x)
+    below = ew.binary("subtract", moderate, const(x, 1.0))
+    root = ew.binary("multiply", ew.unary("sqrt", below), ew.unary("sqrt", ew.binary("add", moderate, const(x, 1.0))))
+    near = ew.unary("log_plus_one", ew.binary("add", below, root))
+    far = ew.binary("add", ew.unary("log", ew.select(large, x, const(x, 2.0))), const(x, np.log(2.0)))
+    return ew.select(large, far, near)
