@@ -389,7 +389,7 @@ def hypot(a, b):
     """sqrt(a**2 + b**2) without overflow; infinite if either is (even with a NaN), as C99. The larger
     magnitude (a NaN, if either is) and the smaller are picked by one test, so that where they are
     equal each still has its own derivative (two maximum/minimum ops both gave it to `a`); at zero
-    the derivative is 0, as jax.grad's."""
+    the derivative is 0 (jax.grad's of a complex abs)."""
     size_a, size_b = ew.unary("abs", a), ew.unary("abs", b)
     a_larger = ew.binary("or", ew.compare("GE", size_a, size_b), isnan(size_a))
     big, small = ew.select(a_larger, size_a, size_b), ew.select(a_larger, size_b, size_a)

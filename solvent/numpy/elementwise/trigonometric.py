@@ -88,8 +88,9 @@ def arctanh(x):
     if is_complex(dtype_of(x)):
         return chlo_unary("atanh")(x)
     zero = const(x, 0.0)
-    negative = ew.binary("or", ew.compare("LT", x, zero),  # -0.0 too (1 / -0.0 is -inf): atanh(-0.0) is -0.0
-                         ew.binary("and", ew.compare("EQ", x, zero), ew.compare("LT", ew.binary("divide", const(x, 1.0), x), zero)))
+    negative_zero = ew.binary("and", ew.compare("EQ", x, zero),  # (1 / -0.0 is -inf): atanh(-0.0) is -0.0
+                              ew.compare("LT", ew.binary("divide", const(x, 1.0), x), zero))
+    negative = ew.binary("or", ew.compare("LT", x, zero), negative_zero)
     a = ew.select(negative, ew.unary("negate", x), x)
     small, edge = ew.compare("LT", a, const(x, 0.5)), ew.compare("EQ", a, const(x, 1.0))
     a_small = ew.select(small, a, const(x, 0.25))
@@ -100,7 +101,8 @@ def arctanh(x):
                                                 ew.binary("subtract", const(x, 1.0), a_small)))
     r_large = ew.binary("divide", ew.binary("add", a_large, a_large), ew.binary("subtract", const(x, 1.0), a_large))
     y = ew.unary("log_plus_one", ew.select(small, r_small, r_large))
-    at_edge = ew.binary("subtract", ew.unary("log_plus_one", a_edge), ew.unary("log_plus_one", ew.unary("negate", a_edge)))
+    at_edge = ew.binary("subtract", ew.unary("log_plus_one", a_edge),
+                        ew.unary("log_plus_one", ew.unary("negate", a_edge)))
     y = ew.binary("multiply", ew.select(edge, at_edge, y), const(x, 0.5))
     return ew.select(negative, ew.unary("negate", y), y)
 
