@@ -24,15 +24,35 @@ from solvent.ops.shape import concatenate, reshape, slice as slice_op
 PAIRWISE_FROM = 512
 
 
+#: The attribute naming, on the barrier around a pairwise scan, its axis and combining op, so that
+#: autodiff can put a log-step scan of the same input in its place (`transforms.equivalents`):
+#: Enzyme has no derivative for the barriers inside.
+SCAN_ATTRIBUTE = "solvent.scan"
+
+
 def inclusive(x: ir.Value, axis: int, combine: Callable, identity: ir.Value) -> ir.Value:
     """x's inclusive scan along `axis` by `combine(a, b)` (elementwise on tensors; associative and
     commutative, as the ufuncs NumPy lets accumulate in any order), `identity` its 0-d identity."""
+    if shape_of(x)[axis] < PAIRWISE_FROM:
+        return _windowed(x, axis, combine, identity)
+    probe = combine(identity, identity)  # the combining op's name, for autodiff's replacement
+    name = probe.owner.name.removeprefix("stablehlo.") if probe.owner.operands[0] == identity else None
+    probe.owner.erase()
+    scanned = _pairwise(x, axis, combine, identity)
+    if name is None:
+        return scanned
+    marked = create("stablehlo.optimization_barrier", [scanned, x, identity], [scanned.type, x.type, identity.type],
+                    {SCAN_ATTRIBUTE: ir.StringAttr.get(f"{name} {axis}")})
+    return marked.results[0]
+
+
+def _pairwise(x: ir.Value, axis: int, combine: Callable, identity: ir.Value) -> ir.Value:
     n = shape_of(x)[axis]
     if n < PAIRWISE_FROM:
         return _windowed(x, axis, combine, identity)
     evens, odds = _along(x, axis, 0, n, 2), _along(x, axis, 1, n, 2)
     half = n // 2
-    through_odds = inclusive(_once(combine(_along(evens, axis, 0, half), odds)), axis, combine, identity)
+    through_odds = _pairwise(_once(combine(_along(evens, axis, 0, half), odds)), axis, combine, identity)
     # element 2i (i >= 1) is the scan through element 2i - 1 combined with it
     through_evens = combine(_along(through_odds, axis, 0, (n - 1) // 2), _along(evens, axis, 1, (n + 1) // 2))
     through_evens = concatenate([_along(x, axis, 0, 1), through_evens], axis)

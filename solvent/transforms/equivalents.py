@@ -7,8 +7,10 @@ them over the functions they transform before emitting their Enzyme op:
 - a product reduction (`np.prod`) has no forward-mode rule: a tree of pairwise
   multiplications replaces it;
 - a cumulative `reduce_window` (`np.cumsum`, `np.cumprod`) has a reverse rule
-  only for sums of one dimension: a log-step prefix scan of slices and pads
-  replaces it;
+  only for sums of one dimension, and a long axis's pairwise scan (`ops.scan`)
+  is made of barriers, which have none: a log-step prefix scan of slices and
+  pads replaces either (the pairwise scan's inner barriers, left unused, are
+  taken for their operands);
 - `stablehlo.tan` of real numbers has no rule: sine over cosine replaces it
   (within 2 ulps of NumPy's tan, where the op is within 1);
 - a `stablehlo.case` cannot be batched over its index: under `vmap`, every
@@ -23,6 +25,7 @@ from jaxlib.mlir import ir
 from solvent.ops import elementwise as ew, shape as shape_ops
 from solvent.ops.base import dtype_of, is_float, shape_of
 from solvent.ops.constant import constant
+from solvent.ops.scan import SCAN_ATTRIBUTE
 
 _COMBINE = {"stablehlo.add": "add", "stablehlo.multiply": "multiply", "stablehlo.maximum": "maximum",
             "stablehlo.minimum": "minimum"}
@@ -102,8 +105,23 @@ def _cumulative_axis(op) -> int | None:
 
 def _prefix_scan(op) -> ir.Value:
     x, init = op.operands
-    a = _cumulative_axis(op)
-    combine = _combiner(op)
+    return _log_step_scan(x, _cumulative_axis(op), _combiner(op), init)
+
+
+def _is_pairwise_scan(op) -> bool:
+    return (op.name == "stablehlo.optimization_barrier" and SCAN_ATTRIBUTE in op.attributes
+            and ir.StringAttr(op.attributes[SCAN_ATTRIBUTE]).value.split()[0] in _COMBINE.values())
+
+
+def _rescanned(op) -> list[ir.Value]:
+    """A pairwise scan (`ops.scan`, whose barriers Enzyme cannot differentiate) done again as a log-step scan of
+    its input; the barrier's other results are its input and identity."""
+    _, x, init = op.operands
+    name, axis = ir.StringAttr(op.attributes[SCAN_ATTRIBUTE]).value.split()
+    return [_log_step_scan(x, int(axis), name, init), x, init]
+
+
+def _log_step_scan(x, a: int, combine: str, init) -> ir.Value:
     shape, rank = shape_of(x), len(shape_of(x))
     identity = shape_ops.broadcast_in_dim(init, (), [])
     v, shift = x, 1
@@ -162,6 +180,8 @@ def _constant_like(v: ir.Value, number: int) -> ir.Value:
 RULES = [
     (_is_product, lambda op: [_product(op)], "derivative"),
     (lambda op: _cumulative_axis(op) is not None, lambda op: [_prefix_scan(op)], "derivative"),
+    (_is_pairwise_scan, _rescanned, "derivative"),
+    (lambda op: op.name == "stablehlo.optimization_barrier", lambda op: list(op.operands), "derivative"),
     (_is_real_tan, lambda op: [_tan(op)], "derivative"),
     (_is_case, _selected, "batch"),
 ]

@@ -458,6 +458,15 @@ def test_gradient_through_strided_slices_of_a_cumulative_sum():
     close(dy, np.where(even, np.cumsum(x), 0.0))
 
 
+@pytest.mark.parametrize("n", [600, 20000])
+def test_derivatives_of_a_long_cumulative_sum(n):
+    """Axes of 512 and more are scanned pairwise, inside barriers Enzyme has no derivative for: autodiff
+    scans them again by log steps (at 20000 elements, the barriers simply dropped took minutes to compile)."""
+    x, w = vector(n), vector(n)
+    close(solvent.grad(lambda x: np.sum(np.cumsum(x) * w))(x), np.cumsum(w[::-1])[::-1], scale=n)
+    close(solvent.jvp(lambda x: np.cumsum(x * w), (x,), (np.ones(n),))[1], np.cumsum(w), scale=n)
+
+
 def test_grad_of_a_python_float_is_a_float():
     g = solvent.grad(lambda t: t * t * np.sin(t))(2.0)
     assert np.isclose(g, 2 * 2.0 * np.sin(2.0) + 4.0 * np.cos(2.0))
