@@ -183,11 +183,6 @@ def _cut(x, lengths):
     return x[tuple(key)].copy()
 
 
-def _native(x):
-    """A big-endian (or otherwise byte-swapped) host array in the machine's byte order."""
-    return x.astype(x.dtype.newbyteorder("="))
-
-
 def generate(signature: Signature, executable, device=None, sync: bool = False, placement=None,
              name: str = "the function", undonated=None, example=None):
     """Python function `thunk(args, kwargs)` running one compiled signature, and as `thunk.fast`
@@ -203,7 +198,7 @@ def generate(signature: Signature, executable, device=None, sync: bool = False, 
     """
     device = devices.resolve(device)
     ns = _Namespace(_ndarray=np.ndarray, _active=ACTIVE, _np_array=np.array, _np_asarray=np.asarray, _put=devices.put,
-                    _device=device, _write=np.ndarray.__setitem__, _native=_native,
+                    _device=device, _write=np.ndarray.__setitem__, _native=devices.native,
                     _asarray=host_value, _host_copy=_host_copy, _new_object=_new_object, _asmatrix=np.asmatrix,
                     _set=structure.set_child, _delete=structure.delete_child, _choose=_choose, _cut=_cut,
                     _new=object.__new__, _lock=BUFFERS,

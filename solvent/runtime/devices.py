@@ -38,11 +38,16 @@ def put(host: np.ndarray, device=None) -> jax.Array:
     """
     target = resolve(device)
     if type(host) is np.ndarray and host.dtype.kind in "biufc" and isinstance(target, jax.Device):
-        return _copied_in(host if host.dtype.isnative else host.astype(host.dtype.newbyteorder("=")), target)
+        return _copied_in(host if host.dtype.isnative else native(host), target)
     if isinstance(host, np.ndarray):
         host = host.copy()
     with jax.enable_x64(True):
         return jax.device_put(host, target)
+
+
+def native(host: np.ndarray) -> np.ndarray:
+    """A big-endian (or otherwise byte-swapped) host array in the machine's byte order."""
+    return host.astype(host.dtype.newbyteorder("="))
 
 
 def _copied_in(host: np.ndarray, device) -> jax.Array:
