@@ -11,6 +11,9 @@ from solvent.errors import CompileError
 from solvent.ir.module import parse
 
 
+#: Enzyme ops in a traced module; XLA knows none of them, so every level lowers them.
+ENZYME_OPS = re.compile(r'"enzyme\.(autodiff|fwddiff|batch)"')
+
 #: Enzyme's messages for an op it cannot differentiate; the op's name is the last group.
 _NO_DERIVATIVE = [re.compile(r'could not compute the adjoint for this operation\s+%\S+ = "([\w.]+)"'),
                   re.compile(r'Unsupported ([\w ]+) autodiff[^\n]*\n\s*%\S+ = "([\w.]+)"')]
@@ -35,9 +38,12 @@ def explained(message: str, module_text: str, level: str) -> CompileError:
                 "store. Use forward mode (solvent.jvp, solvent.jacfwd), or a loop with a static trip count "
                 f"(Enzyme said: {message.strip().splitlines()[-1]})", where)
     said = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    advice = ("every level runs the passes that lower its grad or vmap, so optimize=False does not avoid them; "
+              "take the failing transform out to run the rest" if ENZYME_OPS.search(module_text)
+              else "compile with solvent.jit(f, optimize=False) to run it unoptimized")
     return Undiagnosed(f"the {level!r} pass pipeline (Enzyme-JAX) failed on this program, which is a bug in "
                        f"solvent or Enzyme-JAX rather than in the program ({said[-1] if said else 'no message'}); "
-                       "compile with solvent.jit(f, optimize=False) to run it unoptimized, and report it")
+                       f"{advice}, and report it")
 
 
 class Undiagnosed(CompileError):

@@ -13,8 +13,8 @@ import types
 from enzyme_ad.jax import enzyme_call, optimization_passes
 from jaxlib.mlir import ir
 
-from solvent.passes import empty_values, loop_broadcasts, two_way_cases
-from solvent.passes.diagnose import Undiagnosed, explained
+from solvent.passes import empty_values, loop_broadcasts, signless_carries, two_way_cases
+from solvent.passes.diagnose import ENZYME_OPS, Undiagnosed, explained
 from solvent.ir.module import find_function, in_loop, parse, to_text
 
 ENZYME_AD = ('enzyme{postpasses="arith-raise{stablehlo=true},enzyme-batch-to-stablehlo,canonicalize,'
@@ -42,9 +42,6 @@ LEVELS: dict[str, list[str]] = {
 WITHOUT_ENZYME_OPS: dict[str, list[str]] = {
     "all": ["mark-func-memory-effects", "patterns", "canonicalize", "enzyme-simplify-math", "patterns_down"],
 }
-
-#: Enzyme ops in a traced module; XLA knows none of them, so every level lowers them.
-_ENZYME_OPS = re.compile(r'"enzyme\.(autodiff|fwddiff|batch)"')
 
 
 def _lowering_enzyme(stages: list[str]) -> list[str]:
@@ -269,24 +266,25 @@ def _reads_nested_loop_inputs(module: ir.Module) -> bool:
 
 def passes_for(module_text: str, level: str, no_nan: bool = False, without: tuple[str, ...] = ()) -> str:
     """The pipeline text `run` applies to this module at this level (first; see `run`)."""
-    return pipeline(level, no_nan, bool(_ENZYME_OPS.search(module_text)), bool(_VARIADIC_SCATTER.search(module_text)),
+    return pipeline(level, no_nan, bool(ENZYME_OPS.search(module_text)), bool(_VARIADIC_SCATTER.search(module_text)),
                     without)
 
 
 def run(module_text: str, level: str, no_nan: bool = False) -> str:
     """Run an optimize level over a module whose entry point is `main`; returns the new text.
-    Two-branch cases on scalars become ifs first, which the patterns turn into selects (`two_way_cases`).
+    Two-branch cases on scalars become ifs first, which the patterns turn into selects (`two_way_cases`);
+    in a module Enzyme batches or differentiates, loops carry unsigned integers as signless (`signless_carries`).
     Where the result reads a nested loop's input inside it, the level runs again without
     LOOP_INPUT_READS; where the pipeline fails with no diagnosis, again without the FRAGILE patterns;
     where a loop takes a table of per-iteration broadcasts, again with those kept in the loop
     (`loop_broadcasts`)."""
-    enzyme_ops = bool(_ENZYME_OPS.search(module_text))
+    enzyme_ops = bool(ENZYME_OPS.search(module_text))
     passes = passes_for(module_text, level, no_nan)
     if not passes:
         return module_text
     module_text = empty_values.folded(module_text)  # (patterns that crash on them)
     if enzyme_ops:
-        module_text = callees_first(module_text)
+        module_text = signless_carries.signless(callees_first(module_text))
     else:  # (a module Enzyme differentiates or batches keeps the cases `transforms.equivalents` made)
         module_text = two_way_cases.as_ifs(module_text)
     names = [op.sym_name.value for op in parse(module_text).body.operations]

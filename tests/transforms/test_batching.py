@@ -64,8 +64,21 @@ def data_loop(x, y):
     return s
 
 
+def unsigned_count(x, y):
+    n, s = np.uint32(0), np.sum(np.abs(x)) + 0.1  # an unsigned loop carry (batching made
+    while s < 4.0:                                  # arith.constants of its type)
+        s = s * 1.5 + y[0] * 0.0
+        n += np.uint32(1)
+    return x * n
+
+
+def generator_draws(x, y):  # a Generator's uint64 state carried through its rejection loops
+    g = np.random.default_rng(7)
+    return x + g.normal(size=x.shape) + g.integers(0, 10, x.shape) * y
+
+
 @pytest.mark.parametrize("f", [elementwise, reductions, indexing, fresh_and_mutated, data_branch, static_loop,
-                               data_loop], ids=lambda f: f.__name__)
+                               data_loop, unsigned_count, generator_draws], ids=lambda f: f.__name__)
 def test_vmap_equals_the_loop_over_the_batch(f):
     expected = looped(f, xs, ys)
     actual = solvent.vmap(f)(xs, ys)
