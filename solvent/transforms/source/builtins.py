@@ -5,7 +5,8 @@ which a traced value cannot answer before the program runs. Rewritten code calls
 their place (`rewrite.converted`); with no traced argument each is the builtin itself. Each
 gives what NumPy's run would: `max`/`min` the first extreme item by `>`/`<` (NaN rules
 included), `int`/`round` a Python int and `float` a Python float, held as a weak traced scalar
-so that it promotes as that Python number does (NEP 50).
+so that it promotes as that Python number does (NEP 50); `enumerate` and `zip` of traced arrays
+give their items to a loop by a traced index, as iterating over the array's rows does.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import warnings
 import numpy as np
 
 from solvent.core.traced import TracedArray, TracedScalar
+from solvent.errors import TracerConversionError
 from solvent.numpy.folding import static
 from solvent.numpy.registry import builtin
 from solvent.numpy.values import is_python_scalar, is_traced, wrap
@@ -121,6 +123,46 @@ def len_(x):
     return builtins.len(x)
 
 
+class Rows:
+    """`enumerate(x)` or `zip(x, y, ...)` over traced arrays, iterated as the builtin does, whose
+    i-th item a traced i can also read: a loop over it rolls (`statements.for_stmt`), and one with
+    `break` becomes a `while` over its items, as a loop over the rows of `x` does."""
+
+    def __init__(self, length: int, item):
+        self._length, self._item = length, item
+
+    def __len__(self):
+        return self._length
+
+    def __getitem__(self, index):
+        return self._item(index)
+
+    def __iter__(self):
+        return (self._item(i) for i in range(self._length))
+
+
+def _rows(x) -> bool:
+    """Whether `x` is a traced array a loop would take row by row."""
+    return is_traced(x) and x.ndim > 0 and static(x) is x
+
+
+@builtin(enumerate)
+def enumerate_(iterable, start=0):
+    if not _rows(iterable):
+        return enumerate(iterable, start)
+    return Rows(builtins.len(iterable), lambda i: (start + i, iterable[i]))
+
+
+@builtin(zip)
+def zip_(*iterables, strict=False):
+    if not iterables or not builtins.all(map(_rows, iterables)):
+        return zip(*iterables, strict=strict)
+    lengths = [builtins.len(x) for x in iterables]
+    if strict and builtins.len(set(lengths)) > 1:
+        raise ValueError("zip() arguments differ in length")
+    return Rows(builtins.min(lengths), lambda i: tuple(x[i] for x in iterables))
+
+
 @builtin(any)
 def any_(iterable):
     """any() with traced items: their np.logical_or (a traced bool standing for Python's)."""
@@ -162,7 +204,7 @@ def _extreme(name, better, nan_reduce, args, key, default):
         if default is _NOTHING:
             raise ValueError(f"{name}() iterable argument is empty")
         return default
-    keys = [static(k) for k in (items if key is None else [key(item) for item in items])]
+    keys = [_static_scalar(k) for k in (items if key is None else [key(item) for item in items])]
     if not builtins.any(is_traced(k) for k in keys):
         return items[getattr(builtins, name)(range(len(items)), key=keys.__getitem__)]
     best, best_key = items[0], keys[0]
@@ -178,11 +220,17 @@ def _extreme(name, better, nan_reduce, args, key, default):
     return best
 
 
+def _static_scalar(x):
+    """`static(x)`, a NumPy scalar where x is a traced scalar whose value is known (`np.zeros(3)[1]`)."""
+    value = static(x)
+    return value[()] if isinstance(x, TracedScalar) and value is not x else value
+
+
 def _choose(wins, item, best, name: str):
     """`item` where `wins`, else `best`: the NumPy scalar (or Python number) that max()/min() returns."""
     for x in (item, best):
-        if not (is_python_scalar(x) or isinstance(x, (np.generic, TracedScalar))):
-            raise TypeError(
+        if not (is_python_scalar(x) or np.ndim(x) == 0):
+            raise TracerConversionError(
                 f"{name}() of traced arrays returns one of the arrays themselves, and which one depends on "
                 f"values known only when the program runs: use np.{name}imum(a, b) for their elementwise "
                 f"{name}imum, or compare NumPy scalars (a[()], a.sum(), ...)")

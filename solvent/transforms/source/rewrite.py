@@ -505,15 +505,15 @@ def _rewritten_code(code):
     definition.body = _flatten([rewriter.visit(s) for s in definition.body])
     if rewriter.count == 0 and not _has_calls(definition):
         return None
-    # Nest the definition in a function whose locals are the closure's names, so that
-    # they compile as free variables (cells) of the rewritten function.
-    outer = _function("__solvent_factory__", [HELPER, *code.co_freevars],
-                      [definition, ast.Return(ast.Name(definition.name, ast.Load()))])
-    module = ast.fix_missing_locations(ast.Module([outer], []))
-    ast.increment_lineno(module, offset)
-    compiled = compile(module, code.co_filename, "exec")
-    factory = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
-    return next(c for c in factory.co_consts if isinstance(c, types.CodeType) and c.co_name == definition.name)
+    # Nest the definition, renamed, in a function whose locals are the closure's names, so that they
+    # compile as its free variables (cells); its own name is not one (recursion reads the global).
+    definition.name = name = "__solvent_definition__"
+    made = ast.Return(ast.Name(name, ast.Load()))
+    outer = _function("__solvent_factory__", [HELPER, *code.co_freevars], [definition, made])
+    module = ast.increment_lineno(ast.fix_missing_locations(ast.Module([outer], [])), offset)
+    factory = next(c for c in compile(module, code.co_filename, "exec").co_consts if isinstance(c, types.CodeType))
+    found = next(c for c in factory.co_consts if isinstance(c, types.CodeType) and c.co_name == name)
+    return found.replace(co_name=code.co_name, co_qualname=code.co_qualname)
 
 
 _LAMBDA = "__solvent_lambda__"

@@ -19,6 +19,7 @@ from solvent.numpy import folding
 from solvent.numpy.indexing import affine
 from solvent.numpy.values import holds_traced, value, wrap
 from solvent.transforms import control_flow, python_objects
+from solvent.transforms.source.builtins import Rows
 
 
 #: The forms rewritten code calls (see rewrite.HELPERS).
@@ -413,8 +414,9 @@ def _traced_index(bounds):
 
 def for_stmt(iterable, body_fn, values, names, where=None, in_place=(), written=()):
     """`for x in iterable: body` over a static iterable (lists, tuples), or over a traced array's
-    first axis as a loop over its rows (rolled when long, like `for_range`)."""
-    if is_traced(iterable) and iterable.ndim and iterable.known is None:
+    first axis (or `enumerate`/`zip` of traced arrays) as a loop over its rows (rolled when long,
+    like `for_range`)."""
+    if isinstance(iterable, Rows) or (is_traced(iterable) and iterable.ndim and iterable.known is None):
         rows = iterable  # each step reads the row as the array is then, as NumPy's iterator does
         return for_range((len(rows),), lambda i, *v: body_fn(rows[i], *v), values, names, where, in_place, written)
     items = iterable if isinstance(iterable, (list, tuple, range)) else list(iterable)

@@ -131,6 +131,17 @@ def test_max_over_a_rolled_loop_index():
     check_like_numpy(f, np.array([1.0, 5.0, -2.0, 4.0]), solvent.Scalar(np.int64(4)))
 
 
+def test_max_and_min_of_an_element_of_an_array_made_inside():
+    def f(x):
+        peak = np.zeros(3)  # its elements' values are known while tracing
+        peak[1] = max(peak[1], x[1])
+        peak[2] = min(np.ones(3)[0], x[2], key=abs)
+        return peak, max(np.arange(4.0)[2], x[0], np.float64(0.5))
+
+    check_like_numpy(f, np.array([0.3, 0.7, -2.0]))
+    check_like_numpy(f, np.array([3.0, -0.7, 0.5]))
+
+
 @pytest.mark.parametrize("fn, error, match", [
     (lambda a: max(a[:1], a[1:2]), TypeError, "returns one of the arrays"),
     (lambda a: max(a[:2], a[2:]), ValueError, "ambiguous"),

@@ -152,6 +152,21 @@ def test_functions_called_are_rewritten_too(sign):
     check_like_numpy(calls_helper, sign * np.ones(3))
 
 
+def falling_factorial(x, depth):
+    """Recursion on a Python int: the recursive call names this module's global."""
+    if depth == 0:
+        return np.ones_like(x)
+    if x[0] > 100.0:  # (a traced branch, so that the function is rewritten)
+        return x
+    return x * falling_factorial(x - 1, depth - 1)
+
+
+def test_recursive_functions_are_rewritten():
+    check_like_numpy(lambda x: falling_factorial(x, 3), np.array([5.0, 6.0]))
+    check_like_numpy(falling_factorial, np.array([5.0, 6.0]), 2)
+    check_like_numpy(falling_factorial, np.array([500.0, 6.0]), 2)
+
+
 def logic(x, y):
     a = x.sum()
     return (0 < a < 10), (a > 0 and y.sum() > 0), (not a > 0), (a > 5 or y.max() > 1)
@@ -375,6 +390,41 @@ def test_iteration_over_a_traced_array_rolls():
     check_like_numpy(checksum, data)
     assert solvent.code_hlo(checksum, data, optimize="none").count("stablehlo.while") == 1
     check_like_numpy(rows_written, np.random.default_rng(0).standard_normal((40, 3)))
+
+
+def weighted_rows(x, w):
+    out = np.zeros(x.shape[0])
+    for i, row in enumerate(x, start=1):
+        out[i - 1] = row @ w * i
+    return out
+
+
+def first_rows_until(x, w):
+    hits = np.zeros(x.shape[0], dtype=np.int64)
+    for i, row in enumerate(x):
+        hits[i] = np.argmax(row)
+        if row.max() > 2.0:
+            break
+    total = 0.0
+    for a, b in zip(x[:, 0], w):
+        if a > 1.5:
+            break
+        total += a * b
+    return hits, total
+
+
+def zip_with_a_list(x):
+    return sum(a * b for a, b in zip(x, [1.0, 2.0, 3.0])), [a + b for a, b in zip(x, x[::-1], strict=True)]
+
+
+def test_enumerate_and_zip_over_traced_arrays_roll_and_break():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((300, 3))
+    check_like_numpy(weighted_rows, x, np.ones(3))
+    assert solvent.code_hlo(weighted_rows, x, np.ones(3), optimize="none").count("stablehlo.while") == 1
+    for scale in (0.5, 1.0, 3.0):
+        check_like_numpy(first_rows_until, scale * rng.standard_normal((6, 3)), rng.standard_normal(6))
+    check_like_numpy(zip_with_a_list, np.array([1.0, -2.0, 0.5]))
 
 
 TABLE = np.arange(10.0) * 3  # a lookup table: a constant of the program
