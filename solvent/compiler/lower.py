@@ -17,7 +17,7 @@ import solvent.ops.constant
 import solvent.ops.elementwise
 import solvent.passes
 from solvent.compiler import disk
-from solvent.errors import EscapedValueError, user_stacklevel
+from solvent.errors import CompileError, EscapedValueError, SolventError, user_stacklevel
 from solvent.ir.module import parse, to_text
 from solvent.passes import (block_updates, donation, enumerated_scatters, one_element_ops, pipelines as passes,
                             reads_after_writes, unit_reshapes)
@@ -109,11 +109,26 @@ def lower(fn, args, kwargs, options: Options) -> Lowered:
         placements.annotate(traced.module, placement, traced.signature)
     with stages("print traced module"):
         traced_text = to_text(traced.module)
-    with stages("pass pipeline"):
-        optimized = _optimized(traced_text, passes.level_name(options.optimize), options.no_nan)
-    with stages("export for XLA"):
-        xla_text = _for_xla(optimized, traced.signature, placement, options)
+    with _own_failures(fn):
+        with stages("pass pipeline"):
+            optimized = _optimized(traced_text, passes.level_name(options.optimize), options.no_nan)
+        with stages("export for XLA"):
+            xla_text = _for_xla(optimized, traced.signature, placement, options)
     return Lowered(traced.signature, traced_text, optimized, xla_text, placement, dict(stages))
+
+
+@contextlib.contextmanager
+def _own_failures(fn):
+    """Past tracing, the program is valid NumPy: an exception that is not a solvent error is a bug in
+    solvent's own passes, raised as a CompileError that says so (never a raw exception)."""
+    try:
+        yield
+    except SolventError:
+        raise
+    except Exception as error:
+        raise CompileError(f"solvent's passes failed on {getattr(fn, '__qualname__', fn)!s} ({type(error).__name__}: "
+                           f"{error}); this is a bug in solvent, not in the program: compile with "
+                           "solvent.jit(f, optimize=False) to run it, and report it") from error
 
 
 def _optimized(traced_text: str, level: str, no_nan: bool) -> str:

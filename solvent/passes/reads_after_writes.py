@@ -221,9 +221,9 @@ class _After:
 
     def _value(self, v: ir.Value) -> ir.Value | None:
         op = defining_op(v)
-        if v == self.carried or op in self.writes:
+        if v == self.carried or (op is not None and op in self.writes):
             return None
-        if op not in self.reading:
+        if op is None or op not in self.reading:  # (another of the body's arguments: not written here)
             return v
         source = self._region_read(op) or self._written_block(op, v)
         if source is not None:

@@ -86,6 +86,34 @@ def test_values_stay_numpys(kernel):
     assert "stablehlo.while" in solvent.code_hlo(kernel, *args)  # (a short loop unrolls)
 
 
+def running_extremes(x):
+    """Each write reads the one before it, and a second loop carry sums what the write took from."""
+    d = np.zeros(20)
+    low = 0.0
+    for t in range(1, 20):
+        s = d[t - 1] + x
+        low = low + s.min()
+        d[t] = s.max()
+    return d, low
+
+
+def visited_until(x):
+    """A loop that breaks on data, reading an array it writes (a visited set)."""
+    done = np.zeros(3, bool)
+    for _ in range(3):
+        c = np.where(done, 0.0, x)
+        if c[0] > 5:
+            break
+        done[0] = True
+    return c
+
+
+def test_loops_whose_other_carries_feed_the_reads():
+    check_like_numpy(running_extremes, np.array([0.1, 0.5, 0.3]))
+    check_like_numpy(visited_until, np.ones(3))
+    check_like_numpy(visited_until, np.full(3, 6.0))
+
+
 @pytest.mark.parametrize("kernel", [sweep, sweep_back])
 def test_no_copy_of_the_written_array_per_iteration(kernel):
     args = [np.random.default_rng(2).random((40, 40)) for _ in range(3)]
