@@ -247,10 +247,12 @@ def _log_data() -> dict:
     computed here: glibc chose each entry by a search among candidates. The data follow the two parts
     of ln 2: five coefficients A, eleven B, (1/c, log c) for each of 128 intervals and (c, its rest)."""
     ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
-    paths = [line.split()[-1] for line in open("/proc/self/maps") if "/libm" in line and ".so" in line]
+    with open("/proc/self/maps") as maps:
+        paths = [line.split()[-1] for line in maps if "/libm" in line and ".so" in line]
     key = np.array(_LN2_PAIR, "<u8").tobytes() + np.array([-0.5000000000000001], "<f8").tobytes()
     for path in paths[:1]:
-        data = open(path, "rb").read()
+        with open(path, "rb") as library:
+            data = library.read()
         at = data.find(key)
         if at >= 0:
             words = np.frombuffer(data, "<f8", 2 + 5 + 11 + 4 * 128, at).astype(np.float64)
