@@ -124,6 +124,13 @@ NAN_UNSAFE = ["not_compare", "common_compare_expression_rewrite", "mul_zero_pad"
 IN_PLACE_BREAKING = ["while_dus", "slice_of_dynamic_update", "dus_dus_concat", "dynamic_update_to_concat",
                      "while_induction_reduction"]
 
+#: Enzyme-HLO patterns that make more work than they save: slice_concat takes a slice of a
+#: concatenate for a concatenate of slices, once for each slice taken, so `np.roll(np.roll(a, i, 0),
+#: j, 1)` over Game of Life's eight neighbours made 16 concatenates a step instead of 8 (16 steps
+#: unrolled: a 7.1 s first call and 700 us a call; without it 3.6 s and 460 us, jax.jit 3.3 s). No
+#: kernel of benchmarks/kernels.py changes without it.
+DUPLICATING = ["slice_concat"]
+
 #: Reads an element a loop has not written yet from the loop's input rather than its carry. That
 #: is what lets greedy_while_loop_batch_fission see independent iterations (syrk's rows become one
 #: matrix product), but where the loop stays and runs inside another, XLA keeps the input alive
@@ -152,7 +159,7 @@ def pipeline(level: str, no_nan: bool = False, enzyme_ops: bool = False, variadi
     scatter with several results; `without`: patterns left out besides those always left out)."""
     if level not in LEVELS:
         raise ValueError(f"unknown optimize level {level!r}; choose one of {', '.join(LEVELS)}")
-    excluded = [*WRONG, *IN_PLACE_BREAKING] + ([] if no_nan else NAN_UNSAFE)
+    excluded = [*WRONG, *IN_PLACE_BREAKING, *DUPLICATING] + ([] if no_nan else NAN_UNSAFE)
     excluded += ["scatter_op_canon"] if variadic_scatter else []
     excluded += without
     common = {"no_nan": no_nan, "excluded_passes": excluded}

@@ -79,3 +79,20 @@ def test_a_large_update_reading_its_own_array_at_the_block_stays_in_place():
     check_like_numpy(damp, u, v, 20)
     text = solvent.code_mhlo(damp, u, v, 20)
     assert _in_loop(text, "stablehlo.dynamic_update_slice") and not _in_loop(text, "stablehlo.select")
+
+
+def life(grid, steps):
+    """Game of Life by rolls, written in place: its concatenates are only slices of the grid."""
+    for _ in range(steps):
+        n = sum(np.roll(np.roll(grid, i, 0), j, 1) for i in (-1, 0, 1) for j in (-1, 0, 1) if (i, j) != (0, 0))
+        grid[:] = (n == 3) | ((grid == 1) & (n == 2))
+    return grid.sum()
+
+
+def test_rolls_stay_concatenates_of_slices():
+    grid = (np.random.default_rng(2).random((12, 12)) < 0.3).astype(np.int64)
+    check_like_numpy(life, grid, 3)
+    text = solvent.code_mhlo(life, grid, 3)
+    # one concatenate per roll along each axis that moves (8 a step), no pad + select of them, and
+    # none made per slice of another (Enzyme's slice_concat: 16 a step)
+    assert text.count("stablehlo.concatenate") == 3 * 8 and "stablehlo.pad" not in text
