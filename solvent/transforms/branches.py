@@ -20,7 +20,7 @@ from solvent.transforms.identity import FRESH, Either, as_value, bind, made_befo
 from solvent.transforms import python_objects
 from solvent.transforms.regions import (Eraser, aval_of, convert, held_copy, is_weak, joined, leaves_of,
                                         new_writes, object_change, of_kind, outside_views, padded_as, padding,
-                                        raised_in, rebuild, scalar_kind, skeleton, traced_region)
+                                        raised_in, rebuild, scalar_kind, skeleton, traced_region, weakened)
 
 
 @dataclass
@@ -146,7 +146,8 @@ class Case:
             if kind == "same":
                 out.append(choices)
             elif kind == "fresh":
-                out.append(held_copy(padded_as(of_kind(next(values), scalar), made_at), self.views[j]))
+                fresh = weakened(of_kind(next(values), scalar), not self.strong[j])
+                out.append(held_copy(padded_as(fresh, made_at), self.views[j]))
             else:
                 either = Either(next(which), choices, of_kind(next(values), scalar))
                 out.append(held_copy(padded_as(either, made_at), self.views[j]))

@@ -26,9 +26,9 @@ from solvent.transforms.lengths import Carried, traced_lengths
 from solvent.transforms.identity import (FRESH, Binding, Either, as_value, bind, flatten, has_identity, made_before,
                                          roots)
 from solvent.transforms import python_objects
-from solvent.transforms.regions import (Eraser, aval_of, convert, held_copy, ids_of, joined, leaves_of,
+from solvent.transforms.regions import (Eraser, aval_of, convert, held_copy, ids_of, is_weak, joined, leaves_of,
                                         new_writes, object_change, of_kind, outside_views, padded_as, padding,
-                                        predicate, raised_in, rebuild, scalar_kind, skeleton, traced_region)
+                                        predicate, raised_in, rebuild, scalar_kind, skeleton, traced_region, weakened)
 
 
 FIXED, WRAPPED, EITHER = "fixed", "wrapped", "either"
@@ -55,6 +55,7 @@ class _Slot:
     retyped: bool = False                     # took the dtype the body gives it (once)
     padding: object = None                    # where it was made, if a slice of traced length on entry
     views: tuple = ()                         # the outside arrays the body makes it a view of (see `_enter`)
+    weak: bool = False                        # a Python number on entry and after the body (NEP 50)
 
     def retype(self, dtype) -> None:
         """From now on carry `dtype`, the type NumPy's name has after the first iteration; the
@@ -99,7 +100,7 @@ class _Loop:
             choices, which = flatten(leaf) if identity else ((), FRESH)
             kind = scalar_kind(leaf) if not isinstance(which, int) or which == FRESH else None  # (an array's own)
             slot = _Slot(leaf, aval_of(v), kind, mode, identity and mode != FIXED, list(choices), which)
-            slot.padding = padding([leaf])[0]
+            slot.padding, slot.weak = padding([leaf])[0], is_weak(leaf)
             self.slots.append(slot)
             if mode == FIXED:
                 self._carry_roots(leaf)
@@ -160,7 +161,7 @@ class _Loop:
                 carried[id(stand_in)] = ((), FRESH)
             else:  # (where it may be one of the arrays, it may be an array)
                 kind = joined(slot.scalar, False) if slot.carries_which and slot.choices else slot.scalar
-                stand_in = padded_as(of_kind(v, kind), slot.padding)
+                stand_in = weakened(padded_as(of_kind(v, kind), slot.padding), slot.weak)
                 carried[id(stand_in)] = (tuple(slot.choices), w)
             stand_ins.append(stand_in)
         for array, argument in zip(self.implicit, arguments[len(arguments) - len(self.implicit):]):
@@ -235,6 +236,9 @@ class _Loop:
         for slot, kind in zip(self.slots, body.scalars):  # a name a NumPy scalar after some iterations only
             if slot.mode != FIXED and joined(slot.scalar, kind) != slot.scalar:
                 slot.scalar, changed = joined(slot.scalar, kind), True
+        for slot, leaf in zip(self.slots, body.leaves):  # a Python number the body makes a NumPy scalar
+            if slot.weak and not is_weak(leaf):
+                slot.weak, changed = False, True
         for slot, views in zip(self.slots, body.views):  # stand-ins of views then read as copies of them
             if views and not slot.views:
                 slot.views, changed = views, True
@@ -247,7 +251,7 @@ class _Loop:
         """The body gives a carried name another dtype: NumPy's name has that dtype from the first
         iteration on. Take it when the loop surely runs and the old array was not written in place
         (or when the name held a Python number, whose type NumPy lets the operands decide)."""
-        weak = type(slot.leaf) in (bool, int, float, complex) and not slot.retyped
+        weak = is_weak(slot.leaf) and not slot.retyped
         untouched = stand_in.version == 0 if slot.mode != FIXED else True
         untouched = untouched and not any(id(r) in self.written for r in roots(slot.leaf)) \
             if has_identity(slot.leaf) else untouched
@@ -302,7 +306,7 @@ class _Loop:
                 continue
             kind = scalar if self.runs_once else slot.scalar
             if not slot.carries_which:
-                out.append(held_copy(padded_as(of_kind(v, kind), made_at), body.views[k]))
+                out.append(held_copy(weakened(padded_as(of_kind(v, kind), made_at), slot.weak), body.views[k]))
                 continue
             w = next(which)
             after = b.which_in(slot.choices) if b.static else None

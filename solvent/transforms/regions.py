@@ -90,8 +90,17 @@ def _shown(part) -> str:
 
 
 def is_weak(x) -> bool:
-    """A Python number: NumPy lets the other operands decide its dtype (NEP 50)."""
-    return type(x) in (bool, int, float, complex)
+    """A Python number, or a traced scalar standing for one: NumPy lets the other operands decide
+    its dtype (NEP 50)."""
+    return type(x) in (bool, int, float, complex) or (isinstance(x, TracedScalar) and x.weak)
+
+
+def weakened(x, weak: bool):
+    """`x`, a traced scalar standing for a Python number where `weak` (what a loop or branch gives a
+    name that is a Python number on every path)."""
+    if weak and isinstance(x, TracedScalar):
+        x.weak = True
+    return x
 
 
 def is_scalar(x) -> bool:

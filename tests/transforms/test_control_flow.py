@@ -252,6 +252,29 @@ def test_a_rolled_loop_index_promotes_as_a_python_int():
         assert_same(solvent.jit(promotes_with_the_loop_index)(x.copy(), n.copy()), expected, rtol=0, atol=0)
 
 
+def python_numbers_through_loops_and_branches(x, n):
+    it, t = 0, 0.0
+    while x[0] > 1.0:  # a counter, a Python int in NumPy's loop
+        x = x / 2
+        it += 1
+    for _ in range(n):  # rolled: n is traced
+        t = t + 0.5
+    k = 3 if x[1] > 0 else 5
+    r = round(float(x.sum()), 3)
+    ones = np.ones(2, np.float32)
+    return ones * it, ones * t, ones * k, ones * r, it, t, k, r
+
+
+def test_python_numbers_stay_python_numbers_through_loops_and_branches():
+    # found by a survey of user programs: after a traced loop or `if` (or round(float(...), 3)) they
+    # were NumPy scalars, so a float32 array times one was float64 where NumPy keeps float32
+    for x in (np.array([37.0, 2.0]), np.array([0.5, -2.0])):
+        expected = python_numbers_through_loops_and_branches(x, 7)
+        actual = solvent.jit(python_numbers_through_loops_and_branches)(x, np.int64(7))
+        assert_same(actual, expected, rtol=0, atol=0)
+        assert [type(v) for v in actual[4:]] == [int, float, int, float]
+
+
 # -- Python objects (functions, strings, None) rebound in a traced branch or loop -------------
 
 def _function_by_branch(x):

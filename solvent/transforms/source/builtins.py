@@ -78,8 +78,9 @@ def round_(number, ndigits=None):
     if not isinstance(number, TracedScalar) or number.dtype.kind not in "iuf":
         kind = f"numpy.{number.dtype.name}" if isinstance(number, TracedScalar) else "numpy.ndarray"
         raise TypeError(f"type {kind} doesn't define __round__ method")
-    if ndigits is not None:
-        return np.round(number, ndigits)
+    if ndigits is not None:  # (of a Python float or int, a Python number again)
+        rounded = np.round(number, ndigits)
+        return _scalar(rounded, rounded.dtype, weak=True) if number.weak else rounded
     return _scalar(np.rint(number) if number.dtype.kind == "f" else number, np.int64, weak=True)
 
 
