@@ -55,12 +55,24 @@ def first_index_of(x, target):
     return -1
 
 
+def first_index_or_else(x, target):
+    i = 0
+    while i < x.shape[0]:
+        if x[i] == target:
+            break
+        i += 1
+    else:
+        i = -1
+    return i
+
+
 def test_refused_construct_names_file_line_and_construct():
+    assert solvent.jit(first_index_of)(np.arange(5.0), 3.0) == 3  # (a return inside the loop is captured)
     with pytest.raises(solvent.UnsupportedError) as info:
-        solvent.jit(first_index_of)(np.arange(5.0), 3.0)
+        solvent.jit(first_index_or_else)(np.arange(5.0), 3.0)
     message = str(info.value)
-    assert f"{__file__}:{_line_of(first_index_of, 'if x[i] == target')}" in message
-    assert "return" in message and "assign" in message
+    assert f"{__file__}:{_line_of(first_index_or_else, 'if x[i] == target')}" in message
+    assert "break" in message and "assign" in message  # (a loop with `else` keeps its own break)
 
 
 def test_without_source_rewriting_if_on_traced_value_names_the_line():

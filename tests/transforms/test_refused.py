@@ -14,15 +14,6 @@ def _line(fn, text):
     return start + next(i for i, line in enumerate(source) if text in line)
 
 
-def return_in_while(x):
-    i = 0
-    while i < 4:
-        if x[i] > 0:
-            return i
-        i += 1
-    return -1
-
-
 def return_in_for_over_traced_range(x, n):
     for i in range(n):
         if i > 2:
@@ -54,7 +45,6 @@ def escapes_through(x, kind):
 
 
 CASES = [
-    (return_in_while, (np.arange(5.0),), "if x[i] > 0", "return"),
     (return_in_for_over_traced_range, (np.ones(2), solvent.Scalar(np.int64(4))), "for i in range(n)", "for"),
     (while_else, (np.ones(2),), "while x.sum() > 0", "else"),
 ]

@@ -28,6 +28,7 @@ from solvent.core import dispatch
 from solvent.errors import PACKAGE_DIR
 from solvent.transforms import outline
 from solvent.transforms.source import builtins, liveness, numpy_calls, statements  # noqa: F401 (builtins registers itself)
+from solvent.transforms.source.returns import contains, fold_into
 
 HELPER = "__solvent_statements__"
 _LIBRARY_DIRS = tuple({os.path.realpath(p) + os.sep for p in (
@@ -153,21 +154,6 @@ def updated_in_place(statements_) -> list[str]:
     return [n for n in dict.fromkeys(finder.augmented) if n not in finder.names]
 
 
-def _contains(statements_, kinds, into_loops=True) -> bool:
-    """Whether `kinds` occur in `statements_` outside nested functions (and loops, if not `into_loops`)."""
-    stack = list(statements_)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, kinds):
-            return True
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        if not into_loops and isinstance(node, (ast.For, ast.While)):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-    return False
-
-
 class _LoopExits(ast.NodeTransformer):
     """`break`/`continue` of one loop level become flag assignments; later statements are guarded."""
 
@@ -179,7 +165,7 @@ class _LoopExits(ast.NodeTransformer):
         for i, stmt in enumerate(body):
             stmt = self.visit(stmt)
             out.extend(stmt if isinstance(stmt, list) else [stmt])
-            if _contains([stmt], ast.Assign) and self._sets_flag(stmt) and i + 1 < len(body):
+            if contains([stmt], ast.Assign) and self._sets_flag(stmt) and i + 1 < len(body):
                 guard = _helper("not_", _helper("or_", *[ast.Lambda(_no_arguments(), ast.Name(f, ast.Load()))
                                                           for f in (self.brk, self.cont)]))
                 out.append(ast.copy_location(ast.If(guard, self.block(body[i + 1:]), []), body[i + 1]))
@@ -208,42 +194,6 @@ class _LoopExits(ast.NodeTransformer):
         return node
 
     visit_While = visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_For
-
-
-RETURN = "__solvent_return"
-
-
-def fold_returns(stmts):
-    """Statements where every path ends by assigning RETURN instead of returning, or None.
-
-    `if c: return a` followed by `return b` becomes `if c: r = a else: r = b`, so
-    the `if` can be captured; returns inside loops (or `try`/`with`) are left alone.
-    """
-    out = []
-    for i, stmt in enumerate(stmts):
-        if isinstance(stmt, ast.Return):
-            out.append(ast.Assign([ast.Name(RETURN, ast.Store())], stmt.value or ast.Constant(None)))
-            return out
-        if isinstance(stmt, ast.If) and _contains([stmt], ast.Return):
-            rest = stmts[i + 1:]
-            body, orelse = fold_returns(stmt.body + rest), fold_returns(stmt.orelse + rest)
-            if body is None or orelse is None:
-                return None
-            out.append(ast.copy_location(ast.If(stmt.test, body, orelse), stmt))
-            return out
-        if _contains([stmt], ast.Return):
-            return None
-        out.append(stmt)
-    out.append(ast.Assign([ast.Name(RETURN, ast.Store())], ast.Constant(None)))
-    return out
-
-
-def fold_into(definition: ast.FunctionDef) -> None:
-    """Fold `definition`'s early returns (see `fold_returns`) where it has any inside an `if`."""
-    if any(isinstance(s, ast.If) and _contains([s], ast.Return) for s in definition.body):
-        folded = fold_returns(definition.body)
-        if folded is not None:
-            definition.body = folded + [ast.Return(ast.Name(RETURN, ast.Load()))]
 
 
 class _Rewriter(ast.NodeTransformer):
@@ -317,7 +267,7 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_If(self, node):
         self.generic_visit(node)
-        if _contains(node.body + node.orelse, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal, ast.Break,
+        if contains(node.body + node.orelse, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal, ast.Break,
                                                 ast.Continue)):
             node.test = _helper("refuse", node.test, ast.Constant("an `if` holding return/break/continue"),
                                 self.where(node))
@@ -336,7 +286,7 @@ class _Rewriter(ast.NodeTransformer):
         return ast.Assign([_names_tuple(names, ast.Store)], call)
 
     def visit_While(self, node):
-        if node.orelse or _contains(node.body, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal)):
+        if node.orelse or contains(node.body, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal)):
             self.generic_visit(node)
             node.test = _helper("refuse", node.test, ast.Constant("a `while` holding return (or with else)"),
                                 self.where(node))
@@ -354,7 +304,7 @@ class _Rewriter(ast.NodeTransformer):
 
     def _lower_exits(self, node):
         """Loop with break/continue -> flags in the body and `not brk and test`."""
-        if not _contains(node.body, (ast.Break, ast.Continue), into_loops=False):
+        if not contains(node.body, (ast.Break, ast.Continue), into_loops=False):
             return [], node
         brk, cont = self.fresh("break"), self.fresh("continue")
         body = _LoopExits(brk, cont).block(node.body)
@@ -365,20 +315,20 @@ class _Rewriter(ast.NodeTransformer):
         return flags, node
 
     def visit_For(self, node):
-        if node.orelse or _contains(node.body, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal)):
+        if node.orelse or contains(node.body, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal)):
             self.generic_visit(node)
             if isinstance(node.iter, ast.Call) and _is_range(node.iter.func.args[0] if _is_helper_call(
                     node.iter.func) else node.iter.func):
                 construct = ast.Constant("a `for` loop holding return (or with else) over a range")
                 node.iter.args = [_helper("refuse", a, construct, self.where(node)) for a in node.iter.args]
             return node
-        if _contains(node.body, (ast.Break, ast.Continue), into_loops=False):
+        if contains(node.body, (ast.Break, ast.Continue), into_loops=False):
             return self.visit(self._for_as_while(node))
         iterator = node.iter
         range_args = (iterator.args if isinstance(iterator, ast.Call) and _is_range(iterator.func)
                       and not iterator.keywords and 1 <= len(iterator.args) <= 3 else None)
         hints = _hints(node.body)
-        branching = ast.Constant(_contains(node.body, (ast.If, ast.IfExp)))
+        branching = ast.Constant(contains(node.body, (ast.If, ast.IfExp)))
         self.generic_visit(node)
         item = self.fresh("item")
         body = [ast.Assign([node.target], ast.Name(item, ast.Load()))] + node.body
@@ -399,11 +349,11 @@ class _Rewriter(ast.NodeTransformer):
         items, index = self.fresh("items"), self.fresh("index")
         iterator = node.iter
         if isinstance(iterator, ast.Call) and _is_range(iterator.func):
-            sequence = _helper("range_items", *iterator.args)
+            sequence = _helper("range_items", self.where(node), *iterator.args)
         else:
             sequence = _helper("items", iterator)
-        setup = [ast.Assign([ast.Name(items, ast.Store())], sequence),
-                 ast.Assign([ast.Name(index, ast.Store())], ast.Constant(0))]
+        setup = [ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], value), node)
+                 for name, value in ((items, sequence), (index, ast.Constant(0)))]
         test = ast.Compare(ast.Name(index, ast.Load()), [ast.Lt()],
                            [_helper("length", ast.Name(items, ast.Load()))])
         advance = [ast.Assign([node.target], ast.Subscript(ast.Name(items, ast.Load()), ast.Name(index, ast.Load()),

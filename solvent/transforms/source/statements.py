@@ -437,10 +437,10 @@ class RangeItems:
         return self.start + index * self.step
 
 
-def range_items(*bounds):
+def range_items(where, *bounds):
     if any(_traced(b) for b in bounds):
-        raise UnsupportedError("a `for` loop over range() with traced bounds that uses break/continue; "
-                               "write it as a `while` loop")
+        raise UnsupportedError("a `for` loop over range() with traced bounds that uses break/continue (or "
+                               "return); write it as a `while` loop", location=where)
     return RangeItems(*bounds)
 
 

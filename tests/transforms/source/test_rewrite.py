@@ -167,6 +167,46 @@ def test_recursive_functions_are_rewritten():
     check_like_numpy(falling_factorial, np.array([500.0, 6.0]), 2)
 
 
+def newton_sqrt(a):
+    x = np.maximum(a, 1.0)
+    for i in range(50):
+        xn = 0.5 * (x + a / x)
+        if np.max(np.abs(xn - x)) < 1e-12:
+            return xn, i  # on a traced test: a flag and a break, the value taken after the loop
+        x = xn
+    return x, -1
+
+
+def first_negative(m):
+    k = 0
+    while k < m.shape[0]:
+        for j in range(m.shape[1]):
+            if m[k, j] < 0:
+                return k * 10 + j, m[k, j] * 2.0
+        k += 1
+    if m.sum() > 0:
+        return -1, 0.0
+    return -2, 1.0
+
+
+@pytest.mark.parametrize("a", [np.array([2.0, 30.0, 70.0]), np.array([1e30, 2.0])])
+def test_a_return_inside_a_loop_on_a_traced_test(a):
+    check_like_numpy(newton_sqrt, a)
+
+
+def _with_negative_at(k, j, shape=(20, 30)):
+    m = np.ones(shape)
+    if k is not None:
+        m[k, j] = -3.0
+    return m
+
+
+@pytest.mark.parametrize("m", [_with_negative_at(1, 1, (2, 2)), _with_negative_at(7, 25), _with_negative_at(None, 0),
+                               _with_negative_at(None, 0) - 1.0, np.zeros((20, 30))])
+def test_returns_inside_nested_loops(m):
+    check_like_numpy(first_negative, m)
+
+
 def logic(x, y):
     a = x.sum()
     return (0 < a < 10), (a > 0 and y.sum() > 0), (not a > 0), (a > 5 or y.max() > 1)
