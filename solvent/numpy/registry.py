@@ -94,8 +94,10 @@ def supported() -> list[str]:
 
 
 def supported_builtins() -> list[str]:
-    """Sorted names of the Python builtins that work on traced values in the user's own functions."""
-    return sorted(fn.__name__ for fn in dispatch.BUILTINS)
+    """Sorted names of the Python builtins (and `math` functions) that work on traced values in the
+    user's own functions."""
+    return sorted(fn.__name__ if fn.__module__ == "builtins" else f"{fn.__module__}.{fn.__name__}"
+                  for fn in dispatch.BUILTINS)
 
 
 def supported_methods() -> list[str]:

@@ -27,7 +27,8 @@ import weakref
 from solvent.core import dispatch
 from solvent.errors import PACKAGE_DIR
 from solvent.transforms import outline
-from solvent.transforms.source import builtins, liveness, numpy_calls, statements  # noqa: F401 (builtins registers itself)
+from solvent.transforms.source import (builtins, liveness, math_functions, numpy_calls,  # noqa: F401 (registering)
+                                       statements)
 from solvent.transforms.source.returns import contains, fold_into
 
 HELPER = "__solvent_statements__"
@@ -528,8 +529,9 @@ _CONVERTED = weakref.WeakKeyDictionary()
 
 def converted(fn):
     """Called functions that are the user's own are rewritten too, and outlined (see `outline`);
-    builtins (`max`, `int`, ...) become what they mean on traced values (see `builtins`), and
-    NumPy's functions take lists of traced values (see `numpy_calls`)."""
+    builtins (`max`, `int`, ...) and `math` functions become what they mean on traced values (see
+    `builtins`, `math_functions`), and NumPy's functions take lists of traced values (see
+    `numpy_calls`)."""
     if isinstance(fn, (types.BuiltinFunctionType, type)) and fn in dispatch.BUILTINS:
         return dispatch.BUILTINS[fn]
     if numpy_calls.registered(fn):

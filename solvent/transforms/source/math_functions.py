@@ -1,0 +1,78 @@
+"""Python's `math` functions on traced numbers, as the NumPy ufuncs that compute them.
+
+`math.sqrt(dt)` of a traced scalar would convert it with float(), which a traced value cannot
+answer before the program runs. Rewritten code calls these in its place (`rewrite.converted`);
+with no traced argument each is the `math` function itself. Each gives what Python's would: a
+Python float (a weak float64, NEP 50), a Python int for floor/ceil/trunc and a bool for the
+tests. Where Python raises (math.sqrt(-1.0), math.log(0.0)) the compiled program cannot: it gives
+NumPy's NaN or infinity there.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from solvent.numpy.folding import static
+from solvent.numpy.registry import builtin
+from solvent.numpy.values import is_traced, wrap
+
+#: math function -> the ufunc computing it on float64 (a Python float's precision).
+FLOAT = {math.sqrt: np.sqrt, math.exp: np.exp, math.expm1: np.expm1, math.log10: np.log10, math.log2: np.log2,
+         math.log1p: np.log1p, math.sin: np.sin, math.cos: np.cos, math.tan: np.tan, math.asin: np.arcsin,
+         math.acos: np.arccos, math.atan: np.arctan, math.sinh: np.sinh, math.cosh: np.cosh, math.tanh: np.tanh,
+         math.asinh: np.arcsinh, math.acosh: np.arccosh, math.atanh: np.arctanh, math.fabs: np.fabs,
+         math.degrees: np.degrees, math.radians: np.radians, math.atan2: np.arctan2, math.hypot: np.hypot,
+         math.pow: np.power, math.copysign: np.copysign, math.fmod: np.fmod}
+#: math function -> the ufunc whose float result Python gives as an int.
+INTEGER = {math.floor: np.floor, math.ceil: np.ceil, math.trunc: np.trunc}
+#: math function -> the ufunc testing a float.
+TEST = {math.isnan: np.isnan, math.isinf: np.isinf, math.isfinite: np.isfinite}
+
+
+def _weak(x, dtype):
+    """Traced `x` as the Python number of `dtype` it stands for."""
+    out = wrap(x.astype(dtype).value, scalar=True)
+    out.weak = True
+    return out
+
+
+def _traced(args) -> bool:
+    return any(is_traced(a) for a in args)
+
+
+def _real(args, fn) -> list:
+    """The arguments as float64 scalars, as Python's float() takes them."""
+    for a in args:
+        if np.ndim(a) != 0 or np.result_type(a).kind == "c":
+            raise TypeError(f"math.{fn.__name__}() takes real numbers, not {np.result_type(a)}"
+                            f"{list(np.shape(a)) if np.ndim(a) else ''}")
+    return [a.astype(np.float64) if is_traced(a) else np.float64(a) for a in args]
+
+
+def _registered(table, result):
+    for fn, ufunc in table.items():
+        def traced(*args, fn=fn, ufunc=ufunc):
+            args = [static(a) for a in args]
+            if not _traced(args):
+                return fn(*args)
+            return result(ufunc(*_real(args, fn)))
+        traced.__name__ = fn.__name__
+        builtin(fn)(traced)
+
+
+_registered(FLOAT, lambda v: _weak(v, np.float64))
+_registered(INTEGER, lambda v: _weak(v, np.int64))
+_registered(TEST, lambda v: _weak(v, np.bool_))
+
+
+@builtin(math.log)
+def log(x, base=None):
+    """math.log(x) or math.log(x, base) = log(x) / log(base), as Python computes it."""
+    args = [static(x)] + ([] if base is None else [static(base)])
+    if not _traced(args):
+        return math.log(*args)
+    values = _real(args, math.log)
+    result = np.log(values[0]) if base is None else np.log(values[0]) / np.log(values[1])
+    return _weak(result, np.float64)

@@ -1,0 +1,49 @@
+"""Python's `math` functions on traced numbers (`transforms.source.math_functions`): the value
+Python's gives, as the Python type it gives (float, int, bool), and Python's own function where
+nothing is traced."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import solvent
+from solvent.transforms.source.math_functions import FLOAT, INTEGER, TEST
+
+#: Where each function takes arguments from (0, 1): shifted into its domain.
+_DOMAIN = {math.acosh: lambda v: 1.0 + 3.0 * v, math.log10: lambda v: 10.0 * v, math.degrees: lambda v: 7.0 * v - 3.0,
+           math.floor: lambda v: 9.0 * v - 4.0, math.ceil: lambda v: 9.0 * v - 4.0, math.trunc: lambda v: 9.0 * v - 4.0}
+FUNCTIONS = sorted({**FLOAT, **INTEGER, **TEST}, key=lambda fn: fn.__name__) + [math.log]
+_TWO = {math.atan2, math.hypot, math.pow, math.copysign, math.fmod}
+
+
+def _arguments(fn, values):
+    shift = _DOMAIN.get(fn, lambda v: v)
+    return [shift(v) for v in values[:2 if fn in _TWO else 1]]
+
+
+@pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda fn: fn.__name__)
+@settings(max_examples=20, deadline=None)
+@given(values=st.lists(st.floats(0.01, 0.99), min_size=2, max_size=2))
+def test_math_functions_of_traced_numbers_are_pythons(fn, values):
+    arguments = _arguments(fn, values)
+    expected = fn(*arguments)
+    actual = solvent.jit(lambda x: fn(*[x[k] for k in range(len(arguments))]))(np.array(arguments))
+    assert type(actual) is type(expected)
+    np.testing.assert_allclose(actual, expected, rtol=1e-13)
+
+
+def test_python_numbers_from_math_keep_a_float32_array_float32():
+    def f(x, dt):
+        return x * math.sqrt(dt), math.log(dt, 2), math.floor(dt * 10), math.pi * dt
+
+    x = np.ones(3, np.float32)
+    expected, actual = f(x, 0.25), solvent.jit(f)(x, 0.25)
+    assert actual[0].dtype == expected[0].dtype == np.float32
+    assert [type(v) for v in actual[1:]] == [float, int, float] and actual[1:] == expected[1:]
+
+
+def test_a_complex_or_array_argument_raises_as_python_does():
+    with pytest.raises(TypeError, match="real numbers"):
+        solvent.jit(lambda x: math.sqrt(x))(np.ones(3))
