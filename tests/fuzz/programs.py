@@ -5,7 +5,8 @@ arguments of one shape and mixed dtypes, temporaries and views of them (basic sl
 reshapes and ravels, which view or copy as NumPy's layout decides),
 elementwise ufuncs, reductions, comparisons and `np.where`, reads and writes through basic,
 fancy and boolean indices, in-place operators, swaps, data-dependent `if`/`while` and static
-`for` loops (short ones unroll, long ones roll) around all of that. Each program is compiled
+`for` loops (short ones unroll, long ones roll) around all of that, and Python numbers carried
+through them. Each program is compiled
 once and run on many random inputs; every case compares results (values, dtypes, shapes, scalar
 or array), the arguments afterwards, and which returned objects are the arguments themselves.
 """
@@ -30,6 +31,9 @@ import solvent
 DTYPES = ["float64", "float32", "int64", "int32", "bool"]
 SHAPES = [(), (4,), (3, 4)]
 ROLLED, UNROLLED = 20, 3  # trip counts above and below solvent's unroll threshold (16)
+#: Python numbers every program starts with (`c, d = 0, 0.5`): an int and a float that loops and
+#: branches carry, Python numbers still where NumPy's promotion reads them (NEP 50).
+NUMBERS = ["c", "d"]
 
 
 #: Views of 1-d and 2-d arrays beside basic slices; reshape and ravel give a view or a copy as
@@ -76,7 +80,9 @@ class _Writer:
 
     def scalar(self) -> str:
         choices = ["literal", "reduction"] + (["index"] if self.indices else [])
-        kind = self.pick(choices)
+        kind = self.pick(choices + ["number", "number"])
+        if kind == "number":
+            return self.pick(NUMBERS)
         if kind == "literal":
             return self.pick(["0", "1", "2", "-1", "0.5", "-2.5", "True"])
         if kind == "index":
@@ -128,7 +134,7 @@ class _Writer:
             self.statement(depth)
 
     def statement(self, depth):
-        kinds = ["assign", "inplace", "inplace", "setitem", "setitem", "mask", "view", "swap"]
+        kinds = ["assign", "inplace", "inplace", "setitem", "setitem", "mask", "view", "swap", "count", "count"]
         if depth < 3:
             kinds += ["if", "for", "while"]
         kind = self.pick(kinds)
@@ -162,6 +168,13 @@ class _Writer:
         key = self.pick(["[1:]", "[::2]", "[:-1]", "[::-1]"] + (_VIEWS_2D if len(self.shape) > 1 else _VIEWS_1D))
         self.emit(depth, f"{name} = {self.pick(self.arrays)}{key}")
         self.views.append((name, key))
+
+    def _count(self, depth):
+        """A Python int or float carried through the loops and branches around it (stays one)."""
+        if self.draw(st.booleans()):
+            self.emit(depth, f"c = c + {self.pick(['1', '-2'] + self.indices)}")
+        else:
+            self.emit(depth, f"d = d * {self.pick(['0.5', '-1.5'])} + {self.pick(['1', '0.25', 'c'])}")
 
     def _swap(self, depth):
         first, second = self.pick(self.arrays), self.pick(self.arrays)
@@ -207,7 +220,7 @@ def programs(draw) -> Program:
     writer.block(1, draw(st.integers(1, 6)))
     returned = draw(st.lists(st.sampled_from(writer.arrays + [v for v, _ in writer.views] + ["s"]),
                              min_size=1, max_size=3))
-    body = [f"def program({', '.join(arguments)}):", *writer.lines]
+    body = [f"def program({', '.join(arguments)}):", "    c, d = 0, 0.5", *writer.lines]
     if "s" in returned:
         body.append(f"    s = {writer.scalar()}")
     body.append(f"    return {', '.join(returned)},")

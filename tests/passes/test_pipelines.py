@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 import solvent
 from solvent.passes import pipelines as passes
-from differential import check_like_numpy
+from differential import assert_same, check_like_numpy
 
 
 def program(x, y):
@@ -156,6 +156,20 @@ def test_a_counted_loop_with_a_constant_bound_ends_where_python_does(step):
     for optimize in (True, False):
         assert int(solvent.jit(lambda: solvent.while_loop(lambda c: c < 10, lambda c: c + step, 0),
                                optimize=optimize)()) == count(0)
+
+
+def advance(t, dt, n):
+    for _ in range(n):
+        t += dt
+    return t
+
+
+def test_a_loop_adding_the_same_step_adds_it_step_by_step():
+    # while_elementwise_reduction_to_reduce summed the 1000 steps as one reduction: 100.0 in
+    # float32 where NumPy's loop gives 99.99905
+    for dtype in (np.float32, np.float64):
+        assert_same(solvent.jit(advance)(np.zeros(1, dtype), dtype(0.1), 1000),
+                    advance(np.zeros(1, dtype), dtype(0.1), 1000), rtol=0, atol=0)
 
 
 def test_a_bitwise_not_compared_with_zero_keeps_its_values():
