@@ -74,7 +74,8 @@ def _count(a, axis, where=True, keepdims=False):
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     a = _array(a)
     result_dtype = np.mean(probe_array(a), axis=axis, dtype=dtype).dtype
-    total = np.sum(a, axis=axis, dtype=result_dtype, keepdims=keepdims, where=where)
+    work = np.float32 if dtype is None and a.dtype == np.float16 else result_dtype  # (NumPy's _mean)
+    total = np.sum(a, axis=axis, dtype=work, keepdims=keepdims, where=where)
     result = np.true_divide(total, _count(a, axis, where, keepdims))
     result = wrap(ew.convert(value(result), result_dtype), scalar=shape(result) == ())
     return write_out(out, result) if out is not None else result

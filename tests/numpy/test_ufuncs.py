@@ -479,6 +479,30 @@ def test_integer_power_with_a_static_negative_exponent_raises():
     check(lambda x: (x ** 0, x ** 3, x ** -1.0, 2 ** np.abs(x), np.power(x, np.array([0, 5, 7], np.uint8))), x)
 
 
+_POWER = {dtype: solvent.jit(lambda x, e: (np.power(x, e), x ** 64, x ** 65, x ** 100)) for dtype in INTEGER_DTYPES}
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES, ids=str)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_integer_powers_wrap_as_numpys_for_every_exponent(dtype, data):
+    # XLA's integer power reads only the exponent's low 6 bits: 3 ** 64 gave 1
+    x = data.draw(hnp.arrays(dtype, 6, elements=st.integers(-5 if np.dtype(dtype).kind == "i" else 0, 7)))
+    e = data.draw(hnp.arrays(dtype, 6, elements=st.integers(0, min(300, np.iinfo(dtype).max))))
+    expected = (np.power(x, e), x ** 64, x ** 65, x ** 100)
+    for actual, wanted in zip(_POWER[np.dtype(dtype)](x, e), expected):
+        np.testing.assert_array_equal(actual, wanted)
+        assert actual.dtype == wanted.dtype
+
+
+def test_dtype_keyword_sets_the_loop_as_numpys_signature():
+    # dtype= was taken for an output cast of the int8 loop: np.add(int8, int8, dtype=np.int16) wrapped
+    a, b = np.array([100, 120, -7], np.int8), np.array([100, 10, 3], np.int8)
+    check(lambda a, b: (np.add(a, b, dtype=np.int16), np.multiply(a, b, dtype=np.int32), np.add(a, b, dtype=float),
+                        np.square(a, dtype=np.int32), np.add(a, 200, dtype=np.int16),
+                        np.sqrt(a.astype(np.float32), dtype=np.float64), np.divmod(a, b, dtype=np.int16)), a, b)
+
+
 @pytest.mark.parametrize("dtype", INTEGER_DTYPES, ids=str)
 def test_gcd_lcm_and_bitwise_count_at_the_extremes(dtype):
     info = np.iinfo(dtype)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 
-from solvent.ir.module import defining_op, splat_float
+from solvent.ir.module import defining_op, splat_element, splat_float
 from solvent.ops import elementwise as ew
 from solvent.ops.elementwise import const
 from solvent.ops.base import dtype_of, is_bool, is_complex, is_float, is_unsigned, one, shape_of
@@ -229,7 +229,32 @@ def power(a, b):
         return ew.binary("or", a, ew.unary("not", b))
     if is_float(dtype_of(a)) and splat_float(b) == 0.5:  # NumPy's loop takes sqrt there (sqrt(-0) is -0)
         return ew.unary("sqrt", a)
+    known = _splat_integer(b)
+    if not is_float(dtype_of(a)) and not is_complex(dtype_of(a)) and not (known is not None and 0 <= known < 64):
+        return _integer_power(a, b)
     return ew.binary("power", a, b)
+
+
+def _splat_integer(value: ir.Value) -> int | None:
+    op = defining_op(value)
+    if op is not None and op.name == "stablehlo.broadcast_in_dim":
+        op = defining_op(op.operands[0])
+    element = splat_element(op)
+    return ir.IntegerAttr(element).value if isinstance(element, ir.IntegerAttr) else None
+
+
+def _integer_power(a, b):
+    """a ** b by squaring over every bit of b, wrapping as NumPy's loop does. XLA's integer power
+    reads only b's low 6 bits (3 ** 64 gave 1, NumPy 8733086111712066817); it is kept where b < 0,
+    which NumPy refuses."""
+    result, base, exponent = const(a, 1), a, b
+    for _ in range(8 * dtype_of(b).itemsize - (0 if is_unsigned(dtype_of(b)) else 1)):
+        odd = ew.compare("NE", ew.binary("and", exponent, const(b, 1)), const(b, 0))
+        result = ew.select(odd, ew.binary("multiply", result, base), result)
+        base, exponent = ew.binary("multiply", base, base), ew.binary("shift_right_logical", exponent, const(b, 1))
+    if is_unsigned(dtype_of(b)):
+        return result
+    return ew.select(ew.compare("LT", b, const(b, 0)), ew.binary("power", a, b), result)
 
 
 def sign(x):

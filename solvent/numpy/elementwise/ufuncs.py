@@ -69,8 +69,9 @@ def loop_dtypes(ufunc, operands, dtype=None):
     keys = tuple(dtype_key(x) for x in operands)
     if all(isinstance(k, type) for k in keys):  # Python numbers only (a loop index, int(x)): as Python
         keys = tuple(np.dtype(k) for k in keys)  # computes them, not NumPy's object loops for comparisons
-    outputs = (np.dtype(dtype),) * ufunc.nout if dtype is not None else (None,) * ufunc.nout
-    resolved = ufunc.resolve_dtypes(keys + outputs)
+    # dtype= fixes the loop's output type, whose loop then takes its inputs cast (NumPy's signature)
+    signature = {} if dtype is None else {"signature": (None,) * ufunc.nin + (np.dtype(dtype),) * ufunc.nout}
+    resolved = ufunc.resolve_dtypes(keys + (None,) * ufunc.nout, **signature)
     return resolved[:ufunc.nin], resolved[ufunc.nin:]
 
 
