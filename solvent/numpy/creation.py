@@ -419,8 +419,10 @@ def _fresh(name):
 
 
 class _NDArrayType(type):
-    """Metaclass of the `np.ndarray` stand-in: calls from traced code make traced arrays;
-    everything else (isinstance, issubclass, other threads, NumPy itself) sees ndarray."""
+    """Metaclass of the `np.ndarray` stand-in: calls from traced code make traced arrays, and a
+    traced array (not a NumPy scalar) is an instance there (`if not isinstance(x, np.ndarray):
+    x = np.stack(...)` takes NumPy's path); everything else (issubclass, other threads, NumPy
+    itself) sees ndarray."""
 
     def __call__(cls, shape, dtype=float, buffer=None, offset=0, strides=None, order=None):
         if (buffer is None and trace.is_tracing()
@@ -430,7 +432,9 @@ class _NDArrayType(type):
         return _REAL_NDARRAY(shape, dtype, buffer, offset, strides, order)
 
     def __instancecheck__(cls, obj):
-        return isinstance(obj, _REAL_NDARRAY)
+        return isinstance(obj, _REAL_NDARRAY) or (
+            is_traced(obj) and not isinstance(obj, TracedScalar) and trace.is_tracing()
+            and not is_library_file(sys._getframe(1).f_code.co_filename))
 
     def __subclasscheck__(cls, other):
         return issubclass(other, _REAL_NDARRAY)

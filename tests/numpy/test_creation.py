@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import solvent
-from differential import assert_same
+from differential import assert_same, check_like_numpy
 from numpy_samples import ALL_DTYPES, check, check_or_raises, sample
 
 
@@ -371,3 +371,14 @@ def test_random_numbers_inside_jit_are_refused_never_a_crash(draw):
     assert_same(x, np.zeros(3))  # nothing written
     assert np.random.rand(2).shape == (2,) and type(np.empty(2)) is np.ndarray  # NumPy as it was
 
+
+
+def as_batch(x):
+    """Input normalizing as libraries write it: a traced array is an np.ndarray to user code."""
+    if not isinstance(x, np.ndarray):
+        x = np.stack([x, x])
+    return x.sum(axis=0), isinstance(x.sum(), np.ndarray), isinstance(x[:1], np.ndarray)
+
+
+def test_a_traced_array_is_an_ndarray_to_isinstance_in_user_code():
+    check_like_numpy(as_batch, np.arange(3.0))
