@@ -293,6 +293,10 @@ def _guard(example, ns: _Namespace, layouts: bool = False, pure: bool = False) -
             arrays.append(i)
         elif (kind in _STATIC_TYPES or isinstance(a, np.generic)) and a == a:  # (a NaN is never equal)
             tests.append(f"type({x}) is {ns.name(kind, 'type')} and {x} == {ns.name(a, 's')}")
+            if isinstance(a, (float, complex, np.inexact)) and a == 0:  # -0.0 == 0.0: the sign too
+                tests.append(f"{ns.name(np.signbit, 'signbit')}({x}) == {bool(np.signbit(np.real(a)))}")
+                if np.iscomplexobj(a):
+                    return None
         else:
             return None
     host = [i for i in arrays if type(args[i]) is np.ndarray]

@@ -170,8 +170,8 @@ def static_key(x):
         hash(x)
     except TypeError:
         return ("id", id(x))
-    if isinstance(x, float) and x != x:
-        return (float, "nan")
+    if isinstance(x, (float, complex, np.inexact)) and (x != x or x == 0):  # (-0.0 == 0.0, NaN != NaN)
+        return (type(x), np.asarray(x).tobytes())
     return (type(x), x)
 
 

@@ -26,3 +26,12 @@ def test_a_function_called_with_ever_new_shapes_stays_bounded():
     for n in range(1, 200):
         f(np.zeros(n))
     assert len(f.cache) == Options().cache_size
+
+
+def test_static_zeros_of_either_sign_and_nans_are_signatures_of_their_own():
+    # -0.0 == 0.0: both the call key and the fast path's guard took one for the other
+    f = solvent.jit(lambda x, s: 1.0 / (x * s))
+    x = np.ones(2)
+    for s in (0.0, -0.0, 0.0, np.float64(-0.0), np.float64(0.0), -0.0, float("nan"), 2.0):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            np.testing.assert_array_equal(f(x, s), 1.0 / (x * s))
