@@ -164,6 +164,26 @@ def zip_(*iterables, strict=False):
     return Rows(builtins.min(lengths), lambda i: tuple(x[i] for x in iterables))
 
 
+#: NumPy's scalar types, which convert a traced value as `astype` does (np.uint32(b) in a CRC loop).
+SCALAR_TYPES = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+                np.float16, np.float32, np.float64, np.complex64, np.complex128)
+
+
+def _scalar_type(kind):
+    def convert(x=0, *args, **keywords):
+        x = static(x)
+        if not is_traced(x) or args or keywords:
+            return kind(x, *args, **keywords)
+        converted = x.astype(kind)
+        return wrap(converted.value, scalar=True) if converted.ndim == 0 else converted  # (an array stays one)
+    convert.__name__ = kind.__name__
+    return convert
+
+
+for _kind in SCALAR_TYPES:
+    builtin(_kind)(_scalar_type(_kind))
+
+
 @builtin(any)
 def any_(iterable):
     """any() with traced items: their np.logical_or (a traced bool standing for Python's)."""

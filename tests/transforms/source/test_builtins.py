@@ -164,3 +164,22 @@ def test_default_of_an_empty_max():
         return max(a[:0], default=-1.0), min(a, default=7.0)
 
     check_like_numpy(f, np.arange(3.0))
+
+
+def crc32(data):
+    """Bit twiddling as people write it: NumPy's scalar types convert traced values."""
+    crc = np.uint32(0xFFFFFFFF)
+    for b in data:
+        crc ^= np.uint32(b)
+        for _ in range(8):
+            crc = (crc >> np.uint32(1)) ^ (np.uint32(0xEDB88320) * (crc & np.uint32(1)))
+    return ~crc
+
+
+def scalar_types(x):
+    return np.float32(x[0]), np.int64(x[1]), np.float64(x), np.uint8(x[2] * 100), np.bool_(x), np.complex64(x[0])
+
+
+def test_numpy_scalar_types_convert_traced_values():
+    check_like_numpy(crc32, np.frombuffer(b"hello world", np.uint8).copy())
+    check_like_numpy(scalar_types, np.array([1.5, -2.0, 3.7]))
