@@ -21,6 +21,13 @@ def _forward(ufunc):
     return lambda self, other: ufunc(self, other)
 
 
+def _power(self, other):
+    """`**`, which takes `np.square` for a Python 2 as ndarray's does: bools square to int8."""
+    if type(other) is int and other == 2 and self.dtype == np.bool_:
+        return np.square(self)
+    return np.power(self, other)
+
+
 def _reflected(ufunc):
     return lambda self, other: ufunc(other, self)
 
@@ -39,6 +46,7 @@ def install(cls) -> None:
         setattr(cls, f"__{name}__", _forward(ufunc))
     for name, ufunc in UNARY.items():
         setattr(cls, f"__{name}__", lambda self, ufunc=ufunc: ufunc(self))
+    cls.__pow__ = _power
     cls.__divmod__ = lambda self, other: np.divmod(self, other)
     cls.__rdivmod__ = lambda self, other: np.divmod(other, self)
     cls.__hash__ = lambda self: id(self)

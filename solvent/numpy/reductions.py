@@ -167,6 +167,11 @@ def clipped(a, a_min, a_max, min, max, copy):
     and np.minimum of `a` (which dispatch on it); `copy(a)` where neither bound is given."""
     low = a_min if a_min is not np._NoValue else (None if min is np._NoValue else min)
     high = a_max if a_max is not np._NoValue else (None if max is np._NoValue else max)
+    dtype = np.dtype(getattr(a, "dtype", np.float64))
+    if dtype.kind in "iu":  # NumPy drops a Python int bound beyond the integer dtype on its own side
+        info = np.iinfo(dtype)
+        low = None if type(low) is int and low < info.min else low
+        high = None if type(high) is int and high > info.max else high
     if low is None and high is None:
         return copy(a)
     result = a if low is None else np.maximum(a, low)

@@ -495,6 +495,16 @@ def test_integer_powers_wrap_as_numpys_for_every_exponent(dtype, data):
         assert actual.dtype == wanted.dtype
 
 
+def test_a_bool_array_squared_by_the_operator_is_int8():
+    check(lambda b: (b ** 2, b ** 3, b ** 2.0, np.power(b, 2)), np.array([True, False, True]))
+
+
+def test_clip_drops_python_int_bounds_beyond_an_integer_dtype():
+    x, u = np.array([-3, 1, 100], np.int8), np.array([3, 1, 200], np.uint8)
+    check(lambda x, u: (np.clip(x, -1000, 1000), np.clip(u, -1, 100), np.clip(x, -1000, 50), x.clip(5, 1000)), x, u)
+    check_or_raises(lambda x: np.clip(x, 1000, None), x)
+
+
 def test_dtype_keyword_sets_the_loop_as_numpys_signature():
     # dtype= was taken for an output cast of the int8 loop: np.add(int8, int8, dtype=np.int16) wrapped
     a, b = np.array([100, 120, -7], np.int8), np.array([100, 10, 3], np.int8)
