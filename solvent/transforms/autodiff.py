@@ -108,7 +108,8 @@ def _traced_scalars(args: tuple, numbers) -> tuple:
         if k in numbers and isinstance(x, (float, np.floating)):
             return wrap(value(np.float64(x) if isinstance(x, float) else x), scalar=True)
         return x
-    return tuple(convert(k, x) for k, x in enumerate(args))
+    with trace.current().emitting():
+        return tuple(convert(k, x) for k, x in enumerate(args))
 
 
 def _active(lifted: Lifted, numbers, purpose: str) -> list[bool]:

@@ -695,3 +695,12 @@ def test_checkpointing_bounds_the_memory_of_a_long_loop():
     assert plain_bytes >= 400 * state            # every iteration's state is stored
     assert checkpointed_bytes <= 60 * state      # ~n/k checkpoints plus one period of k states
     np.testing.assert_allclose(checkpointed(u), plain(u), rtol=1e-12)
+
+
+def test_python_float_primals_in_every_mode():
+    # jvp, vjp and jit(grad) of a Python float raised a raw RuntimeError (no MLIR context)
+    f = lambda x: x ** 3
+    for primal in (2.0, np.float64(2.0)):
+        assert solvent.jvp(f, (primal,), (1.0,)) == (8.0, 12.0)
+        assert solvent.vjp(f, primal)[1](1.0) == (12.0,)
+        assert solvent.jit(solvent.grad(f))(primal) == solvent.grad(f)(primal) == 12.0
