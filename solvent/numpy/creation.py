@@ -234,6 +234,15 @@ def _ordered(result, original, order, name: str):
     return _ordered(wrap(result.value, scalar=False), None, order, name)
 
 
+def _protocol(obj):
+    """What an object's `__array__` gives where that is traced (an object of the user's holding a
+    traced array, which NumPy's C code would refuse); `obj` itself otherwise."""
+    if is_traced(obj) or isinstance(obj, np.ndarray) or not hasattr(type(obj), "__array__"):
+        return obj
+    given = obj.__array__()
+    return given if is_traced(given) else obj
+
+
 @fresh(np.array)
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
     if not holds_traced(object):
@@ -408,6 +417,7 @@ def _fresh(name):
         like = kwargs.get("like")  # NumPy looks C functions up by name for like=: that is this wrapper
         if trace.is_tracing() and (is_traced(like) or like is None  # NumPy's own calls stay host
                                    and not is_library_file(sys._getframe(1).f_code.co_filename)):
+            args = tuple(_protocol(a) for a in args)
             with trace.current().emitting():
                 made = FRESH[name](*args, **kwargs)
                 if is_traced(made) and like is None and folding.small(made) and \

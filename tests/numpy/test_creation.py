@@ -382,3 +382,20 @@ def as_batch(x):
 
 def test_a_traced_array_is_an_ndarray_to_isinstance_in_user_code():
     check_like_numpy(as_batch, np.arange(3.0))
+
+
+class Holder:
+    """An object of the user's that gives NumPy its array (the array protocol)."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __array__(self, dtype=None, copy=None):
+        return self.a
+
+
+def test_an_argument_with_the_array_protocol_converts_inside():
+    f = lambda w: (np.asarray(w) * 2, np.array(w, dtype=np.float32))
+    expected, actual = f(Holder(np.arange(3.0))), solvent.jit(f)(Holder(np.arange(3.0)))
+    for a, e in zip(actual, expected):
+        assert_same(a, e)
