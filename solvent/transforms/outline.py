@@ -60,6 +60,8 @@ def _holds_traced(obj, depth: int = 4, padded: bool = False) -> bool:
         return obj.padded or not padded
     if depth == 0 or obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, type)):
         return False
+    if hasattr(obj, "__next__"):  # a generator or iterator runs its code later, in the caller
+        return not padded
     if isinstance(obj, functools.partial):
         parts = [obj.func, *obj.args, *obj.keywords.values()]
     elif hasattr(obj, "__code__"):  # a function: its closure and defaults

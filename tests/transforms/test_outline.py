@@ -146,3 +146,16 @@ def test_a_helper_given_a_slice_of_traced_length_is_inlined_and_keeps_its_mask()
     expected = np.zeros(300)
     running(x, expected)
     assert_same(out, expected, 1e-9, 1e-9)
+
+
+def doubled(x):
+    return (v * 2 for v in x)
+
+
+def consumes_a_generator(x):
+    return list(doubled(x)), sum(doubled(x))
+
+
+def test_a_helper_returning_a_generator_is_inlined():
+    # the generator ran in the caller, on the outlined function's arguments: a raw MLIRError
+    check_like_numpy(consumes_a_generator, np.arange(3.0))
