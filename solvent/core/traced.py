@@ -154,8 +154,8 @@ class TracedArray:
     nbytes = property(lambda self: self.size * self.aval.dtype.itemsize)
     T = property(lambda self: np.transpose(self))
     mT = property(lambda self: np.swapaxes(self, -1, -2))
-    real = property(lambda self: np.real(self))
-    imag = property(lambda self: np.imag(self))
+    real = property(lambda self: np.real(self), lambda self, new: _set_part(self, np.real, new))
+    imag = property(lambda self: np.imag(self), lambda self, new: _set_part(self, np.imag, new))
     flat = property(lambda self: dispatch.HOOKS.array_method(self, "flat")())
     strides = property(lambda self: dispatch.HOOKS.array_method(self, "strides")())
     base = property(lambda self: None if self._parent is None else self.root(),
@@ -318,6 +318,13 @@ def _refused(name: str):
     def method(self, other):
         raise mixed(name)
     return method
+
+
+def _set_part(array, part, new) -> None:
+    """`a.real = v` / `a.imag = v`: written through the part's view, as ndarray's setters do."""
+    if part is np.imag and not np.issubdtype(array.dtype, np.complexfloating):
+        raise TypeError("array does not have imaginary part to set")
+    part(array)[...] = new
 
 
 def _python_bool(x) -> bool:

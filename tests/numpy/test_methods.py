@@ -34,6 +34,16 @@ def test_writing_real_and_imag_parts():
     check(f, sample(np.complex128, (3,)), np.arange(3.0))
 
 
+def test_assigning_real_and_imag_attributes():
+    def f(z, x):
+        z.real += 1.0
+        z.imag = 3.0
+        x.real = x * 2.0
+        return z, x
+    check(f, sample(np.complex128, (3,)), np.arange(3.0))
+    check_or_raises(lambda x: setattr(x, "imag", 1.0), np.arange(3.0))
+
+
 def test_shape_methods():
     def f(x):
         return (x.reshape(3, 2), x.reshape((2, 3)), x.reshape(-1), x.transpose(), x.transpose(1, 0),
