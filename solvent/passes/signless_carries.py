@@ -54,7 +54,7 @@ def _rewrite(loop) -> None:
             with ir.InsertionPoint.at_block_begin(block):
                 for k in unsigned:
                     _retyped(block.arguments[k], kinds[k])
-        returned = loop.regions[1].blocks[0].operations[len(loop.regions[1].blocks[0].operations) - 1]
+        returned = list(loop.regions[1].blocks[0].operations)[-1]  # the body's stablehlo.return
         with ir.InsertionPoint(returned):
             for k in unsigned:
                 returned.operands[k] = ew.bitcast(returned.operands[k], _signed(kinds[k]))
