@@ -198,3 +198,21 @@ def test_none_where_an_array_is_expected_names_the_line(fn):
     with pytest.raises(solvent.SolventError) as raised:
         solvent.jit(fn)(np.arange(3.0))
     assert raised.value.location[0] == __file__
+
+
+class Model:
+    def __init__(self, w):
+        self.w = w
+
+    def update(self, g):
+        self.w -= 0.1 * g
+
+
+def test_writing_into_an_array_that_is_not_an_argument_says_to_pass_it():
+    model, before = Model(np.eye(2)), np.eye(2)
+    with pytest.raises(solvent.UnsupportedError, match="not an argument") as info:
+        solvent.jit(model.update)(np.ones((2, 2)))
+    assert f"{__file__}:{_line_of(Model.update, 'self.w -= 0.1 * g')}" in str(info.value)
+    np.testing.assert_array_equal(model.w, before)
+    solvent.jit(Model.update)(model, np.ones((2, 2)))  # the object as an argument: written
+    np.testing.assert_allclose(model.w, before - 0.1)
