@@ -46,6 +46,17 @@ def test_python_conversion_of_traced_value_names_the_line(convert):
     assert "np.where" in str(info.value)
 
 
+def formatted(x):
+    return f"{x.sum():.2f}"
+
+
+def test_formatting_a_traced_value_names_the_line():
+    # (a raw TypeError from object.__format__ before)
+    with pytest.raises(solvent.TracerConversionError, match="format") as info:
+        solvent.jit(formatted)(np.ones(3))
+    assert f"{__file__}:{_line_of(formatted, 'return f')}" in str(info.value)
+
+
 def first_index_of(x, target):
     i = 0
     while i < x.shape[0]:

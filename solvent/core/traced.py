@@ -218,6 +218,9 @@ class TracedArray:
     def __index__(self):
         return operator.index(self._host("use as a Python index"))
 
+    def __format__(self, spec):
+        return format(self._host("format()") if spec else repr(self), spec)  # (a spec formats the value)
+
     def item(self, *args):
         return self._host(".item()").item(*args)
 
