@@ -69,13 +69,24 @@ def splat_element(op: ir.Operation | None) -> ir.Attribute | None:
     return attribute.get_splat_value() if attribute is not None and attribute.is_splat else None
 
 
-def splat_float(value: ir.Value) -> float | None:
-    """The one float a splat `stablehlo.constant`, or a broadcast of one, holds; None for any other value."""
+def _splat_of(value: ir.Value) -> ir.Attribute | None:
+    """The one element a splat `stablehlo.constant`, or a broadcast of one, holds; None for any other value."""
     op = defining_op(value)
     if op is not None and op.name == "stablehlo.broadcast_in_dim":
         op = defining_op(op.operands[0])
-    element = splat_element(op)
+    return splat_element(op)
+
+
+def splat_float(value: ir.Value) -> float | None:
+    """The one float a splat constant (or a broadcast of one) holds; None for any other value."""
+    element = _splat_of(value)
     return element.value if isinstance(element, ir.FloatAttr) else None
+
+
+def splat_integer(value: ir.Value) -> int | None:
+    """The one integer a splat constant (or a broadcast of one) holds; None for any other value."""
+    element = _splat_of(value)
+    return ir.IntegerAttr(element).value if isinstance(element, ir.IntegerAttr) else None
 
 
 def named_attributes(op: ir.Operation) -> dict:

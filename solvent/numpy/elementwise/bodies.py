@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 
-from solvent.ir.module import defining_op, splat_element, splat_float
+from solvent.ir.module import defining_op, splat_float, splat_integer
 from solvent.ops import elementwise as ew
 from solvent.ops.elementwise import const
 from solvent.ops.base import dtype_of, is_bool, is_complex, is_float, is_unsigned, one, shape_of
@@ -229,18 +229,10 @@ def power(a, b):
         return ew.binary("or", a, ew.unary("not", b))
     if is_float(dtype_of(a)) and splat_float(b) == 0.5:  # NumPy's loop takes sqrt there (sqrt(-0) is -0)
         return ew.unary("sqrt", a)
-    known = _splat_integer(b)
+    known = splat_integer(b)
     if not is_float(dtype_of(a)) and not is_complex(dtype_of(a)) and not (known is not None and 0 <= known < 64):
         return _integer_power(a, b)
     return ew.binary("power", a, b)
-
-
-def _splat_integer(value: ir.Value) -> int | None:
-    op = defining_op(value)
-    if op is not None and op.name == "stablehlo.broadcast_in_dim":
-        op = defining_op(op.operands[0])
-    element = splat_element(op)
-    return ir.IntegerAttr(element).value if isinstance(element, ir.IntegerAttr) else None
 
 
 def _integer_power(a, b):

@@ -25,7 +25,7 @@ from solvent.numpy.values import is_python_scalar, is_traced, wrap
 _NOTHING = object()  # no `default=` given
 
 
-def _scalar(x, dtype, weak: bool):
+def scalar_of(x, dtype, weak: bool):
     """Traced `x` as a NumPy scalar of `dtype`; `weak` for a Python number."""
     out = wrap(x.astype(dtype).value, scalar=True)
     out.weak = weak
@@ -56,7 +56,7 @@ def int_(x=0, *args, **keywords):
     if not is_traced(x) or args or keywords:
         return builtins.int(x, *args, **keywords)
     x = _real(_only_element(x, "int()"), "int()")
-    return _scalar(np.trunc(x) if x.dtype.kind == "f" else x, np.int64, weak=True)
+    return scalar_of(np.trunc(x) if x.dtype.kind == "f" else x, np.int64, weak=True)
 
 
 @builtin(float)
@@ -65,7 +65,7 @@ def float_(x=0.0):
     x = static(x)
     if not is_traced(x):
         return builtins.float(x)
-    return _scalar(_real(_only_element(x, "float()"), "float()"), np.float64, weak=True)
+    return scalar_of(_real(_only_element(x, "float()"), "float()"), np.float64, weak=True)
 
 
 @builtin(round)
@@ -80,8 +80,8 @@ def round_(number, ndigits=None):
         raise TypeError(f"type {kind} doesn't define __round__ method")
     if ndigits is not None:  # (of a Python float or int, a Python number again)
         rounded = np.round(number, ndigits)
-        return _scalar(rounded, rounded.dtype, weak=True) if number.weak else rounded
-    return _scalar(np.rint(number) if number.dtype.kind == "f" else number, np.int64, weak=True)
+        return scalar_of(rounded, rounded.dtype, weak=True) if number.weak else rounded
+    return scalar_of(np.rint(number) if number.dtype.kind == "f" else number, np.int64, weak=True)
 
 
 def _truth(x, what: str):
@@ -120,7 +120,7 @@ def len_(x):
     """len() of a selection or slice of traced length (x[mask], x[:k]): its traced count."""
     lengths = getattr(x, "lengths", None) if isinstance(x, TracedArray) else None
     if lengths and lengths[0] is not None:
-        return _scalar(wrap(lengths[0], scalar=True), np.int64, weak=True)
+        return scalar_of(wrap(lengths[0], scalar=True), np.int64, weak=True)
     return builtins.len(x)
 
 
@@ -174,8 +174,7 @@ def _scalar_type(kind):
         x = static(x)
         if not is_traced(x) or args or keywords:
             return kind(x, *args, **keywords)
-        converted = x.astype(kind)
-        return wrap(converted.value, scalar=True) if converted.ndim == 0 else converted  # (an array stays one)
+        return scalar_of(x, kind, weak=False) if x.ndim == 0 else x.astype(kind)  # (an array stays one)
     convert.__name__ = kind.__name__
     return convert
 
@@ -198,7 +197,7 @@ def all_(iterable):
 
 def _python_bool(truth):
     """A traced truth as the Python bool any() and all() return (weak: a new scalar, not the item's)."""
-    return _scalar(truth, np.bool_, weak=True) if is_traced(truth) else truth
+    return scalar_of(truth, np.bool_, weak=True) if is_traced(truth) else truth
 
 
 @builtin(max)
@@ -257,7 +256,7 @@ def _choose(wins, item, best, name: str):
                 f"{name}imum, or compare NumPy scalars (a[()], a.sum(), ...)")
     chosen = np.where(wins, item, best)
     weak = builtins.all(is_python_scalar(x) or getattr(x, "weak", False) for x in (item, best))
-    return _scalar(chosen, chosen.dtype, weak)
+    return scalar_of(chosen, chosen.dtype, weak)
 
 
 def _of_vector(x, name: str, nan_reduce, default):

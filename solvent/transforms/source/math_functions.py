@@ -16,7 +16,8 @@ import numpy as np
 
 from solvent.numpy.folding import static
 from solvent.numpy.registry import builtin
-from solvent.numpy.values import is_traced, wrap
+from solvent.numpy.values import is_traced
+from solvent.transforms.source.builtins import scalar_of
 
 #: math function -> the ufunc computing it on float64 (a Python float's precision).
 FLOAT = {math.sqrt: np.sqrt, math.exp: np.exp, math.expm1: np.expm1, math.log10: np.log10, math.log2: np.log2,
@@ -29,13 +30,6 @@ FLOAT = {math.sqrt: np.sqrt, math.exp: np.exp, math.expm1: np.expm1, math.log10:
 INTEGER = {math.floor: np.floor, math.ceil: np.ceil, math.trunc: np.trunc}
 #: math function -> the ufunc testing a float.
 TEST = {math.isnan: np.isnan, math.isinf: np.isinf, math.isfinite: np.isfinite}
-
-
-def _weak(x, dtype):
-    """Traced `x` as the Python number of `dtype` it stands for."""
-    out = wrap(x.astype(dtype).value, scalar=True)
-    out.weak = True
-    return out
 
 
 def _traced(args) -> bool:
@@ -62,9 +56,9 @@ def _registered(table, result):
         builtin(fn)(traced)
 
 
-_registered(FLOAT, lambda v: _weak(v, np.float64))
-_registered(INTEGER, lambda v: _weak(v, np.int64))
-_registered(TEST, lambda v: _weak(v, np.bool_))
+_registered(FLOAT, lambda v: scalar_of(v, np.float64, weak=True))
+_registered(INTEGER, lambda v: scalar_of(v, np.int64, weak=True))
+_registered(TEST, lambda v: scalar_of(v, np.bool_, weak=True))
 
 
 @builtin(math.log)
@@ -75,4 +69,4 @@ def log(x, base=None):
         return math.log(*args)
     values = _real(args, math.log)
     result = np.log(values[0]) if base is None else np.log(values[0]) / np.log(values[1])
-    return _weak(result, np.float64)
+    return scalar_of(result, np.float64, weak=True)

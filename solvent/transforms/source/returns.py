@@ -10,6 +10,7 @@ Python's own order, which `statements` then captures like any loop with a `break
 from __future__ import annotations
 
 import ast
+import copy
 
 RETURN = "__solvent_return"
 RETURNED = "__solvent_returned"
@@ -88,7 +89,9 @@ class _Breaking:
         body = self.block(loop.body)
         if loop.orelse or body is None:
             return None
-        return ast.copy_location(type(loop)(**{**{f: getattr(loop, f) for f in loop._fields}, "body": body}), loop)
+        rewritten = copy.copy(loop)  # (its location too)
+        rewritten.body = body
+        return rewritten
 
     def block(self, stmts) -> list | None:
         out = []
