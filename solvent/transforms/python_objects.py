@@ -81,10 +81,11 @@ class _Watch:
         for item in itertools.islice(items.values() if isinstance(items, dict) else items, MOST):
             self._reach(name, item, depth - 1)
 
-    def put_back(self) -> tuple[list[str], list[Slot] | None]:
-        """Every watched object as it was; returns the names of those that had changed, and the
-        entries (a dict's items, an object's attributes) the trace gave another number or array,
-        None where it changed an object otherwise (appended, added or removed an entry)."""
+    def put_back(self) -> tuple[list[str], list | None]:
+        """Every watched object as it was; returns the names of those that had changed, and what a
+        loop could carry of the changes: the entries (a dict's items, an object's attributes) the
+        trace gave another number or array (`Slot`s), and the lists it appended one number or array
+        to (`Appended`); None where it changed an object otherwise (added or removed an entry)."""
         names, slots = [], []
         for name, x, old in self.saved:
             new = _contents(x)
@@ -92,16 +93,24 @@ class _Watch:
                 continue
             names.append(name)
             _put(x, old)
-            if slots is not None and isinstance(old, dict) and new.keys() == old.keys() and all(
+            if slots is None:
+                continue
+            if isinstance(old, dict) and new.keys() == old.keys() and all(
                     _carriable(old[k]) and _carriable(new[k]) for k in old if new[k] is not old[k]):
                 slots += [Slot(name, x, k) for k in old if new[k] is not old[k]]
+            elif type(x) is list and len(new) == len(old) + 1 and _same(new[:-1], old) and _carriable(new[-1]):
+                slots.append(Appended(name, x, new[-1]))
             else:
                 slots = None
         return list(dict.fromkeys(names)), slots
 
 
 class Slot:
-    """One entry of a Python object a loop carries: an item of a dict or an attribute of an object."""
+    """One entry of a Python object a loop carries: an item of a dict or an attribute of an object.
+
+    What a loop carries of a Python object has its value before the loop (`initial`), holds the
+    carried value while a trace of the body runs (`enter`), gives the body's new value (`leave`), is
+    as before after the trace (`restore`), and holds the loop's result after it (`finish`)."""
 
     def __init__(self, name: str, holder, key):
         self.name, self.holder, self.key = name, holder, key
@@ -113,8 +122,28 @@ class Slot:
     def set(self, v) -> None:
         (self.holder if self.item else vars(self.holder))[self.key] = v
 
+    initial = get
+    finish = set
+
+    def leave(self, held):
+        return self.get()
+
+    def enter(self, v, index) -> None:
+        self._before = self.get()
+        self.set(v)
+
+    def restore(self) -> None:
+        self.set(self._before)
+
     def __str__(self) -> str:
         return f"{self.name}[{self.key!r}]" if self.item else f"{self.name}.{self.key}"
+
+
+class Appended:
+    """A list the trace of a body appended one number or array (`item`) to."""
+
+    def __init__(self, name: str, holder: list, item):
+        self.name, self.holder, self.item = name, holder, item
 
 
 def _carriable(v) -> bool:

@@ -47,19 +47,104 @@ def counted_in_an_attribute(x):
     return x
 
 
-def collected(x):
+def appended_in_a_branch(x):
     parts = []
     for i in range(20):
-        parts.append(x[i] * 2.0)
+        if i % 2:
+            parts.append(x[i] * 2.0)
     return np.stack(parts)
 
 
-@pytest.mark.parametrize("fn", [appended, collected])
+def appended_what_the_loop_changes_in_place(x):
+    hist = []
+    for i in range(20):
+        x += 1.0
+        hist.append(x)  # NumPy's list holds x twenty times, all of its last value
+    return hist
+
+
+def appended_what_the_loop_goes_on_with(x):
+    hist = []
+    for i in range(20):
+        x = x + 1.0
+        hist.append(x)
+    return np.array(hist)
+
+
+def appended_a_view(grid):
+    rows = []
+    for i in range(20):
+        rows.append(grid[i])
+    grid += 1.0  # the rows NumPy's list holds change with it
+    return rows
+
+
+@pytest.mark.parametrize("fn", [appended, appended_in_a_branch, appended_what_the_loop_changes_in_place,
+                                appended_what_the_loop_goes_on_with])
 def test_a_static_loop_growing_python_objects_unrolls_and_follows_numpy(fn):
+    """Rolled, a body that reads the list it grows, appends in a branch, or appends an array that may
+    change afterwards would go wrong: the loop unrolls."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_like_numpy(fn, np.linspace(-1.0, 1.0, 20))
     assert any("unrolled" in str(w.message) for w in caught)
+
+
+def test_a_static_loop_appending_views_unrolls_and_follows_numpy():
+    with pytest.warns(UserWarning, match="unrolled"):
+        check_like_numpy(appended_a_view, np.arange(60.0).reshape(20, 3))
+
+
+def losses(w, X, y):
+    history = []
+    for step in range(300):  # past what could unroll
+        r = X @ w - y
+        w -= 0.05 * X.T @ r / len(y)
+        history.append((r * r).mean())
+    return w, np.array(history)
+
+
+def path(x):
+    states = [x.copy()]
+    for t in range(99, 1, -2):
+        x = 0.5 * (x + np.roll(x, 1))
+        states.append(x.copy())
+    return np.stack(states)
+
+
+def counted(x):
+    steps, times = [], []
+    t = 0.0
+    for k in range(30):
+        t += 0.125
+        steps.append(k)
+        times.append(t)
+    return x * times[-1], steps, sum(steps)
+
+
+def row_sums(m):
+    sums = []
+    for row in m:
+        sums.append(row.sum())
+    return sums
+
+
+@pytest.mark.parametrize("fn, args", [
+    (losses, (np.zeros(3), np.linspace(0.0, 1.0, 60).reshape(20, 3), np.linspace(1.0, 2.0, 20))),
+    (path, (np.linspace(0.0, 1.0, 8),)),
+    (counted, (np.ones(3, np.float32),)),
+    (row_sums, (np.arange(120.0).reshape(40, 3),))])
+def test_a_static_loop_appending_one_item_a_step_rolls_and_collects_them(fn, args):
+    """A list the body only appends to, one number or array it made each step, is carried as a
+    buffer of one row a step: the loop rolls, and the list holds what NumPy's does, Python numbers
+    still Python numbers."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_like_numpy(fn, *args)
+        result = solvent.jit(fn)(*args)
+    if fn is counted:
+        assert [type(k) for k in result[1]] == [int] * 30 and type(result[2]) is int
+    assert "stablehlo.while" in solvent.code_hlo(fn, *args, optimize="none")
 
 
 @pytest.mark.parametrize("fn", [counted_in_a_dict, counted_in_an_attribute])

@@ -155,6 +155,18 @@ def updated_in_place(statements_) -> list[str]:
     return [n for n in dict.fromkeys(finder.augmented) if n not in finder.names]
 
 
+def appended_only(statements_, target) -> list[str]:
+    """Names `statements_` (a loop's body) use only in one `name.append(item)` among them, not in a
+    branch or inner loop and not the loop's target: lists a rolled loop can carry
+    (`collected_lists`), since no step reads them."""
+    appends = [s.value.func.value.id for s in statements_
+               if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and len(s.value.args) == 1
+               and not s.value.keywords and isinstance(s.value.func, ast.Attribute)
+               and s.value.func.attr == "append" and isinstance(s.value.func.value, ast.Name)]
+    uses = [n.id for s in [*statements_, target] for n in ast.walk(s) if isinstance(n, ast.Name)]
+    return [n for n in appends if uses.count(n) == 1]
+
+
 class _LoopExits(ast.NodeTransformer):
     """`break`/`continue` of one loop level become flag assignments; later statements are guarded."""
 
@@ -330,6 +342,7 @@ class _Rewriter(ast.NodeTransformer):
                       and not iterator.keywords and 1 <= len(iterator.args) <= 3 else None)
         hints = _hints(node.body)
         branching = ast.Constant(contains(node.body, (ast.If, ast.IfExp)))
+        collected = ast.Lambda(_no_arguments(), _loads(appended_only(node.body, node.target)))
         self.generic_visit(node)
         item = self.fresh("item")
         body = [ast.Assign([node.target], ast.Name(item, ast.Load()))] + node.body
@@ -339,10 +352,11 @@ class _Rewriter(ast.NodeTransformer):
         function = _function(body_name, [item] + names, body + done)
         if range_args is not None:  # generic_visit rewrote the arguments in place
             call = _helper("for_range", ast.Tuple(range_args, ast.Load()), ast.Name(body_name, ast.Load()),
-                           _loads(names), ast.Constant(tuple(names)), self.where(node), *hints, branching)
+                           _loads(names), ast.Constant(tuple(names)), self.where(node), *hints, branching,
+                           collected)
         else:
             call = _helper("for_stmt", node.iter, ast.Name(body_name, ast.Load()), _loads(names),
-                           ast.Constant(tuple(names)), self.where(node), *hints)
+                           ast.Constant(tuple(names)), self.where(node), *hints, collected)
         return [function, self._assign(names, call)]
 
     def _for_as_while(self, node):

@@ -18,7 +18,7 @@ from solvent.errors import TracerConversionError, UnsupportedError
 from solvent.numpy import folding
 from solvent.numpy.indexing import affine
 from solvent.numpy.values import holds_traced, value, wrap
-from solvent.transforms import control_flow, python_objects
+from solvent.transforms import collected_lists, control_flow, python_objects
 from solvent.transforms.source.builtins import Rows
 
 
@@ -233,7 +233,7 @@ UNROLL_AT_MOST = 256
 UNROLL_OPS_AT_MOST = 10_000
 
 
-def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), branching=False):
+def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), branching=False, collected=None):
     """`for i in range(*bounds): body` (body_fn(i, *values)); rolled when traced or long.
 
     A static loop unrolls while the copies of its body, times those of the static loops
@@ -256,16 +256,16 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), br
             if limit is None or len(steps) < 2:
                 return _unrolled(steps, body_fn, values, copies)
             if branching and _takes_branch(body_fn, steps[0], values):
-                return _short_rolled(steps, body_fn, values, names, where, in_place, written, 1)
+                return _short_rolled(steps, body_fn, values, names, where, in_place, written, 1, collected)
             block = session.blocks[-1]
             emitted = len(block.operations)
             values = _unrolled(steps[:1], body_fn, values, copies)
             if _ops_since(block, emitted) * (len(steps) - 1) <= UNROLL_OPS_AT_MOST:
                 return _unrolled(steps[1:], body_fn, values, copies)
-            return _short_rolled(steps[1:], body_fn, values, names, where, in_place, written, copies)
+            return _short_rolled(steps[1:], body_fn, values, names, where, in_place, written, copies, collected)
         try:
             session.rolled.append(where)
-            return _rolled(bounds, body_fn, values, names, where, in_place, written)
+            return _rolled(bounds, body_fn, values, names, where, in_place, written, collected=collected)
         except (TracerConversionError, UnsupportedError, TypeError, IndexError) as error:
             reason = f"{error.__class__.__name__}: {str(error).splitlines()[0]}"
             if copies > UNROLL_AT_MOST:
@@ -276,7 +276,7 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), br
             warnings.warn(f"{where[0]}:{where[1]}: loop of {len(steps)} steps unrolled: its body "
                           f"cannot run with a traced loop index ({reason})", stacklevel=2)
             return _unrolled(steps, body_fn, values, copies)
-    return _rolled(bounds, body_fn, values, names, where, in_place, written)
+    return _rolled(bounds, body_fn, values, names, where, in_place, written, collected=collected)
 
 
 def _takes_branch(body_fn, index, values) -> bool:
@@ -288,14 +288,14 @@ def _takes_branch(body_fn, index, values) -> bool:
         return False
 
 
-def _short_rolled(steps, body_fn, values, names, where, in_place, written, copies):
+def _short_rolled(steps, body_fn, values, names, where, in_place, written, copies, collected=None):
     """Steps of a short loop (all, or the rest after its first) rolled, the loops in its body
     counting `copies`; unrolled, as the whole loop would have been, where the body cannot run
     with a traced index."""
     try:
         trace.current().rolled.append(where)
         return _rolled((steps.start, steps.stop, steps.step), body_fn, values, names, where, in_place, written,
-                       copies)
+                       copies, collected)
     except (TracerConversionError, UnsupportedError, TypeError, IndexError):
         return _unrolled(steps, body_fn, values, copies)
 
@@ -327,48 +327,53 @@ def _unrolled(steps, body_fn, values, copies=1):
     return values
 
 
-def _rolled(bounds, body_fn, values, names, where, in_place, written, copies=1):
+def _rolled(bounds, body_fn, values, names, where, in_place, written, copies=1, collected=None):
     """`for` over `range(*bounds)` as one `stablehlo.while`, carrying what `_carrying_entries` finds."""
     def run(values, names, slots):
         body = _with_entries(body_fn, slots, len(values) - len(slots), index=True)
         return _one_while(bounds, body, values, names, in_place, written, copies, where)
-    return _carrying_entries(run, values, names)
+    steps = None if any(_traced(b) for b in bounds) else range(*bounds)
+    return _carrying_entries(run, values, names, steps, collected)
 
 
-def _carrying_entries(run, values, names):
+def _carrying_entries(run, values, names, steps=None, collected=None):
     """`run(values, names, slots)`, a loop; where its body gave entries of Python objects other numbers
-    or arrays (`self.t += dt` in a step method), once more with those entries carried after `values`
-    as names are, the entries then holding the loop's results."""
+    or arrays (`self.t += dt` in a step method), or appended to lists `collected()` names (a loop
+    over the static range `steps`), once more with those entries and lists carried after `values`
+    as names are, the entries then holding the loop's results, the lists their items."""
     try:
         return run(values, names, ())
     except python_objects.ObjectsChanged as error:
-        if not error.slots:
+        slots = collected_lists.carried(error.slots, steps, collected() if collected is not None else ())
+        if slots is None:
             raise
-        slots, k = error.slots, len(values)
-        carried = run((*values, *(s.get() for s in slots)), (*names, *map(str, slots)), slots)
+        k = len(values)
+        carried = run((*values, *(s.initial() for s in slots)), (*names, *map(str, slots)), slots)
         for slot, v in zip(slots, carried[k:]):
-            slot.set(v)
+            slot.finish(v)
         return carried[:k]
 
 
 def _with_entries(fn, slots, k, index=False, gives=True):
-    """`fn` (a loop's body, or its test: `gives` False) over `k` values followed by the entries
-    `slots` (after the loop index, with `index`): the entries hold those values during the call and
+    """`fn` (a loop's body, or its test: `gives` False) over `k` values followed by what `slots`
+    carries (after the loop index, with `index`): the entries hold those values during the call and
     what they held before after it (the body is traced, not run); a body also gives their new values."""
     if not slots:
         return fn
 
     def call(*args):
         first = 1 if index else 0
-        before = [s.get() for s in slots]
         for slot, v in zip(slots, args[first + k:]):
-            slot.set(v)
+            slot.enter(v, args[0] if index else None)
         try:
             out = fn(*args[:first + k])
-            return (*out, *(s.get() for s in slots)) if gives else out
+            if not gives:
+                return out
+            held = (out, [s.get() for s in slots if isinstance(s, python_objects.Slot)])
+            return (*out, *(s.leave(held) for s in slots))
         finally:
-            for slot, v in zip(slots, before):
-                slot.set(v)
+            for slot in slots:
+                slot.restore()
     return call
 
 
@@ -412,13 +417,14 @@ def _traced_index(bounds):
     return index
 
 
-def for_stmt(iterable, body_fn, values, names, where=None, in_place=(), written=()):
+def for_stmt(iterable, body_fn, values, names, where=None, in_place=(), written=(), collected=None):
     """`for x in iterable: body` over a static iterable (lists, tuples), or over a traced array's
     first axis (or `enumerate`/`zip` of traced arrays) as a loop over its rows (rolled when long,
     like `for_range`)."""
     if isinstance(iterable, Rows) or (is_traced(iterable) and iterable.ndim and iterable.known is None):
         rows = iterable  # each step reads the row as the array is then, as NumPy's iterator does
-        return for_range((len(rows),), lambda i, *v: body_fn(rows[i], *v), values, names, where, in_place, written)
+        return for_range((len(rows),), lambda i, *v: body_fn(rows[i], *v), values, names, where, in_place, written,
+                         collected=collected)
     items = iterable if isinstance(iterable, (list, tuple, range)) else list(iterable)
     session = trace.current()
     return _unrolled(items, body_fn, tuple(values), (session.copies if session is not None else 1) * len(items))

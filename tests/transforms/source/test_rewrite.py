@@ -270,7 +270,7 @@ def test_short_static_loops_unroll_below_the_threshold():
 def uses_index_statically(x, n):
     parts = []
     for i in range(n):
-        parts.append(x[i] * i)
+        parts.append(x[i] * len(parts))  # a list the body reads as it grows
     return sum(parts)
 
 

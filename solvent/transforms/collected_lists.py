@@ -1,0 +1,107 @@
+"""Lists a rolled `for` over a static range appends to on every step (`losses.append(loss)`,
+`path.append(x.copy())`): the loop carries a buffer of one row per step, each step writes its item
+at its row, and the list gets the rows after the loop, as NumPy's loop leaves it.
+
+Only for a list the body uses by that one `append` alone (the rewrite checks the source: a body
+traced once cannot read a list that grows), and only for items NumPy's list holds as they are at
+the end of their step: numbers, and arrays the step made that no carried name holds and nothing
+views (an array the loop goes on with may change in place after it was appended)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solvent.core import trace
+from solvent.core.session import SESSION
+from solvent.core.traced import TracedArray, TracedScalar
+from solvent.errors import ControlFlowError
+from solvent.numpy.values import full, wrap
+from solvent.transforms.python_objects import Appended
+from solvent.transforms.regions import is_weak, weakened
+
+
+class Collected:
+    """A list a loop over `steps` appends one item to on every step, carried as a buffer (the
+    entry protocol of `python_objects.Slot`)."""
+
+    def __init__(self, appended: Appended, steps: range):
+        self.name, self.holder, self.steps = appended.name, appended.holder, steps
+        self.shape, self.dtype = np.shape(appended.item), _dtype(appended.item)
+        self.weak = is_weak(appended.item)
+
+    def initial(self) -> TracedArray:
+        with trace.current().emitting():
+            return wrap(full(0, (len(self.steps), *self.shape), self.dtype), scalar=False)
+
+    def enter(self, buffer, index) -> None:
+        self.buffer, self.index, self.length = buffer, index, len(self.holder)
+
+    def leave(self, held) -> TracedArray:
+        """The buffer with the item the step appended at its row (taken off the list again); an error
+        (the loop then unrolls) where the step appended otherwise or NumPy's list would not hold
+        the item as it is now."""
+        grown = self.holder[self.length:]
+        del self.holder[self.length:]
+        if len(grown) != 1 or np.shape(grown[0]) != self.shape or _dtype(grown[0]) != self.dtype:
+            raise ControlFlowError(f"the body of a traced loop appends to `{self.name}` other than one "
+                                   f"item of shape {self.shape} and dtype {self.dtype} a step")
+        item = grown[0]
+        if not _as_made(item, held):
+            raise ControlFlowError(f"the body of a traced loop appends to `{self.name}` an array that may "
+                                   "change after it is appended (one the loop goes on with, a view, or one "
+                                   "made before the loop); append a copy")
+        self.weak = self.weak and is_weak(item)
+        start, step = self.steps.start, self.steps.step
+        row = self.index if (start, step) == (0, 1) else (self.index - start) // step
+        self.buffer[row] = item
+        return self.buffer
+
+    def restore(self) -> None:
+        del self.holder[self.length:]
+
+    def finish(self, buffer) -> None:
+        rows = (buffer[k] for k in range(len(self.steps)))
+        self.holder.extend(weakened(r, self.weak) if isinstance(r, TracedScalar) else r.copy() for r in rows)
+
+    def __str__(self) -> str:
+        return f"{self.name}[...]"
+
+
+def carried(slots, steps: range | None, lists) -> list | None:
+    """What a loop over `steps` (None: not a static range) carries of the changes `slots`
+    (`python_objects.ObjectsChanged.slots`): the entries as they are, the appended lists among
+    `lists` (those the body uses by one `append` alone) as `Collected`; None where one cannot be."""
+    if not slots:
+        return None
+    out = []
+    for slot in slots:
+        if not isinstance(slot, Appended):
+            out.append(slot)
+        elif steps is None or not any(slot.holder is x for x in lists):
+            return None
+        else:
+            out.append(Collected(slot, steps))
+    return out
+
+
+def _dtype(item) -> np.dtype:
+    return item.dtype if hasattr(item, "dtype") else np.result_type(type(item))
+
+
+def _as_made(item, held) -> bool:
+    """Whether NumPy's list holds `item` as it is at the end of its step: a number, or an array the
+    step made that nothing `held` (what the loop carries on) holds and nothing views."""
+    if isinstance(item, TracedScalar) or not isinstance(item, (TracedArray, np.ndarray)):
+        return True
+    if np.ndim(item) == 0:
+        return False  # (a 0-d array: its rows would be NumPy scalars)
+    return (isinstance(item, TracedArray) and item._parent is None and not item.__dict__.get("_views")
+            and item.depth >= len(SESSION.regions) and not _holds(held, item))
+
+
+def _holds(x, item, depth: int = 4) -> bool:
+    if x is item:
+        return True
+    if depth and isinstance(x, (tuple, list, dict)):
+        return any(_holds(v, item, depth - 1) for v in (x.values() if isinstance(x, dict) else x))
+    return False
