@@ -242,11 +242,13 @@ def _transformed(transform, fn, options: dict, numbers=None, after=None):
 
 
 def _as_floats(gradient, args, argnums):
-    """Gradients of Python-float arguments as NumPy floats, as the argument was a scalar."""
-    floats = [isinstance(args[k], (float, np.floating)) for k in autodiff.argument_numbers(argnums, len(args))]
+    """Gradients of Python and NumPy float arguments as NumPy floats of their dtype, as the argument
+    was a scalar."""
+    kinds = [np.float64 if isinstance(args[k], float) else type(args[k]) if isinstance(args[k], np.floating) else None
+             for k in autodiff.argument_numbers(argnums, len(args))]
     if isinstance(argnums, int):
-        return np.float64(gradient) if floats[0] else gradient
-    return tuple(np.float64(g) if f else g for g, f in zip(gradient, floats))
+        return kinds[0](gradient) if kinds[0] else gradient
+    return tuple(kind(g) if kind else g for g, kind in zip(gradient, kinds))
 
 
 def _argnums(argnums):

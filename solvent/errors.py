@@ -99,7 +99,8 @@ class TracerConversionError(SolventError, TypeError):
 
 
 class SignatureError(SolventError, TypeError):
-    """A compiled function was called with arguments of another signature."""
+    """A compiled function was called with arguments of another signature (or a transformation with
+    arguments, or a function, of another kind than it takes)."""
 
 
 class CompileError(SolventError):

@@ -28,7 +28,7 @@ from jaxlib.mlir.dialects import func
 
 from solvent.core import spec, structure, trace
 from solvent.core.traced import TracedScalar
-from solvent.errors import UnsupportedError
+from solvent.errors import SignatureError, UnsupportedError
 from solvent.numpy.values import full, value, wrap
 from solvent.ops import elementwise as ew, enzyme, shape as shape_ops
 from solvent.ops.base import shape_of
@@ -101,15 +101,37 @@ def _is_float(dtype) -> bool:
     return np.issubdtype(dtype, np.floating)
 
 
-def _traced_scalars(args: tuple, numbers) -> tuple:
-    """Python floats among the differentiated arguments become traced scalars (Python scalars
-    are otherwise compile-time constants, which have no derivative)."""
-    def convert(k, x):
-        if k in numbers and isinstance(x, (float, np.floating)):
+def _traced_scalars(args: tuple, numbers, purpose: str, integers: bool = False) -> tuple:
+    """Python and NumPy floats among the differentiated arguments, or inside their structures,
+    become traced scalars (Python scalars are otherwise compile-time constants, which have no
+    derivative); an integer argument is an error, as an integer array is, unless `integers`
+    (forward mode and vjp take them as constants)."""
+    def convert(x):
+        if isinstance(x, (float, np.floating)):
             return wrap(value(np.float64(x) if isinstance(x, float) else x), scalar=True)
         return x
+
+    def converted(k, x):
+        if k not in numbers:
+            return x
+        if _is_integer(x) and not integers:
+            raise SignatureError(f"{purpose} differentiates floats; argument {k} is the integer {x!r}. Pass a "
+                            "float, or leave it out of argnums")
+        leaves = structure.flatten(x, _is_leaf)
+        if not any(isinstance(leaf, (float, np.floating)) for leaf in leaves):
+            return x
+        return structure.unflatten(x, [convert(leaf) for leaf in leaves], _is_leaf)
     with trace.current().emitting():
-        return tuple(convert(k, x) for k, x in enumerate(args))
+        return tuple(converted(k, x) for k, x in enumerate(args))
+
+
+def _is_integer(x) -> bool:
+    """A Python or NumPy integer or bool (not an array)."""
+    return type(x) in (bool, int) or isinstance(x, (np.bool_, np.integer))
+
+
+def _is_leaf(x) -> bool:
+    return structure.is_array(x) or _is_integer(x) or isinstance(x, (float, np.floating))
 
 
 def _active(lifted: Lifted, numbers, purpose: str) -> list[bool]:
@@ -118,7 +140,7 @@ def _active(lifted: Lifted, numbers, purpose: str) -> list[bool]:
     for leaf, path in zip(lifted.leaves, lifted.built.copied.paths):
         inside = path.part == 0 and path.argument in numbers
         if inside and len(path) == 2 and not _is_float(leaf.dtype):
-            raise TypeError(f"{purpose} differentiates float arrays; argument {path.argument} is "
+            raise SignatureError(f"{purpose} differentiates float arrays; argument {path.argument} is "
                             f"{leaf.dtype}. Convert it with .astype(float), or leave it out of argnums")
         if inside and np.issubdtype(leaf.dtype, np.complexfloating):
             raise UnsupportedError(f"{purpose} of a function of complex arrays")
@@ -127,10 +149,17 @@ def _active(lifted: Lifted, numbers, purpose: str) -> list[bool]:
 
 
 def _like_arguments(lifted: Lifted, args, argnums, derivative):
-    """The arguments `argnums` rebuilt with `derivative(i, leaf)` for each array leaf i."""
+    """The arguments `argnums` rebuilt with `derivative(i, leaf)` for each array leaf i (and a zero
+    of its type for each integer inside them, as integer arrays get zeros)."""
     index = {id(leaf): i for i, leaf in enumerate(lifted.leaves)}
-    trees = [structure.copy_structure(args[k], lambda leaf, _: derivative(index[id(leaf)], leaf)).tree
-             for k in argument_numbers(argnums, len(args))]
+
+    def rebuilt(x):
+        x = structure.copy_structure(x, lambda leaf, _: derivative(index[id(leaf)], leaf)).tree
+        leaves = structure.flatten(x, _is_leaf)
+        if not any(_is_integer(leaf) for leaf in leaves):
+            return x
+        return structure.unflatten(x, [type(leaf)(0) if _is_integer(leaf) else leaf for leaf in leaves], _is_leaf)
+    trees = [rebuilt(args[k]) for k in argument_numbers(argnums, len(args))]
     return trees[0] if isinstance(argnums, int) else tuple(trees)
 
 
@@ -149,7 +178,7 @@ def _split_aux(result: spec.Spec, has_aux: bool, purpose: str):
     if not has_aux:
         return result, None
     if not isinstance(result, spec.Node) or result.kind not in (tuple, list) or len(result.children) != 2:
-        raise TypeError(f"{purpose}(..., has_aux=True) needs a function returning a pair (output, aux)")
+        raise SignatureError(f"{purpose}(..., has_aux=True) needs a function returning a pair (output, aux)")
     return result.children[0][1], result.children[1][1]
 
 
@@ -238,15 +267,15 @@ def _value_and_grad(fn, args, kwargs, argnums, has_aux, checkpoint):
     purpose = "solvent.grad"
     session = _session(purpose)
     numbers = argument_numbers(argnums, len(args))
-    args = _traced_scalars(args, numbers)
+    args = _traced_scalars(args, numbers, purpose)
     lifted = lift(fn, args, kwargs, purpose)
     loss_spec, _ = _split_aux(lifted.signature.result, has_aux, purpose)
     if not isinstance(loss_spec, spec.Output):
-        raise TypeError(f"{purpose} needs a function returning a float scalar array, got {_returned(loss_spec)}")
+        raise SignatureError(f"{purpose} needs a function returning a float scalar array, got {_returned(loss_spec)}")
     k = loss_spec.index
     aval = lifted.signature.output_avals[k]
     if aval.shape != () or not _is_float(aval.dtype):
-        raise TypeError(f"{purpose} needs a function returning a float scalar, got {aval}; "
+        raise SignatureError(f"{purpose} needs a function returning a float scalar, got {aval}; "
                         "reduce it (np.sum) or use solvent.jacrev / solvent.vjp")
     active = _active(lifted, numbers, purpose)
     _checkpoint(lifted, checkpoint)
@@ -272,7 +301,7 @@ def vjp(fn, *primals, has_aux=False, checkpoint=None):
     """
     purpose = "solvent.vjp"
     session = _session(purpose)
-    primals = _traced_scalars(tuple(primals), range(len(primals)))
+    primals = _traced_scalars(tuple(primals), range(len(primals)), purpose, integers=True)
     lifted = lift(fn, primals, {}, purpose)
     out_spec, _ = _split_aux(lifted.signature.result, has_aux, purpose)
     active = _active(lifted, range(len(primals)), purpose)
@@ -309,7 +338,7 @@ def _seeds(lifted: Lifted, result: spec.Spec, cotangent) -> dict:
         elif isinstance(node, spec.Node):
             kids = structure.children(ct) or []
             if len(kids) != len(node.children):
-                raise TypeError(f"the cotangent has {len(kids)} parts where the output has {len(node.children)}")
+                raise SignatureError(f"the cotangent has {len(kids)} parts where the output has {len(node.children)}")
             for (_, child_spec), (_, child) in zip(node.children, kids):
                 pair(child_spec, child)
     pair(result, cotangent)
@@ -328,7 +357,7 @@ def jvp(fn, primals, tangents):
     """
     purpose = "solvent.jvp"
     session = _session(purpose)
-    primals = _traced_scalars(tuple(primals), range(len(primals)))
+    primals = _traced_scalars(tuple(primals), range(len(primals)), purpose, integers=True)
     lifted = lift(fn, primals, {}, purpose)
     active = _active(lifted, range(len(primals)), purpose)
     tree = (tuple(tangents), {})
@@ -351,7 +380,7 @@ def _reach(tree, path):
     try:
         return path.reach(tree)
     except (KeyError, IndexError, AttributeError, TypeError):
-        raise TypeError("the tangents do not have the structure of the primals") from None
+        raise SignatureError("the tangents do not have the structure of the primals") from None
 
 
 # -- Jacobians ------------------------------------------------------------------------------
@@ -392,7 +421,7 @@ def _jacobian(fn, argnums, has_aux, mode):
         numbers = argument_numbers(argnums, len(args))
         purpose = f"solvent.{mode}"
         session = _session(purpose)
-        args = _traced_scalars(args, numbers)
+        args = _traced_scalars(args, numbers, purpose)
         lifted = lift(fn, args, kwargs, purpose)
         out_spec, _ = _split_aux(lifted.signature.result, has_aux, purpose)
         active = _active(lifted, numbers, purpose)

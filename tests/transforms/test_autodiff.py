@@ -5,6 +5,7 @@ differences, with its jax.numpy twin for `jax.grad`/`jax.jacfwd`.
 """
 
 import copy
+import functools
 import dataclasses
 
 import jax
@@ -640,10 +641,44 @@ def test_writes_to_outside_arrays_are_refused():
 
 
 def test_integer_arguments_are_refused_and_python_scalars_kept_static():
-    with pytest.raises(TypeError, match="float arrays"):
+    with pytest.raises(solvent.SignatureError, match="float arrays"):
         solvent.grad(lambda n: np.sum(n * 1.0))(np.arange(3))
+    with pytest.raises(solvent.SignatureError, match="the integer 2") as error:
+        solvent.grad(lambda s, x: s * np.sum(x))(2, x5)  # a Python int is no float either
+    assert "test_autodiff.py" in str(error.value)
     g = solvent.grad(lambda x, n: np.sum(x ** n))(x5, 3)
     close(g, 3 * x5 ** 2)
+
+
+@dataclasses.dataclass
+class Physics:
+    k: np.ndarray
+    damping: float
+    order: int
+
+
+@pytest.mark.parametrize("inside_jit", [False, True])
+def test_floats_inside_the_parameters_are_differentiated_and_integers_get_zeros(inside_jit):
+    """A Python float inside a dict or dataclass of parameters is a parameter, as a 0-d array is (its
+    gradient was the float itself); an int inside gets a zero, as an integer array does."""
+    def loss(p, q, x):
+        return np.sum(p["a"] * x) + p["b"] ** 2 * 3.0 + p["n"] * 1.0 + np.sum(q.k * x) * q.damping + q.order
+
+    def gradients(p, q, x):
+        return solvent.grad(loss, argnums=(0, 1))(p, q, x)
+    x = np.array([1.0, 2.0])
+    p, q = {"a": np.array(2.0), "b": 0.7, "n": 3}, Physics(np.array([0.5, 1.5]), 0.25, 2)
+    gp, gq = (solvent.jit(gradients) if inside_jit else gradients)(p, q, x)
+    close(gp["a"], x.sum())
+    close(gp["b"], 6 * 0.7)
+    close(gq.k, 0.25 * x)
+    close(gq.damping, np.sum(q.k * x))
+    assert gp["n"] == 0 and type(gp["n"]) is int and gq.order == 0
+
+
+def test_the_gradient_of_a_numpy_float_scalar_has_its_dtype():
+    g = solvent.grad(lambda s, x: s * np.sum(x))(np.float32(1.5), np.ones(2, np.float32))
+    assert type(g) is np.float32 and g == 2.0
 
 
 def opaque(x):
@@ -678,6 +713,26 @@ def test_reverse_mode_through_a_loop_of_traced_length_says_to_use_forward_mode()
         solvent.grad(until_large)(x)
     expected = finite_differences(Case("until_large", until_large, None, (x,)))[0]
     close(solvent.jacfwd(until_large)(x), expected, 1e4)
+
+
+def recurrence(x, steps):
+    """`y[i] = f(y[i - 1])` as simulations write it: a loop from 1 (or backwards, or by twos)."""
+    y = np.zeros_like(x)
+    y[steps[0] - np.sign(steps[2])] = x[0]
+    for i in range(*steps):
+        y[i] = 0.5 * y[i - np.sign(steps[2])] + np.sin(x[i])
+    return np.sum(y * y)
+
+
+@pytest.mark.parametrize("steps", [(1, 40, 1), (38, -1, -1), (1, 40, 2)])
+def test_reverse_mode_through_a_static_loop_not_from_zero_by_one(steps):
+    """Enzyme caches a loop's values by a counter from 0 by 1: such a loop failed to compile under grad
+    ('WhileOp does not have induction variable'); a static range now counts its steps that way."""
+    x = vector(40, -1.0, 1.0)
+    fn = functools.partial(recurrence, steps=steps)
+    expected = finite_differences(Case("recurrence", fn, None, (x,)))[0]
+    close(solvent.grad(fn)(x), expected, 1e2)
+    close(solvent.jit(solvent.grad(fn))(x), expected, 1e2)
 
 
 def test_checkpointing_bounds_the_memory_of_a_long_loop():

@@ -381,22 +381,28 @@ def _one_while(bounds, body_fn, values, names, in_place, written, copies, where)
     start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
     values = _fill_undefined(values, lambda v: tuple(body_fn(_traced_index(bounds), *v)))
     _check_defined(values, names, "for loop", where)
-    if not is_traced(step) and step < 0:
+    static = not any(is_traced(b) for b in bounds)
+    # A static range counts its steps from 0 by 1 (the while's first block argument), the index
+    # computed from the count: the only form Enzyme's reverse mode caches a loop's values by.
+    counted = static and (start, step) != (0, 1)
+    if not is_traced(step) and step < 0 and not counted:
         test = lambda c: c[0] > c[1]  # noqa: E731
     else:
         test = lambda c: c[0] < c[1]  # noqa: E731
 
     def body(carry):
-        i, end, inner = carry
+        k, end, inner = carry
+        i = (start + k if step == 1 else start - k if step == -1 else start + k * step) if counted else k
         i.weak = True  # a Python int in NumPy's loop
         if not is_traced(step):  # so `a[i:i + k]` is a slice of static length
             affine.mark_loop_index(i, start, stop, step)
-        return i + step, end, tuple(body_fn(i, *inner))
+        return k + (1 if counted else step), end, tuple(body_fn(i, *inner))
 
-    runs_once = not any(is_traced(b) for b in bounds) and len(range(start, stop, step)) > 0
+    runs_once = static and len(range(start, stop, step)) > 0
     session = trace.current()
     with session.emitting():
-        carry = (control_flow.index_scalar(start), control_flow.index_scalar(stop), values)
+        first, last = (0, len(range(start, stop, step))) if counted else (start, stop)
+        carry = (control_flow.index_scalar(first), control_flow.index_scalar(last), values)
     fixed = [False, False] + _fixed(values, names, in_place)
     outer, session.copies = session.copies, copies  # the body is traced once: its loops count afresh
     try:
