@@ -37,6 +37,21 @@ def check_like_numpy(fn, *args, rtol=1e-12, atol=1e-12, **kwargs):
     return actual
 
 
+def assert_same_types(actual, expected):
+    """The Python types NumPy gives (a NumPy scalar or a 0-d array, a Python number), recursing into
+    tuples and lists."""
+    if isinstance(expected, (tuple, list)):
+        for a, e in zip(actual, expected):
+            assert_same_types(a, e)
+        return
+    assert type(actual) is type(expected), f"{type(actual).__name__} where NumPy gives {type(expected).__name__}"
+
+
+def check_types_like_numpy(fn, *args):
+    """`check_like_numpy`, and each result of NumPy's Python type."""
+    assert_same_types(check_like_numpy(fn, *args), fn(*copy.deepcopy(args)))
+
+
 def rolled_like_numpy(fn, *args):
     """`check_like_numpy`, and every static loop rolled: a body that could not run on a traced index
     would unroll with a warning, made an error here."""

@@ -276,7 +276,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     left, right = (float(e) if e is not None and not is_traced(e) else e for e in (left, right))
     x, xp, fp = cast(as_array(x), np.float64), cast(xp, np.float64), cast(fp, dtype)
     if period is not None:
-        if period == 0:
+        if not is_traced(period) and period == 0:  # (a traced zero gives NaN, as NumPy's mod by it)
             raise ValueError("period must be a non-zero value")
         period, left, right = abs(period), None, None
         x, xp = np.mod(x, period), np.mod(xp, period)

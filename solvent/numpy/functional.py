@@ -40,7 +40,9 @@ def apply_over_axes(func, a, axes):
 def piecewise(x, condlist, funclist, *args, **kw):
     """Every piece is computed on all of `x` and selected elementwise (static shapes): the functions
     must be elementwise, which is what NumPy's documentation asks of them."""
-    if not isinstance(condlist, (list, tuple)) or np.ndim(condlist[0]) == 0 and np.ndim(x) > 0:
+    if not isinstance(condlist, (list, tuple)):  # an array: one condition, or one a row (NumPy's asarray)
+        condlist = list(condlist) if np.ndim(condlist) == np.ndim(x) + 1 else [condlist]
+    elif np.ndim(condlist[0]) == 0 and np.ndim(x) > 0:
         condlist = [condlist]
     if len(funclist) not in (len(condlist), len(condlist) + 1):
         raise ValueError(f"with {len(condlist)} condition(s), either {len(condlist)} or "

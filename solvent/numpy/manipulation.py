@@ -260,6 +260,8 @@ def select(condlist, choicelist, default=0):
     for i, c in enumerate(conditions):
         if c.dtype != np.bool_:
             raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
+    # (a Python int out of the integer dtype's range wraps, as NumPy's cast of the default does)
+    choices = [np.asarray(c).astype(dtype) if type(c) is int and dtype.kind in "iu" else c for c in choices]
     target = np.broadcast_shapes(*[np.shape(x) for x in conditions + choices])
     result = value(choices[-1], dtype, target)
     for condition, choice in reversed(list(zip(conditions, choices))):

@@ -105,6 +105,8 @@ def copyto(dst, src, casting="same_kind", where=True):
 @implements(np.real)
 def real(val):
     """`np.real(a)` / `a.real`: a view; writing it changes the real part of `a`."""
+    if isinstance(val, TracedScalar):  # a NumPy scalar's part is a scalar (nothing to write through)
+        return wrap(ew.unary("real", val.value) if is_complex(val.dtype) else val.value)
     if not is_complex(val.dtype):
         return view(val, shape(val), lambda v: v, lambda parent, new: new, memory=_same_memory(val))
     return _part_view(val, "real")
@@ -113,6 +115,8 @@ def real(val):
 @implements(np.imag)
 def imag(val):
     """`np.imag(a)` / `a.imag`: a view for complex `a`, zeros otherwise (as NumPy's read-only array)."""
+    if isinstance(val, TracedScalar):
+        return wrap(ew.unary("imag", val.value) if is_complex(val.dtype) else full(0, (), val.dtype))
     if not is_complex(val.dtype):
         return wrap(full(0, shape(val), val.dtype), scalar=False)
     return _part_view(val, "imag")

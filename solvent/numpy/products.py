@@ -353,7 +353,9 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
         pending.append(_sum_out(*combined, keep))
     v, term = pending[0]
     result = finish_product(ops.transpose(v, [term.index(c) for c in output]), result_dtype)
-    return write_out(out, result, casting) if out is not None else result
+    if out is not None:
+        return write_out(out, result, casting)
+    return wrap(value(result), scalar=False) if optimize is not False and not output else result  # (NumPy's path gives arrays)
 
 
 def _einsum_view(a, term: str, output: str):

@@ -19,7 +19,8 @@ from solvent.errors import UnsupportedError
 from solvent.numpy import order_statistics
 from solvent.numpy.registry import implements
 from solvent.numpy.sorting import searchsorted, sort_values
-from solvent.numpy.values import broadcast_value, full, is_traced, normalize_axes, shape, value, wrap, write_out
+from solvent.numpy.values import (broadcast_value, full, holds_traced, is_traced, normalize_axes, result_type, shape, value,
+                                  wrap, write_out)
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.scatter import scatter
@@ -391,6 +392,10 @@ def _bin_edges(a, bins, range, with_data: bool = True):
     count = operator.index(bins)
     if count < 1:
         raise ValueError("`bins` must be positive, when an integer")
+    if range is not None and holds_traced(range):  # (range=(x.min(), x.max()); NumPy's checks of it need values)
+        dtype = result_type(*range, a if with_data else 1.0)
+        dtype = dtype if dtype.kind in "fc" else np.dtype(np.float64)
+        return _spaced(*(_cast(r, dtype) for r in range), count, dtype)
     if range is not None or 0 in shape(a):
         first, last = (0, 1) if range is None else range
         if first > last:
@@ -401,7 +406,12 @@ def _bin_edges(a, bins, range, with_data: bool = True):
         dtype = np.result_type(first, last, a.dtype if with_data else 1.0)
         return np.linspace(first, last, count + 1, dtype=dtype if dtype.kind in "fc" else np.float64)
     dtype = a.dtype if a.dtype.kind in "fc" else np.dtype(np.float64)
-    first, last = _cast(np.min(a), dtype), _cast(np.max(a), dtype)
+    return _spaced(_cast(np.min(a), dtype), _cast(np.max(a), dtype), count, dtype)
+
+
+def _spaced(first, last, count, dtype):
+    """`count` + 1 edges from traced `first` to `last` as NumPy's linspace spaces them (one unit wide
+    around a single value)."""
     same = np.equal(first, last)
     first, last = np.where(same, first - 0.5, first), np.where(same, last + 0.5, last)
     steps = np.arange(count + 1).astype(dtype)
@@ -575,4 +585,5 @@ def digitize(x, bins, right=False):
         return increasing if mono == 1 else np.subtract(n, searchsorted(bins[::-1], x, side=side))
     reversed_bins = wrap(ops.reverse(value(bins), [0]), scalar=False)
     decreasing = np.subtract(n, searchsorted(reversed_bins, x, side=side))
-    return np.where(np.less(bins[-1], bins[0]), decreasing, increasing) if n else increasing
+    found = np.where(np.less(bins[-1], bins[0]), decreasing, increasing) if n else increasing
+    return wrap(value(found)) if np.ndim(found) == 0 else found  # (a scalar for a scalar, as NumPy's)

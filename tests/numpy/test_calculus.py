@@ -147,3 +147,7 @@ def test_trapezoid(dtype):
 
 
 # -- polynomials ------------------------------------------------------------------------------
+
+
+def test_interp_with_a_traced_period():
+    check(lambda x: np.interp(x * 7, [0.0, 1.0, 2.0], [0.0, 5.0, 1.0], period=x[0] + 3), np.array([0.1, 0.5, 0.9, 0.3]))

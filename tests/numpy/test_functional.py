@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from numpy_samples import check, check_or_raises, sample
+from differential import check_types_like_numpy
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2, -1], ids=str)
@@ -33,3 +34,9 @@ def test_piecewise():
     check(lambda x: np.piecewise(x, x > 0, [lambda v: np.sin(v)]), x)
     check(lambda x: np.piecewise(x, [x > 0, x > 2], [1, 2]), sample(np.int16, (6,)))  # later pieces win
     check_or_raises(lambda x: np.piecewise(x, [x > 0], [np.sin, np.cos, np.tan]), x)
+
+
+def test_piecewise_of_a_scalar():
+    """One condition in a list made an array of one (NumPy's asarray): a condition per row."""
+    check_types_like_numpy(lambda x: (np.piecewise(x[0], [x[0] > 0.2], [1.0, 2.0]),
+                                      np.piecewise(x[1], [x[1] > 0.2], [lambda v: v * 2, 0.0])), np.array([0.1, 0.4]))

@@ -316,3 +316,7 @@ def test_outside_jit_on_solvent_arrays():
     assert isinstance(flipped, solvent.Array) and isinstance(padded, solvent.Array)
     np.testing.assert_array_equal(np.asarray(padded), np.pad(ramp((2, 3)), 1, "edge"))
     np.testing.assert_array_equal(np.asarray(pieces[2]), ramp((2, 3))[:, 2:])
+
+
+def test_select_wraps_a_python_int_default_out_of_the_dtypes_range():
+    check(lambda x: np.select([x > 1], [x.astype(np.int8)], default=300), np.array([-1, 0, 2, 3]))

@@ -10,6 +10,7 @@ from hypothesis.extra import numpy as hnp
 
 import solvent
 from numpy_samples import ALL_DTYPES, FLOAT, INTEGER, check, check_or_raises, elements, sample
+from differential import check_types_like_numpy
 
 
 def test_attributes():
@@ -387,3 +388,8 @@ def test_integer_reductions_of_extremes(dtype):
     info = np.iinfo(dtype)
     x = np.array([info.min, info.max, 0, 1], dtype=dtype)
     check(lambda x: (np.max(x), np.min(x), np.argmax(x), np.argmin(x), np.maximum.accumulate(x)), x)
+
+
+def test_real_and_imag_of_a_scalar_are_scalars():
+    check_types_like_numpy(lambda x: (np.real(x[0]), np.imag(x[0]), np.real(x[0] + 0j), np.imag(x[1] * 1j)),
+                           np.array([0.1, 0.4]))

@@ -15,6 +15,7 @@ from hypothesis import given, settings, strategies as st
 import solvent
 from differential import check_like_numpy
 from numpy_samples import EVERY_DTYPE, check, check_or_raises, sample
+from differential import check_types_like_numpy
 
 MATMUL_SHAPES = [
     ((3,), (3,)), ((3,), (3, 4)), ((2, 3), (3,)), ((2, 3), (3, 4)), ((5, 2, 3), (3, 4)), ((2, 3), (5, 3, 4)),
@@ -320,3 +321,8 @@ def test_einsum_of_one_operand_summing_nothing_is_a_view_as_in_numpy(subscripts)
         return seen * 1.0
 
     check_like_numpy(program, np.arange(12.0).reshape(3, 4))
+
+
+def test_einsum_along_an_optimized_path_gives_arrays_as_numpy():
+    check_types_like_numpy(lambda x: (np.einsum("i,i", x, x), np.einsum("i,i", x, x, optimize=True),
+                                      np.einsum("i->", x, optimize="greedy")), np.array([0.1, 0.4, 0.6]))

@@ -7,7 +7,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
+from differential import check_like_numpy, check_types_like_numpy
 from numpy_samples import check, sample
+from solvent.numpy import sets
 
 
 @settings(max_examples=15, deadline=None)
@@ -61,3 +63,23 @@ def test_intersect1d_with_indices_of_unique_inputs():
     a, b = np.array([7, 1, 4, 9]), np.array([4, 2, 7, 5, 0])
     check(lambda a, b: np.intersect1d(a, b, assume_unique=True, return_indices=True), a, b)
     check(lambda a, b: np.intersect1d(a, b, return_indices=True), a, np.zeros(0, np.int64))
+
+
+def test_isin_of_many_elements_sorts_the_tests_and_finds_what_numpy_finds(monkeypatch):
+    """Past SORTED_AT pairs the test elements are sorted and each element looked up (NaN found
+    nowhere, -0.0 equal to 0.0, an int among floats by value)."""
+    monkeypatch.setattr(sets, "SORTED_AT", 0)
+    a = np.array([0.5, np.nan, -0.0, 3.0, 2.5, -1.0, 7.0, 2.0])
+    b = np.array([2.0, np.nan, 0.0, 0.5, 9.0, 3.0])
+    check(lambda a, b: (np.isin(a, b), np.isin(a, b, invert=True), np.isin(a.reshape(2, 4), b),
+                        np.isin(np.arange(-2, 5), b), np.isin(a, b[:1])), a, b)
+
+
+def test_intersect1d_promotes_the_dtypes_as_numpy():
+    check_like_numpy(lambda a, b: (np.intersect1d(a, b), np.intersect1d(a, b, return_indices=True)[0]),
+                     np.array([1, 2, 3]), np.array([2.5, 3.0]))
+    check_like_numpy(lambda a, b: np.intersect1d(a, b), np.array([255, 1], np.uint8), np.array([-1, 1], np.int8))
+
+
+def test_isin_of_a_scalar_is_a_0d_array():
+    check_types_like_numpy(lambda x: (np.isin(0.4, x), np.isin(x[0], x)), np.array([0.1, 0.4]))

@@ -11,6 +11,7 @@ from hypothesis.extra import numpy as hnp
 
 import solvent
 from numpy_samples import FLOAT, INTEGER, elements, check, check_or_raises, sample
+from differential import check_types_like_numpy
 
 METHODS = ["linear", "lower", "higher", "nearest", "midpoint", "hazen", "weibull", "median_unbiased",
            "normal_unbiased", "interpolated_inverted_cdf", "inverted_cdf", "averaged_inverted_cdf",
@@ -272,3 +273,18 @@ def test_histogram_and_digitize_match_numpy(size, bins, weighted, right, data):
     w = sample(np.float64, (size,), 0, 2, seed=size) if weighted else None
     check(lambda x, w: (np.histogram(x, bins, weights=w), np.histogram(x, edges, weights=w),
                         np.digitize(x, edges, right)), x, w)
+
+
+def test_histogram_over_a_traced_range():
+    """`range=(x.min(), x.max())`, a common idiom: edges spaced as NumPy's from the traced ends (a
+    single value one unit wide), counts of what falls inside."""
+    x = np.array([0.1, 0.5, 0.9, 0.3, 0.5])
+    check(lambda x: (np.histogram(x, bins=3, range=(x.min(), x.max())), np.histogram(x, bins=4, range=(0.2, x.max())),
+                     np.histogram(x.astype(np.float32), bins=3, range=(x[0], x[2])),
+                     np.histogram(x * 0 + 1, bins=3, range=(x[1] * 0 + 1, x[1] * 0 + 1)),
+                     np.histogram_bin_edges(np.arange(5), 3, range=(x[0], 4))), x)
+
+
+def test_scalar_results_of_digitize_and_of_a_selections_median_are_numpy_scalars():
+    check_types_like_numpy(lambda x: (np.digitize(0.5, x), np.digitize(x[0], x), np.median(x[x > 0.3])),
+                           np.array([0.1, 0.4, 0.6, 0.9]))

@@ -29,13 +29,14 @@ _I64 = np.int64
 
 # -- reductions: the padding set to the reduction's identity ---------------------------------------
 
-def _reduction(a, axis, keepdims, filler):
+def _reduction(a, axis, keepdims, filler, ordered=False):
     """The data with `filler` outside the valid part, the axes reduced, and (lengths, starts, keys)
-    of the result."""
+    of the result. `ordered`: laid out as NumPy's (a selection by a mask packed, not in place), for
+    a reduction whose result is a position."""
     lengths = list(a.lengths)
     axes = normalize_axes(axis, len(a.shape))
     _, starts, keys = a.aligned(False)
-    data = wrap(a.filled(filler), scalar=False)
+    data = wrap(MaskedArray.filled(a, filler) if ordered else a.filled(filler), scalar=False)
     parts = [[None if i in axes else x for i, x in enumerate(column)] if keepdims
              else [x for i, x in enumerate(column) if i not in axes] for column in (lengths, starts, keys)]
     return data, axes, parts
@@ -84,7 +85,7 @@ def _arg_extremum(numpy_function, sign):
             raise UnsupportedError(f"np.{numpy_function.__name__} of a {len(a.shape)}-d array whose length "
                                    "depends on traced values needs axis=")
         axis = normalize_axes(0 if axis is None else axis, len(a.shape))[0]
-        data, _, parts = _reduction(a, axis, keepdims, extreme(a.dtype, sign))
+        data, _, parts = _reduction(a, axis, keepdims, extreme(a.dtype, sign), ordered=True)
         start = a.aligned(False)[1][axis]
         found = numpy_function(data, axis=axis, keepdims=keepdims)
         if start is not None:

@@ -152,7 +152,7 @@ def _sorted_valid(a, name, axis, ignore_nan):
 def _median(ignore_nan):
     def apply(a, axis=None, overwrite_input=False, keepdims=False):
         rows, count, nan = _sorted_valid(a, "nanmedian" if ignore_nan else "median", axis, ignore_nan)
-        result = np.where(nan, np.nan, statistics.median_of_sorted(rows, count))
+        result = wrap(value(np.where(nan, np.nan, statistics.median_of_sorted(rows, count))))  # (a scalar)
         return np.reshape(result, (1,)) if keepdims else result
     return apply
 

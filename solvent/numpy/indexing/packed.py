@@ -103,7 +103,7 @@ class Selection(traced_bounds.MaskedArray):
         return ew.select(mask, self.spread, full(filler, shape_of(self.spread), dtype_of(self.spread)))
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if method == "__call__" and ufunc.nout == 1 and "out" not in kwargs and all(
+        if method == "__call__" and ufunc.nout == 1 and ufunc.signature is None and "out" not in kwargs and all(
                 _by_mask(x, self.mask) or not _ndim(x) for x in inputs):
             with trace.current().emitting(user_location()):
                 result = ufunc(*[wrap(x.spread, scalar=False) if _by_mask(x, self.mask) else x for x in inputs],

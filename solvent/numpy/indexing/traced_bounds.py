@@ -470,6 +470,8 @@ def ufunc_on_masked(uf, method, inputs, kwargs):
             kwargs.pop("out", None)
             return UFUNC_METHODS[method](uf, *inputs, **kwargs)
         out = kwargs.pop("out", None)
+        if uf.signature is not None and uf is not np.matmul:  # (np.vecdot & co.)
+            raise UnsupportedError(f"np.{uf.__name__} on a slice whose bounds are traced; write it with np.dot")
         result = _matmul(*inputs, **kwargs) if uf is np.matmul else elementwise(uf, inputs, kwargs)
         if out is None:
             return result

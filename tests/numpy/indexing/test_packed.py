@@ -3,7 +3,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import solvent
@@ -29,6 +29,23 @@ _selections = solvent.jit(selections)
 @given(VALUES, st.sampled_from([-5.0, -1.0, 0.0, 0.5, 5.0]))
 def test_masked_selections_in_elementwise_code_and_reductions(x, t):
     assert_same(_selections(x, t), selections(x, t), rtol=1e-12, atol=1e-12)
+
+
+def positions(x, t):
+    s = x[x > t]
+    return np.argmax(s), np.argmin(s), s.argmax(), np.argmin(s * 2.0 - 1.0)
+
+
+_positions = solvent.jit(positions)
+
+
+@settings(max_examples=40, deadline=None)
+@given(VALUES, st.sampled_from([-5.0, -1.0, 0.0]))
+def test_argmax_and_argmin_of_a_selection_count_within_it(x, t):
+    """Positions in the selection, not in the array it was selected from (a selection held in place
+    by its mask gave those)."""
+    assume((x > t).any())
+    assert_same(_positions(x, t), positions(x, t))
 
 
 def stores_back(x, t):
@@ -210,3 +227,10 @@ def selects_again(x):
 @given(VALUES)
 def test_a_selection_masked_again_by_a_mask_selected_the_same_way(x):
     assert_same(solvent.jit(selects_again)(x), selects_again(x))
+
+
+def test_matmul_of_two_selections():
+    """matmul is a generalized ufunc: a selection's in-place shortcut for ufuncs does not apply."""
+    check_like_numpy(lambda x: (x[x > 0] @ x[x > 0], np.matmul(x[x > 0], x[x > 0])), np.array([-1.0, 2.0, -3.0, 5.0, 1.0]))
+    with pytest.raises(solvent.UnsupportedError, match="np.vecdot"):
+        solvent.jit(lambda x: np.vecdot(x[x > 0], x[x > 0]))(np.array([-1.0, 2.0]))
