@@ -6,6 +6,7 @@ import weakref
 from collections import namedtuple
 
 import numpy as np
+import pytest
 
 import solvent
 from differential import assert_same, check_like_numpy
@@ -373,6 +374,23 @@ def test_static_argnames():
     g = solvent.jit(f, static_argnames=("mode",))
     assert_same(g(np.ones(2), mode="sub"), np.zeros(2))
     assert_same(g(np.ones(2), "add"), np.full(2, 2.0))
+
+
+def test_a_static_array_list_or_dict_is_keyed_by_what_it_holds():
+    """Keyed by identity, a static array changed in place (or a new one at a freed one's address) ran
+    the program traced for the old values."""
+    def scaled(table, x, sizes, options):
+        return x * table + sum(sizes) + options["offset"]
+
+    g = solvent.jit(scaled, static_argnames=("table", "sizes", "options"))
+    table, sizes, options = np.ones(3), [1, 2], {"offset": 0.5}
+    x = np.arange(3.0)
+    assert_same(g(table, x, sizes, options), scaled(table, x, sizes, options))
+    table[:], sizes[0], options["offset"] = 5.0, 10, -1.0
+    assert_same(g(table, x, sizes, options), scaled(table, x, sizes, options))
+    assert_same(g(np.full(3, 2.0), x, sizes, options), scaled(np.full(3, 2.0), x, sizes, options))
+    with pytest.raises(solvent.SignatureError, match="static argument"):
+        g(solvent.asarray(table), x, sizes, options)
 
 
 def test_ndarray_constructor_in_traced_code_holds_traced_values():

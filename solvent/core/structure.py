@@ -19,7 +19,7 @@ import numpy as np
 
 from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray
-from solvent.errors import RANDOM, UnsupportedError
+from solvent.errors import RANDOM, SignatureError, UnsupportedError
 
 #: Leaf array types; the runtime adds `solvent.Array` (it lives above core/).
 ARRAY_TYPES: list[type] = [np.ndarray, TracedArray]
@@ -163,16 +163,42 @@ def bound_to_container(x) -> bool:
 
 
 def static_key(x):
-    """A hashable stand-in for a static value: the value itself, or its identity."""
+    """A hashable stand-in for a static value: the value itself; a NumPy array, list or dict by what
+    it holds (a static argument is a constant of the program: another value is another program);
+    another unhashable object by its identity (held, so that no other object takes its id)."""
     if isinstance(x, slice):  # unhashable before Python 3.12
         return (slice, static_key(x.start), static_key(x.stop), static_key(x.step))
+    if type(x) is np.ndarray:
+        return (np.ndarray, x.shape, x.dtype.str, x.tobytes())
+    if isinstance(x, TracedArray):  # (a traced slice bound in a helper's arguments: that value)
+        return ("traced", _Held(x))
+    if is_array(x):
+        raise SignatureError(f"a {type(x).__name__} as a static argument: a static argument is a constant of "
+                             "the program; pass the array as an ordinary argument")
+    if type(x) in (list, tuple):
+        return (type(x), *(static_key(v) for v in x))
+    if type(x) is dict:
+        return (dict, *((static_key(k), static_key(v)) for k, v in x.items()))
     try:
         hash(x)
     except TypeError:
-        return ("id", id(x))
+        return ("id", _Held(x))
     if isinstance(x, (float, complex, np.inexact)) and (x != x or x == 0):  # (-0.0 == 0.0, NaN != NaN)
         return (type(x), np.asarray(x).tobytes())
     return (type(x), x)
+
+
+class _Held:
+    """An unhashable static object as a key: equal to itself only, and kept alive with the key."""
+
+    def __init__(self, x):
+        self.x = x
+
+    def __eq__(self, other):
+        return isinstance(other, _Held) and other.x is self.x
+
+    def __hash__(self):
+        return id(self.x)
 
 
 def leaf_key(x, layouts: bool = False) -> tuple:
