@@ -8,6 +8,7 @@ current value and writes through to it, so mutation is exactly NumPy's.
 from __future__ import annotations
 
 import operator
+import sys
 import weakref
 
 import numpy as np
@@ -16,8 +17,8 @@ from jaxlib.mlir import ir
 from solvent.core import dispatch, operators
 from solvent.core.aval import Aval
 from solvent.core.session import DEAD, SESSION
-from solvent.errors import (ControlFlowError, EscapedValueError, TracerConversionError, UnsupportedError, numpy_entry,
-                            user_location)
+from solvent.errors import (ControlFlowError, EscapedValueError, TracerConversionError, UnsupportedError,
+                            is_library_file, numpy_entry, user_location)
 
 
 class TracedArray:
@@ -347,7 +348,24 @@ def _python_arithmetic(method):
     return operator
 
 
+#: Where installed code lives (the standard library, site-packages): a WeakSet there hashes tracers.
+_INSTALLED = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
+
+
+def _hash(self) -> int:
+    """In the user's code, what NumPy's hash gives (a scalar hashes by its value, which a traced one
+    has not; an array is unhashable), so `set(x)` or `{x[0]: ...}` never keys by identity; in
+    solvent's and the standard library's code (a WeakSet of views), the identity."""
+    caller = sys._getframe(1).f_code.co_filename
+    if is_library_file(caller) or caller.startswith(_INSTALLED):
+        return id(self)
+    if isinstance(self, TracedScalar):
+        raise _conversion_error(self, "hash()")
+    raise TypeError("unhashable type: 'numpy.ndarray'")
+
+
 operators.install(TracedArray)
+TracedArray.__hash__ = _hash
 for _name in [*(n for n in operators.BINARY if n not in ("and", "or", "xor", "matmul")), *operators.UNARY]:
     for _method in (f"__{_name}__", f"__r{_name}__"):
         if hasattr(TracedArray, _method):

@@ -85,3 +85,18 @@ def test_shape_assignment_errors_are_numpys():
         solvent.jit(wrong_size)(np.arange(6.0))
     with pytest.raises(AttributeError, match="not writable"):
         solvent.jit(of_a_scalar)(np.arange(6.0))
+
+
+@pytest.mark.parametrize("fn", [lambda x: len(set(x)), lambda x: {x[0]: "first"}, lambda x: x[1] in {1.0, 2.0},
+                                lambda x, table={1.0: 5.0}: table[x[0]]])
+def test_a_traced_scalar_cannot_be_hashed(fn):
+    """NumPy's scalars hash by value, which a traced one has not: by identity, set(x) of [1, 1, 2] had
+    three elements and a dict never found its key."""
+    with pytest.raises(solvent.TracerConversionError, match="traced value") as error:
+        solvent.jit(fn)(np.array([1.0, 1.0, 2.0]))
+    assert "test_traced.py" in str(error.value)
+
+
+def test_a_traced_array_is_unhashable_as_an_ndarray():
+    with pytest.raises(TypeError, match="unhashable type: 'numpy.ndarray'"):
+        solvent.jit(lambda x: hash(x))(np.ones(2))

@@ -8,6 +8,7 @@ the plain Python statement; with a traced one it builds the control-flow op.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -35,6 +36,9 @@ def subscript(x, key):
     traced constant first, since NumPy's own indexing cannot take them (`TABLE[i]` in a rolled loop)."""
     if type(x) is _NDARRAY and _holds_traced(key):
         x = folding.traced_constant(x)
+    elif isinstance(x, Mapping) and _holds_traced(key):  # (a key found by identity would never match)
+        raise TracerConversionError("a dict looked up with a traced value: which entry is only known when the "
+                                    "compiled program runs; look it up with a static key, or use an array")
     return x[key]
 
 
