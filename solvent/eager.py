@@ -59,10 +59,33 @@ def _frozen(value):
     return (type(value), value) if isinstance(value, _IMMUTABLE) else None
 
 
+#: Globals a cached program may read by identity: what a trace reads of them is their code.
+_CODE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc, functools.partial)
+
+
+def _globals_read(fn) -> tuple | None:
+    """The globals `fn`'s code (and the code nested in it) reads: numbers and strings by value,
+    modules, functions and classes by themselves; None where one may change (an array, a list)."""
+    names, codes = set(), [fn.__code__]
+    while codes:
+        code = codes.pop()
+        names.update(code.co_names)
+        codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    read = []
+    for name in sorted(names & fn.__globals__.keys()):
+        value = fn.__globals__[name]
+        key = value if isinstance(value, _CODE) else _frozen(value)
+        if key is None:
+            return None
+        read.append((name, key))
+    return tuple(read)
+
+
 def _owners(fn) -> tuple[list, tuple]:
-    """What a program running `fn` is cached under: a plain function whose closure and defaults hold
-    only numbers and strings by its code and those values (a lambda made afresh on every call then
-    reuses one program); a bound method by its function and object; anything else by itself."""
+    """What a program running `fn` is cached under: a plain function whose closure, defaults and
+    globals hold only numbers, strings and code by its code and those (a lambda made afresh on
+    every call then reuses one program, and a new value of a global it reads makes a new one); a
+    bound method by its function and object; anything else by itself."""
     if isinstance(fn, types.MethodType):
         owners, values = _owners(fn.__func__)
         return owners + [fn.__self__], values
@@ -72,8 +95,9 @@ def _owners(fn) -> tuple[list, tuple]:
                                 tuple(sorted((fn.__kwdefaults__ or {}).items()))))
         except ValueError:  # a closure cell not yet filled
             captured = None
-        if captured is not None:
-            return [fn.__code__], captured
+        read = _globals_read(fn) if captured is not None else None
+        if read is not None:
+            return [fn.__code__], (captured, read)
     return [fn], ()
 
 

@@ -142,3 +142,19 @@ def test_bound_methods_are_cached_per_object():
     assert float(solvent.fori_loop(0, 3, lambda i, c: one.body(c), 0.0)) == 3.0
     assert float(solvent.while_loop(lambda c: c < 5, one.body, 0.0)) == 5.0
     assert float(solvent.while_loop(lambda c: c < 5, two.body, 0.0)) == 6.0
+
+
+SCALE = 1.0
+
+
+def test_a_fresh_lambda_reading_a_global_that_changed_gets_its_own_program():
+    """Programs of plain functions are cached by their code, closure and the globals they read: keyed
+    without the globals, every new lambda got the first one's program (its SCALE)."""
+    global SCALE
+    w = np.array([1.0, 2.0])
+    try:
+        for SCALE in (1.0, 2.0, 3.0, 2.0):
+            np.testing.assert_allclose(solvent.grad(lambda w: SCALE * np.sum(w ** 2))(w), 2 * SCALE * w)
+            np.testing.assert_allclose(solvent.vmap(lambda w: SCALE * w)(w), SCALE * w)
+    finally:
+        SCALE = 1.0
