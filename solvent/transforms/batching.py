@@ -18,7 +18,7 @@ from jaxlib.mlir import ir
 from solvent.core import dispatch, spec, structure, trace
 from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray, TracedScalar
-from solvent.errors import UnsupportedError
+from solvent.errors import SignatureError, UnsupportedError
 from solvent.numpy.values import value, wrap
 from solvent.ops import enzyme, shape as shape_ops
 from solvent.ops.base import shape_of
@@ -76,6 +76,13 @@ def _batch(fn, args, kwargs, in_axes, out_axes, axis_size):
         if isinstance(leaf, TracedArray):
             leaf.assign(_from_front(results[k], axis))
     placed = _out_axes(signature.result, out_axes)
+    unmapped = [k for k in range(len(results)) if placed.get(k, 0) is None]
+    if unmapped:
+        mapped = [i for i, leaf in enumerate(lifted.leaves) if id(leaf) in batched]
+        varying = _depending(lifted, mapped, unmapped)
+        if varying:
+            raise SignatureError(f"vmap out_axes={out_axes!r} leaves output {varying[0]} unmapped (None), but it "
+                                 "depends on the mapped arguments; give it an axis")
     outputs = []
     for k, result in enumerate(results):
         axis = placed.get(k, 0)
@@ -86,6 +93,39 @@ def _batch(fn, args, kwargs, in_axes, out_axes, axis_size):
         else:
             outputs.append(wrap(_from_front(result, _normalize(axis, len(shape_of(result)))), scalar=False))
     return lifted.finish(outputs, effects=False)
+
+
+def _depending(lifted, arguments: list[int], outputs: list[int]) -> list[int]:
+    """Those of `outputs` of the lifted function that depend on its `arguments` (through any op,
+    and through the ops inside its regions: an output of a loop depends on all it reads)."""
+    block = lifted.built.function.regions[0].blocks[0]
+    sources = {block.arguments[i] for i in arguments}
+    returned = list(block.operations[-1].operands)
+
+    def depends(v) -> bool:
+        seen, values = set(), [v]
+        while values:
+            v = values.pop()
+            if v in sources:
+                return True
+            owner = v.owner
+            op = owner.owner if isinstance(owner, ir.Block) else owner  # (a region's argument: its op's)
+            if isinstance(owner, ir.Block) and owner == block or op is None or op in seen:
+                continue
+            seen.add(op)
+            values += _read_by(op)
+        return False
+    return [k for k in outputs if depends(returned[k])]
+
+
+def _read_by(op) -> list:
+    """The values `op` and the ops in its regions read."""
+    read, ops = [], [op]
+    while ops:
+        o = ops.pop()
+        read += list(o.operands)
+        ops += [inner for region in o.regions for b in region.blocks for inner in b.operations]
+    return read
 
 
 def _spec_at(in_axes, path, count: int):

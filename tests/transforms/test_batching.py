@@ -229,3 +229,23 @@ def test_vmap_outside_jit_is_one_cached_program():
     np.testing.assert_array_equal(first, again)
     (program,) = eager.programs_of(elementwise).values()
     assert len(program.cache) == 1
+
+
+def test_out_axes_none_for_a_result_that_depends_on_the_mapped_arguments_is_an_error():
+    """It took the first example's value (JAX refuses it too); a result the mapped arguments do not
+    reach, through a loop as well, may be unmapped."""
+    xs, c = np.arange(12.0).reshape(4, 3), np.ones(3)
+
+    def summed(x):
+        s = x * 0
+        for _ in range(20):
+            s = s + x
+        return s, np.cos(c).sum()
+    with pytest.raises(solvent.SignatureError, match="output 0 unmapped") as error:
+        solvent.vmap(lambda x: x.sum(), out_axes=None)(xs)
+    assert "test_batching.py" in str(error.value)
+    with pytest.raises(solvent.SignatureError, match="output 0 unmapped"):
+        solvent.vmap(summed, out_axes=(None, None))(xs)
+    rows, constant = solvent.vmap(summed, out_axes=(0, None))(xs)
+    np.testing.assert_allclose(rows, 20 * xs)
+    np.testing.assert_allclose(constant, np.cos(c).sum())
