@@ -24,6 +24,7 @@ from solvent.passes import (block_updates, donation, enumerated_scatters, one_el
 from solvent.runtime import executable as executables
 from solvent.sharding import gspmd, placement as placements
 from solvent.tracing import Signature, trace
+from solvent.transforms import python_objects
 from solvent.transforms.source import rewrite
 
 #: The stages of a compilation in the order they run (a compilation's `seconds` has them in this order).
@@ -168,7 +169,8 @@ LARGE_BLOCK = 0.5
 
 def _trace(fn, args, kwargs, options: Options):
     try:
-        return trace(fn, args, kwargs, options.static_argnames, options.unroll)
+        with python_objects.keeping_no_traced_values(fn):
+            return trace(fn, args, kwargs, options.static_argnames, options.unroll)
     except EscapedValueError as error:
         if not error.rolled:
             raise

@@ -14,7 +14,8 @@ import types
 
 import numpy as np
 
-from solvent.errors import ControlFlowError, is_library_file, user_location
+from solvent.core.traced import TracedArray
+from solvent.errors import ControlFlowError, EscapedValueError, is_library_file, user_location
 
 #: Where installed code lives (the standard library, site-packages): its objects are not the user's.
 _INSTALLED = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
@@ -200,6 +201,39 @@ def unchanged(fn, what: str | None):
             "solvent traces such a body once, whatever the data, so the change would not follow the data; "
             "count or collect in arrays or in names the body assigns instead", watch.where or user_location(),
             slots=slots)
+
+
+@contextlib.contextmanager
+def keeping_no_traced_values(fn):
+    """Around the trace of a compiled function: a Python object it reaches (a global list, an
+    attribute of `self`) that the trace left holding a traced value is put back, and that is an
+    error: the value stands for one call of one trace, whatever the calls that run the program."""
+    watch = _Watch(fn)
+    failed = True
+    try:
+        yield
+        failed = False
+    finally:
+        names = []
+        for name, x, old in watch.saved:
+            new = _contents(x)
+            if not _same(new, old) and _holds_traced(new.values() if isinstance(new, dict) else new):
+                _put(x, old)
+                names.append(name)
+    if names and not failed:
+        raise EscapedValueError(
+            f"the function stores a traced value in the Python object `{names[0]}` (a global, a closure or an "
+            "attribute of `self`): compiled, the object would keep one value of the trace, not one per call; "
+            "return the value instead (or pass the object as an argument, whose changes come back)",
+            watch.where or user_location())
+
+
+def _holds_traced(items, depth: int = 3) -> bool:
+    for v in items:
+        if isinstance(v, TracedArray) or depth and isinstance(v, (list, tuple, dict, set)) and _holds_traced(
+                v.values() if isinstance(v, dict) else v, depth - 1):
+            return True
+    return False
 
 
 class ObjectsChanged(ControlFlowError):

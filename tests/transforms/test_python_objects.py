@@ -10,6 +10,7 @@ import pytest
 
 import solvent
 from differential import assert_same, check_like_numpy
+from solvent.errors import EscapedValueError
 
 
 class Counter:
@@ -279,3 +280,40 @@ def square_roots(a):
 def test_a_data_dependent_while_carries_the_numbers_of_an_object_its_test_reads():
     check_like_numpy(square_roots, np.linspace(1.0, 50.0, 7))
     check_like_numpy(square_roots, np.full(3, 4.0))
+
+
+LOG = []
+
+
+def logs_its_sum(x):
+    LOG.append(np.sum(x))
+    return x * 2
+
+
+class Recorder:
+    def __init__(self):
+        self.history, self.calls = [], 0
+
+    def step(self, x):
+        self.history.append(np.sum(x))
+        self.calls += 1
+        return x + 1
+
+
+def test_a_traced_value_kept_in_a_global_or_an_attribute_is_an_error_and_undone():
+    """Compiled, the object would keep one dead value of the trace whatever the calls (it did,
+    silently); static values (a shape) may still be recorded while tracing."""
+    with pytest.raises(EscapedValueError, match="`LOG`"):
+        solvent.jit(logs_its_sum)(np.ones(2))
+    assert LOG == []
+    recorder = Recorder()
+    with pytest.raises(EscapedValueError, match="`self`"):
+        solvent.jit(recorder.step)(np.ones(2))
+    assert recorder.history == [] and recorder.calls == 0
+    shapes = []
+
+    def records_its_shape(x):
+        shapes.append(x.shape)
+        return x + 1
+    solvent.jit(records_its_shape)(np.ones(3))
+    assert shapes == [(3,)]
