@@ -17,7 +17,7 @@ import weakref
 import numpy as np
 
 from solvent.api import jit
-from solvent.core import trace
+from solvent.core import structure, trace
 from solvent.numpy.indexing.key import ARRAY, INTEGER, MASK, Entry, normalize
 from solvent.runtime import array as runtime_array
 from solvent.transforms import autodiff, batching, control_flow
@@ -329,12 +329,13 @@ def vjp(fn, *primals, has_aux=False, checkpoint=None):
             return (both[0], both[2]) if has_aux else both[0]
         return run
 
-    result = _run((fn,), ("vjp", has_aux, checkpoint), primal, primals)
+    at_call = structure.copy_structure(primals, lambda leaf, _: leaf.copy() if type(leaf) is np.ndarray else leaf).tree
+    result = _run((fn,), ("vjp", has_aux, checkpoint), primal, primals)  # (which writes back what fn changes)
     pullback_program = _program((fn,), ("vjp pullback", has_aux, checkpoint),
                                 lambda f: lambda p, cotangent: autodiff.vjp(f, *p, **options)[1](cotangent))
 
     def pullback(cotangent):
-        return _call(pullback_program, (fn,), (primals, cotangent))
+        return _call(pullback_program, (fn,), (at_call, cotangent))
     return (result[0], pullback, result[1]) if has_aux else (result, pullback)
 
 

@@ -148,8 +148,8 @@ def _active(lifted: Lifted, numbers, purpose: str) -> list[bool]:
     return active
 
 
-def _like_arguments(lifted: Lifted, args, argnums, derivative):
-    """The arguments `argnums` rebuilt with `derivative(i, leaf)` for each array leaf i (and a zero
+def _like_arguments(lifted: Lifted, argnums, derivative):
+    """The arguments `argnums`, as they were at the call, rebuilt with `derivative(i, leaf)` for each array leaf i (and a zero
     of its type for each integer inside them, as integer arrays get zeros)."""
     index = {id(leaf): i for i, leaf in enumerate(lifted.leaves)}
 
@@ -159,6 +159,7 @@ def _like_arguments(lifted: Lifted, args, argnums, derivative):
         if not any(_is_integer(leaf) for leaf in leaves):
             return x
         return structure.unflatten(x, [type(leaf)(0) if _is_integer(leaf) else leaf for leaf in leaves], _is_leaf)
+    args = lifted.called[0]
     trees = [rebuilt(args[k]) for k in argument_numbers(argnums, len(args))]
     return trees[0] if isinstance(argnums, int) else tuple(trees)
 
@@ -288,7 +289,7 @@ def _value_and_grad(fn, args, kwargs, argnums, has_aux, checkpoint):
             return wrap(gradients[i], scalar=_is_scalar(leaf))
         return wrap(full(0, leaf.shape, leaf.dtype), scalar=_is_scalar(leaf))
     with session.emitting():
-        return result, _like_arguments(lifted, args, argnums, derivative)
+        return result, _like_arguments(lifted, argnums, derivative)
 
 
 def vjp(fn, *primals, has_aux=False, checkpoint=None):
@@ -320,7 +321,7 @@ def vjp(fn, *primals, has_aux=False, checkpoint=None):
                 if i in gradients:
                     return wrap(gradients[i], scalar=_is_scalar(leaf))
                 return wrap(full(0, leaf.shape, leaf.dtype), scalar=_is_scalar(leaf))
-            return _like_arguments(lifted, primals, tuple(range(len(primals))), derivative)
+            return _like_arguments(lifted, tuple(range(len(primals))), derivative)
     return (out, pullback, everything[1]) if has_aux else (out, pullback)
 
 
@@ -428,7 +429,7 @@ def _jacobian(fn, argnums, has_aux, mode):
         with session.emitting():
             blocks = _jacobian_blocks(lifted, active, out_spec, mode)
             everything = lifted.finish(_wrap_outputs(lifted, _primals(lifted, has_aux)))
-            jacobians = _jacobian_structure(lifted, args, argnums, out_spec, blocks)
+            jacobians = _jacobian_structure(lifted, argnums, out_spec, blocks)
         return (jacobians, everything[1]) if has_aux else jacobians
     return run
 
@@ -531,7 +532,7 @@ def _float_outputs(lifted, spec) -> list[int]:
     return list(dict.fromkeys(k for k in _output_indices(spec) if _is_float(avals[k].dtype)))
 
 
-def _jacobian_structure(lifted, args, argnums, out_spec, blocks):
+def _jacobian_structure(lifted, argnums, out_spec, blocks):
     """The output's structure; at each output leaf, the arguments' structure of Jacobian blocks."""
     avals = lifted.signature.output_avals
 
@@ -541,6 +542,6 @@ def _jacobian_structure(lifted, args, argnums, out_spec, blocks):
                 return wrap(blocks[(k, i)], scalar=False)
             dtype = np.result_type(avals[k].dtype, leaf.dtype, np.float64)
             return wrap(full(0, (*avals[k].shape, *leaf.shape), dtype), scalar=False)
-        return _like_arguments(lifted, args, argnums, block)
+        return _like_arguments(lifted, argnums, block)
     per_output = [for_output(k) if k in _output_indices(out_spec) else None for k in range(len(avals))]
     return build_result(out_spec, lifted.leaves, per_output, lifted.tree)

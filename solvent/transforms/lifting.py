@@ -36,6 +36,8 @@ class Lifted:
     leaves: list                # the caller's arrays, one per leading input of the function
     operands: list[ir.Value]    # the call's operands: the leaves' values at the call, then the
                                 # values of the enclosing function the body read (captures)
+    called: tuple = ()          # (args, kwargs) as they were at the call, before `finish` wrote the
+                                # items and attributes the body reassigned
 
     @property
     def name(self) -> str:
@@ -111,7 +113,8 @@ def lift(fn, args: tuple, kwargs: dict, purpose: str, operand=value) -> Lifted:
     leaves = built.copied.leaves
     with session.emitting():
         operands = [operand(leaf) for leaf in leaves] + captured
-    lifted = Lifted(built, (args, kwargs), leaves, operands)
+    lifted = Lifted(built, (args, kwargs), leaves, operands,
+                    structure.copy_structure((args, kwargs), lambda leaf, _: leaf).tree)
     with built.function.context:
         equivalents.rewrite(lifted.reached(), "batch" if purpose == "solvent.vmap" else "derivative")
     return lifted
@@ -130,7 +133,9 @@ def _returning_copies(fn):
     """`fn` whose result holds fresh arrays: an argument returned as itself becomes an output too,
     so every transformed result is a program output (transformations return new arrays, as JAX)."""
     def run(*args, **kwargs):
-        return structure.copy_structure(fn(*args, **kwargs), _fresh).tree
+        result = fn(*args, **kwargs)
+        with trace.current().emitting():  # (a view's value is read here: its slice is emitted)
+            return structure.copy_structure(result, _fresh).tree
     return run
 
 

@@ -759,3 +759,46 @@ def test_python_float_primals_in_every_mode():
         assert solvent.jvp(f, (primal,), (1.0,)) == (8.0, 12.0)
         assert solvent.vjp(f, primal)[1](1.0) == (12.0,)
         assert solvent.jit(solvent.grad(f))(primal) == solvent.grad(f)(primal) == 12.0
+
+
+def doubled_if_large(a):
+    y = a
+    if a > 1.0:
+        y = a * 2
+    return y
+
+
+def halved_until_small(a):
+    x = a
+    while x > 10.0:
+        x = x * 0.5
+    return x
+
+
+def test_results_that_are_views_or_maybe_the_argument_itself():
+    """A view's value was read outside any op's location (a raw MLIR RuntimeError)."""
+    x = vector(4)
+    _, tangent = solvent.jvp(lambda x: np.sin(x)[:3], (x,), (x,))
+    close(tangent, np.cos(x[:3]) * x[:3])
+    close(solvent.jacfwd(lambda x: np.sin(x)[:3])(x), np.eye(3, 4) * np.cos(x))
+    close(solvent.jacrev(lambda x: x[:3])(x), np.eye(3, 4))
+    for a, slope in ((3.0, 2.0), (0.5, 1.0)):
+        close(solvent.grad(doubled_if_large)(np.array(a)), slope)
+    close(solvent.jvp(halved_until_small, (np.array(50.0),), (np.array(1.0),))[1], 0.125)
+    with pytest.raises(CompileError, match="use forward mode|Use forward mode"):  # (a trip count of the data)
+        solvent.grad(halved_until_small)(np.array(50.0))
+
+
+def test_a_function_reassigning_an_item_of_its_argument():
+    """The gradient is by the parameters as they were at the call (it raised a raw KeyError); the
+    reassignment is written back once, as a call would."""
+    def loss(p):
+        p["w"] = p["w"] * 2.0
+        return np.sum(p["w"] ** 2)
+    w = np.array([1.0, 2.0])
+    params = {"w": w}
+    close(solvent.grad(loss)(params)["w"], 8 * w)
+    close(params["w"], 2 * w)
+    params = {"w": w}
+    _, pullback = solvent.vjp(loss, params)
+    close(pullback(1.0)[0]["w"], 8 * w)
