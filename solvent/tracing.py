@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
+from types import GeneratorType
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -134,6 +135,10 @@ def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace 
         try:
             with tracing(session), fresh_arrays():
                 result = fn(*call_args, **call_kwargs, **(static_kwargs or {}))
+                if isinstance(result, GeneratorType):
+                    result.close()
+                    raise UnsupportedError(f"{getattr(fn, '__qualname__', 'the function')} is a generator: its body "
+                                           "runs only as it is iterated, after the trace; return a list or an array")
         except EscapedValueError as error:
             error.rolled = list(session.rolled)
             raise

@@ -227,3 +227,26 @@ def test_writing_into_an_array_that_is_not_an_argument_says_to_pass_it():
     np.testing.assert_array_equal(model.w, before)
     solvent.jit(Model.update)(model, np.ones((2, 2)))  # the object as an argument: written
     np.testing.assert_allclose(model.w, before - 0.1)
+
+
+def factorial(n):
+    return 1.0 if n <= 1 else n * factorial(n - 1)
+
+
+def test_a_recursion_on_a_traced_test_is_an_error_naming_its_line():
+    """Both sides of a traced test are traced, so the recursion never ends (a raw RecursionError)."""
+    with pytest.raises(solvent.UnsupportedError, match="recursion") as error:
+        solvent.jit(factorial)(np.array(5.0))
+    assert f"test_errors.py:{factorial.__code__.co_firstlineno + 1}" in str(error.value)
+    np.testing.assert_allclose(solvent.jit(lambda x: x * factorial(5))(np.ones(2)), 120.0)  # a static one recurses
+
+
+def doubled_items(x):
+    for v in x:
+        yield v * 2
+
+
+def test_a_generator_function_is_refused_at_the_call():
+    """Its body would run only when iterated, after the trace (it failed then, far from the call)."""
+    with pytest.raises(solvent.UnsupportedError, match="doubled_items is a generator"):
+        solvent.jit(doubled_items)(np.ones(3))

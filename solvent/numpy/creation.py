@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import operator
 import sys
 import threading
@@ -23,7 +24,7 @@ from solvent.core.traced import TracedScalar
 from solvent.errors import RANDOM, UnsupportedError, is_library_file
 from solvent.numpy import folding, layout
 from solvent.numpy.matrix_type import TracedMatrix
-from solvent.numpy.registry import implements
+from solvent.numpy.registry import UNDISPATCHED, implements
 from solvent.numpy.shape import broadcast_arrays, ravel, read_only, static_int, undecided, view
 from solvent.numpy.values import (as_array, broadcast_value, full as full_value, holds_traced, is_traced,
                                   normalize_axis, result_type, value, wrap)
@@ -560,3 +561,19 @@ def fresh_arrays():
                     setattr(np, name, original)
                 for owner, name, original in _shielded:
                     setattr(owner, name, original)
+
+
+@implements(np.fromiter)
+def fromiter(iter, dtype, count=-1, *, like=None):
+    """The items as one array, as NumPy's loop fills one: traced items (a generator over a traced
+    array's rows, say) are made one traced array. NumPy's own function cannot be given them, nor
+    dispatches on an iterator: rewritten code calls this one for an iterator (`numpy_calls`)."""
+    items = list(itertools.islice(iter, None if count < 0 else count))
+    if 0 <= count != len(items):
+        raise ValueError(f"iterator too short: Expected {count} but iterator had only {len(items)} items.")
+    if not holds_traced(items):
+        return np.fromiter(items, dtype, count)
+    return as_array(items).astype(np.dtype(dtype))
+
+
+UNDISPATCHED.add(np.fromiter)

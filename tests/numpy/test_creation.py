@@ -399,3 +399,14 @@ def test_an_argument_with_the_array_protocol_converts_inside():
     expected, actual = f(Holder(np.arange(3.0))), solvent.jit(f)(Holder(np.arange(3.0)))
     for a, e in zip(actual, expected):
         assert_same(a, e)
+
+
+def items_doubled(a):
+    for i in range(3):
+        yield a[i] * 2
+
+
+def test_fromiter_of_traced_items():
+    """NumPy's fromiter neither dispatches on an iterator nor can take traced items (a raw ValueError)."""
+    check_like_numpy(lambda a: (np.fromiter(items_doubled(a), float), np.fromiter((v + 1 for v in a), np.float32, count=2),
+                                np.fromiter(range(4), int)), np.arange(3.0))

@@ -11,6 +11,7 @@ would), so that NumPy's dispatch reaches solvent; in a sequence of arrays
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -38,7 +39,8 @@ def with_lists(fn):
                 with trace.current().emitting():
                     args = tuple(_as_arrays(a) for a in args)
                     kwargs = {k: _as_arrays(a) for k, a in kwargs.items()}
-            if not dispatched and holds_traced((args, kwargs)):  # NumPy would not ask solvent
+            if not dispatched and (holds_traced((args, kwargs)) or any(isinstance(a, Iterator) for a in args)):
+                # NumPy would not ask solvent (nor can it be told what an iterator will give)
                 return dispatch.HOOKS.array_function(fn, args, kwargs)
             return fn(*args, **kwargs)
         dispatched = fn not in UNDISPATCHED
