@@ -500,11 +500,24 @@ def _definition(code, lines):
     parameters = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
     candidates = [n for n in _lambdas("".join(lines)).get(code.co_firstlineno, [])
                   if [a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs] == parameters]
+    if len(candidates) > 1:  # lambdas alike on one line: the one whose source holds the code's positions
+        candidates = _holding(candidates, code)
     if len(candidates) != 1:
-        return None, 0  # two lambdas alike on one line: which is which cannot be told
+        return None, 0
     node = copy.deepcopy(candidates[0])  # the rewrite changes the tree it is given
     body = ast.copy_location(ast.Return(node.body), node)
     return ast.copy_location(ast.FunctionDef(_LAMBDA, node.args, [body], [], None, type_params=[]), node), 0
+
+
+def _holding(lambdas: list[ast.Lambda], code) -> list[ast.Lambda]:
+    """The smallest of `lambdas` whose span holds every source position of `code`'s instructions."""
+    spans = [((p[0], p[2]), (p[1], p[3])) for p in code.co_positions() if None not in p]
+    positions = [end for span in spans if span[0] != span[1] for end in span]  # (an empty span: no source)
+    if not positions:
+        return lambdas
+    low, high = min(positions), max(positions)
+    holding = [n for n in lambdas if (n.lineno, n.col_offset) <= low and high <= (n.end_lineno, n.end_col_offset)]
+    return sorted(holding, key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))[:1]
 
 
 @functools.lru_cache(maxsize=32)

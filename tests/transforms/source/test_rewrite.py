@@ -483,3 +483,14 @@ def test_a_numpy_array_from_outside_takes_traced_indices():
     expected = looks_up(np.int64(4), x)
     for a, e in zip(actual, expected):
         assert_same(np.asarray(a), np.asarray(e))
+
+
+ALIKE = (lambda x: max(x[0], x[1]) * 2, lambda x: x[0] if x[1] > 0 else x[2])  # two lambdas alike on one line
+NESTED = lambda x: (lambda y: y[0] if y[1] > 0 else y[2])(x) + (lambda z: max(z[0], z[2]))(x)  # noqa: E731
+
+
+@pytest.mark.parametrize("fn", [*ALIKE, NESTED])
+def test_lambdas_alike_on_one_line_are_told_apart_by_their_columns(fn):
+    """Each lambda is found by where its code's instructions are (they were left unrewritten, and
+    max() or `if` of traced values then said bool() of a traced value)."""
+    check_like_numpy(fn, np.array([3.0, 1.0, 2.0]))
