@@ -314,6 +314,7 @@ jacfwd, jacrev, hessian = _jacobian(autodiff.jacfwd), _jacobian(autodiff.jacrev)
 def jvp(fn, primals, tangents):
     if trace.is_tracing():
         return autodiff.jvp(fn, primals, tangents)
+    autodiff.check_pairs(primals, tangents)
     return _run((fn,), "jvp", lambda f: lambda p, t: autodiff.jvp(f, p, t), (tuple(primals), tuple(tangents)))
 
 

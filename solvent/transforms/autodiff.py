@@ -334,6 +334,7 @@ def _seeds(lifted: Lifted, result: spec.Spec, cotangent) -> dict:
         if isinstance(node, spec.Output):
             k, aval = node.index, signature.output_avals[node.index]
             if _is_float(aval.dtype) and ct is not None:
+                _same_shape(ct, aval, f"the cotangent of output {k}")
                 v = value(ct, aval.dtype, aval.shape)
                 seeds[k] = ew.binary("add", seeds[k], v) if k in seeds else v
         elif isinstance(node, spec.Node):
@@ -358,6 +359,7 @@ def jvp(fn, primals, tangents):
     """
     purpose = "solvent.jvp"
     session = _session(purpose)
+    check_pairs(primals, tangents)
     primals = _traced_scalars(tuple(primals), range(len(primals)), purpose, integers=True)
     lifted = lift(fn, primals, {}, purpose)
     active = _active(lifted, range(len(primals)), purpose)
@@ -368,13 +370,28 @@ def jvp(fn, primals, tangents):
         given = {}
         for i, (leaf, path) in enumerate(zip(lifted.leaves, lifted.built.copied.paths)):
             if active[i]:
-                given[i] = value(_reach(tree, path), leaf.dtype, leaf.shape)
+                tangent = _reach(tree, path)
+                _same_shape(tangent, leaf, f"tangent {path.argument}" + path[2:].expression("", repr))
+                given[i] = value(tangent, leaf.dtype, leaf.shape)
         primal_values, tangent_values = _forward(lifted, given, differentiate, keep=True)
         out = lifted.finish(_wrap_outputs(lifted, primal_values))
         tangent_outputs = [wrap(tangent_values[k], scalar=signature.output_scalar[k]) if k in tangent_values
                            else wrap(full(0, aval.shape, aval.dtype), scalar=signature.output_scalar[k])
                            for k, aval in enumerate(signature.output_avals)]
         return out, build_result(signature.result, lifted.leaves, tangent_outputs, lifted.tree)
+
+
+def check_pairs(primals, tangents) -> None:
+    """jvp's primals and tangents: tuples (or lists) of one length."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise SignatureError("solvent.jvp takes the primals and the tangents as tuples: jvp(f, (x,), (t,))")
+    if len(primals) != len(tangents):
+        raise SignatureError(f"solvent.jvp was given {len(primals)} primals and {len(tangents)} tangents")
+
+
+def _same_shape(given, aval, what: str) -> None:
+    if np.shape(given) != tuple(aval.shape):
+        raise SignatureError(f"{what} has shape {np.shape(given)} where it needs {tuple(aval.shape)}")
 
 
 def _reach(tree, path):

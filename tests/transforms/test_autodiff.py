@@ -802,3 +802,17 @@ def test_a_function_reassigning_an_item_of_its_argument():
     params = {"w": w}
     _, pullback = solvent.vjp(loss, params)
     close(pullback(1.0)[0]["w"], 8 * w)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda x: solvent.jvp(np.sin, x, np.ones(3)), "as tuples"),
+    (lambda x: solvent.jvp(np.sin, (x, x), (np.ones(3),)), "2 primals and 1 tangents"),
+    (lambda x: solvent.jvp(np.sin, (x,), (np.ones(2),)), r"tangent 0 has shape \(2,\) where it needs \(3,\)"),
+    (lambda x: solvent.jvp(np.sin, (x,), (np.ones(1),)), r"tangent 0 has shape \(1,\)"),  # (not broadcast)
+    (lambda x: solvent.jvp(lambda p: p["w"], ({"w": x},), ({"w": np.ones(2)},)), r"tangent 0\['w'\]"),
+    (lambda x: solvent.vjp(np.sin, x)[1](np.ones(2)), r"cotangent of output 0 has shape \(2,\)")])
+def test_tangents_and_cotangents_of_another_form_are_signature_errors(call, match):
+    """They were raw TypeErrors, NumPy's broadcasting errors, or silently broadcast."""
+    with pytest.raises(solvent.SignatureError, match=match) as error:
+        call(vector(3))
+    assert "test_autodiff.py" in str(error.value)
