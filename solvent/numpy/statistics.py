@@ -125,8 +125,9 @@ def _virtual_index(count, q, method: str):
     if method in _CONTINUOUS:
         alpha, beta = _CONTINUOUS[method]
         return np.multiply(count, q) + (alpha + np.multiply(q, 1 - alpha - beta)) - 1, None
-    raise UnsupportedError(f"quantiles with method={method!r} and a traced q or nan* variant; "
-                           "pass q as Python numbers, or use method='linear'")
+    raise UnsupportedError(f"quantiles with method={method!r} where q or the number of values is traced (the "
+                           "nan- functions, a selection x[mask]); use method='linear', or pass q as Python numbers "
+                           "to the plain function")
 
 
 def traced_quantile(rows, q, count, method: str):

@@ -80,6 +80,7 @@ class Selection(traced_bounds.MaskedArray):
     pack it. Anything else reads `value`, packed once."""
 
     spread = None  # the selection in place, laid out as `masks.read_selected` gives; None once written
+    noun = "a selection whose length depends on the data (x[mask], np.nonzero)"
 
     def __repr__(self) -> str:
         return f"Selection({self.aval}, by a traced mask)"

@@ -10,8 +10,7 @@ start keep them where they lie in the base instead (`MaskedArray.aligned`), so
 Elementwise ufuncs, sums, dot products, matmul and outer products give NumPy's
 results on the valid part, and writes go back through a mask into the base's
 row (one dynamic_update_slice, which XLA does in place in a loop). Functions
-that would look at the padding (sorting, say) raise `UnsupportedError`.
-"""
+with no rule for the padding raise `UnsupportedError`."""
 
 from __future__ import annotations
 
@@ -221,6 +220,7 @@ class MaskedArray(TracedArray):
     _form = None  # (value, data, starts, keys): the same array as `aligned` gives it
     _axes = None  # a view's index into its parent, as `parse` gives it
     recipe = None  # how an elementwise result was made (`chunked_reductions.Recipe`)
+    noun = "a slice whose bounds are traced"  # (in errors)
 
     def aligned(self, filled: bool):
         """(data, starts, keys): the data with element j of an axis at starts[axis] + j (at j where
@@ -593,8 +593,8 @@ def function_on_masked(func, args, kwargs):
     with emitting_here():
         handler = FUNCTIONS.get(func)
         if handler is None:
-            raise UnsupportedError(f"np.{getattr(func, '__name__', func)} on a slice whose bounds are traced "
-                                   f"(loop-dependent slices support {COVERED})")
+            noun = next((a.noun for a in args if isinstance(a, MaskedArray)), MaskedArray.noun)
+            raise UnsupportedError(f"np.{getattr(func, '__name__', func)} of {noun} (such arrays support {COVERED})")
         if kwargs.pop("out", None) is not None or kwargs.pop("where", True) is not True:
             raise UnsupportedError(f"np.{func.__name__} with out= or where= on a slice whose bounds are traced")
         return handler(*args, **kwargs)

@@ -68,7 +68,7 @@ def test_a_function_no_rule_covers_raises_naming_it_and_what_is_covered():
         for i in range(x.shape[0]):
             out[i] = np.fft.fft(x[:i + 1])[0].real
 
-    with pytest.raises(UnsupportedError, match=r"np.fft on a slice whose bounds are traced.*scans \(cumsum"):
+    with pytest.raises(UnsupportedError, match=r"np.fft of a slice whose bounds are traced.*scans \(cumsum"):
         solvent.jit(running_spectrum)(np.ones(300), np.zeros(300))
 
 
