@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from solvent.core.traced import TracedScalar
 from solvent.errors import UnsupportedError
-from solvent.numpy.registry import implements
+from solvent.numpy.registry import UNDISPATCHED, implements
 from solvent.numpy.values import is_traced, probe_array
 
 
 def _probe(x):
     """A host stand-in with `x`'s dtype and rank when `x` is traced, else `x` itself."""
     return probe_array(x) if is_traced(x) else x
+
+
+@implements(np.isscalar)
+def isscalar(element):
+    """A traced scalar is one (NumPy's function asks isinstance(element, np.generic), which a traced
+    value is not); a traced array is not."""
+    return isinstance(element, TracedScalar) or (not is_traced(element) and np.isscalar(element))
+
+
+UNDISPATCHED.add(np.isscalar)  # (NumPy does not dispatch it: rewritten code calls this one)
 
 
 @implements(np.result_type)

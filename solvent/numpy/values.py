@@ -34,20 +34,20 @@ def dtype_key(x):
     if is_python_scalar(x):
         return type(x)
     if getattr(x, "weak", False):
-        python_type = _PYTHON_TYPES[np.dtype(x.dtype).kind]
+        python_type = PYTHON_TYPES[np.dtype(x.dtype).kind]
         return np.dtype(np.bool_) if python_type is bool else python_type
     return np.dtype(x.dtype) if hasattr(x, "dtype") else result_type(x)
 
 
 #: The Python type a weak traced scalar stands for, by its dtype's kind.
-_PYTHON_TYPES = {"i": int, "u": int, "f": float, "c": complex, "b": bool}
+PYTHON_TYPES = {"i": int, "u": int, "f": float, "c": complex, "b": bool}
 
 
 def result_type(*operands) -> np.dtype:
     """NumPy's promotion of `operands`: Python scalars weak (NEP 50), lists as arrays."""
     def key(x):
         if getattr(x, "weak", False):
-            return _PYTHON_TYPES[np.dtype(x.dtype).kind](0)
+            return PYTHON_TYPES[np.dtype(x.dtype).kind](0)
         if hasattr(x, "dtype") or is_python_scalar(x):
             return x.dtype if hasattr(x, "dtype") else x
         return dtype_of(value(x)) if holds_traced(x) else np.asarray(x).dtype

@@ -20,7 +20,8 @@ from solvent.core.traced import TracedArray, TracedScalar
 from solvent.errors import TracerConversionError
 from solvent.numpy.folding import static
 from solvent.numpy.registry import builtin
-from solvent.numpy.values import is_python_scalar, is_traced, wrap
+from solvent.numpy.matrix_type import TracedMatrix
+from solvent.numpy.values import PYTHON_TYPES, is_python_scalar, is_traced, probe_array, wrap
 
 _NOTHING = object()  # no `default=` given
 
@@ -198,6 +199,18 @@ def all_(iterable):
 def _python_bool(truth):
     """A traced truth as the Python bool any() and all() return (weak: a new scalar, not the item's)."""
     return scalar_of(truth, np.bool_, weak=True) if is_traced(truth) else truth
+
+
+@builtin(isinstance)
+def isinstance_(obj, classinfo):
+    """isinstance() of a traced value as of the value NumPy's run has: a traced scalar is what NumPy's
+    scalar of its dtype is (np.float64 is a float and an np.floating), or the Python number it
+    stands for; a traced array is an ndarray (of a np.matrix, the matrix)."""
+    if isinstance(obj, TracedScalar):
+        obj = PYTHON_TYPES[obj.dtype.kind](0) if obj.weak else obj.dtype.type(0)
+    elif is_traced(obj) and not isinstance(obj, TracedMatrix):
+        obj = probe_array(obj)
+    return isinstance(obj, classinfo)
 
 
 @builtin(max)

@@ -1,5 +1,7 @@
 """Python builtins on traced values give what they give on NumPy's values (solvent.transforms.source.builtins)."""
 
+import numbers
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -183,3 +185,16 @@ def scalar_types(x):
 def test_numpy_scalar_types_convert_traced_values():
     check_like_numpy(crc32, np.frombuffer(b"hello world", np.uint8).copy())
     check_like_numpy(scalar_types, np.array([1.5, -2.0, 3.7]))
+
+
+def kinds_of(x):
+    a, b = x[0], float(x[1])
+    return (np.isscalar(a), np.isscalar(x), np.isscalar(b), isinstance(a, float), isinstance(a, np.floating),
+            isinstance(a, numbers.Real), isinstance(b, np.floating), isinstance(b, float), isinstance(x, np.ndarray),
+            isinstance(a, np.ndarray), isinstance(x[0] > 1, np.bool_), isinstance(x.astype(np.int32)[0], int))
+
+
+def test_isinstance_and_isscalar_answer_as_for_the_values_numpys_run_has():
+    """A traced np.float64 is a float, an np.floating and a scalar (isinstance said False, and
+    np.isscalar: code normalizing its inputs took the other branch silently)."""
+    check_like_numpy(kinds_of, np.arange(3.0))
