@@ -273,6 +273,14 @@ def probe(fn):
     return _traced_apart(fn)
 
 
+def writes(fn) -> bool:
+    """Whether `fn()`, traced once into a throwaway region (its writes undone), writes an array from
+    outside it (a random generator's state, an array updated in place)."""
+    written = []
+    _traced_apart(fn, written=written)
+    return bool(written)
+
+
 def takes_branch(fn) -> bool:
     """Whether `fn()`, traced once into a throwaway region (its writes undone), takes a traced
     branch (emits a `stablehlo.case`, in its loops too)."""
@@ -282,9 +290,9 @@ def takes_branch(fn) -> bool:
     return bool(found)
 
 
-def _traced_apart(fn, look=lambda block: None):
+def _traced_apart(fn, look=lambda block: None, written=None):
     """What `fn()` returns, traced into a block that `look` sees before it is erased; the writes made
-    there, to arrays and to Python objects, are undone."""
+    there, to arrays and to Python objects, are undone (the arrays listed in `written`)."""
     session = trace.current()
     with session.emitting():
         scratch = case_op(value(np.int32(0)), [], 1)
@@ -298,6 +306,8 @@ def _traced_apart(fn, look=lambda block: None):
         finally:
             for array, old in record.writes.values():
                 array.restore(old)
+                if written is not None:
+                    written.append(array)
             record.discard()
             scratch.erase()
     return result

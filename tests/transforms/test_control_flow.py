@@ -450,3 +450,51 @@ def test_reads_through_views_of_such_copies_and_of_the_last_iterations_view_are_
     traced = [a if isinstance(a, np.ndarray) else solvent.Scalar(np.int64(a)) for a in args]
     with pytest.raises((solvent.ControlFlowError, solvent.UnsupportedError), match="a view made in a traced `if`"):
         solvent.jit(fn)(*traced)
+
+
+def draws_until_large(rng):
+    n = 0
+    while rng.random() < 0.9:
+        n += 1
+    return n, rng.random()  # (the generator's state after the loop too)
+
+
+def halved(x):
+    x *= 0.5
+    return np.abs(x).max()
+
+
+def halves_until_small(x):
+    n = 0
+    while halved(x) > 1e-3:
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("seed", [8, 0, 3])
+def test_a_while_test_that_draws_draws_at_every_step(seed):
+    """The test's draw was made once, before the loop: a wrong count, or a loop that never ended."""
+    expected = draws_until_large(np.random.default_rng(seed))
+    assert solvent.jit(draws_until_large)(np.random.default_rng(seed)) == expected
+
+
+def test_a_while_test_that_updates_an_array_in_place_does_so_at_every_step():
+    check_like_numpy(halves_until_small, np.array([1.0, -2.0]))
+
+
+def assigns_in_its_tests(x):
+    n, h = 0, x.copy()
+    while (h := h * 0.5).max() > 0.01:
+        n += 1
+    k = 0
+    while (m := x[k]) < 5:
+        k += 1
+        if m < 2:
+            continue
+        x[k - 1] = -m
+    return n, h, k
+
+
+def test_a_while_test_with_an_assignment_expression():
+    """`h := ...` in the test assigns a name of the loop (a raw UnboundLocalError from the rewrite)."""
+    check_like_numpy(assigns_in_its_tests, np.arange(9.0))

@@ -299,6 +299,12 @@ class _Rewriter(ast.NodeTransformer):
         return ast.Assign([_names_tuple(names, ast.Store)], call)
 
     def visit_While(self, node):
+        if not node.orelse and any(isinstance(n, ast.NamedExpr) for n in ast.walk(node.test)):
+            # `while (h := f(h)) > t:` assigns in its test: `while True: if not test: break` runs it in
+            # the body, where its names are the loop's
+            stop = ast.If(ast.UnaryOp(ast.Not(), node.test), [ast.Break()], [])
+            node = ast.copy_location(ast.While(ast.Constant(True), [ast.copy_location(stop, node)] + node.body, []),
+                                     node)
         if node.orelse or contains(node.body, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal)):
             self.generic_visit(node)
             node.test = _helper("refuse", node.test, ast.Constant("a `while` holding return (or with else)"),

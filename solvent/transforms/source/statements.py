@@ -19,7 +19,7 @@ from solvent.errors import TracerConversionError, UnsupportedError
 from solvent.numpy import folding
 from solvent.numpy.indexing import affine
 from solvent.numpy.values import holds_traced, value, wrap
-from solvent.transforms import collected_lists, control_flow, python_objects
+from solvent.transforms import collected_lists, control_flow, python_objects, regions
 from solvent.transforms.source.builtins import Rows
 
 
@@ -209,10 +209,10 @@ def while_stmt(test_fn, body_fn, values, names, where=None, in_place=(), written
     """`while test: body` over the loop variables `names`; Python loop while the test is static."""
     values = tuple(values)
     while True:
-        test = test_fn(*values)
-        if _traced(test):
+        first = test_fn(*values)
+        if _traced(first):
             break
-        if not test:
+        if not first:
             return values
         values = tuple(body_fn(*values))
 
@@ -221,9 +221,25 @@ def while_stmt(test_fn, body_fn, values, names, where=None, in_place=(), written
             _with_entries(body_fn, slots, len(values) - len(slots))
         values = _fill_undefined(values, lambda v: tuple(body(*v)))
         _check_defined(values, names, "while loop", where)
-        return tuple(control_flow.loop(lambda c: test(*c), lambda c: tuple(body(*c)), values,
-                                       _fixed(values, names, in_place), written=written))
+        fixed = _fixed(values, names, in_place)
+        if not regions.writes(lambda: test(*values)):
+            return tuple(control_flow.loop(lambda c: test(*c), lambda c: tuple(body(*c)), values, fixed,
+                                           written=written))
+
+        # A test that writes (a draw, an array updated in place) cannot run in the loop's condition,
+        # which gives only its truth: each step ends with it, and the loop carries its truth.
+        def step(carry):
+            new = tuple(body(*carry[:-1]))
+            return (*new, _truth(test(*new)))
+        return tuple(control_flow.loop(lambda c: c[-1], step, (*values, _truth(first)), [*fixed, False],
+                                       written=written))[:-1]
     return _carrying_entries(run, values, names)
+
+
+def _truth(test):
+    """A traced test's truth, as a traced bool."""
+    with trace.current().emitting():
+        return wrap(regions.predicate(test), scalar=True)
 
 
 #: A loop that cannot roll unrolls only while its body is copied at most this many times
