@@ -4,8 +4,9 @@ at its row, and the list gets the rows after the loop, as NumPy's loop leaves it
 
 Only for a list the body uses by that one `append` alone (the rewrite checks the source: a body
 traced once cannot read a list that grows), and only for items NumPy's list holds as they are at
-the end of their step: numbers, and arrays the step made that no carried name holds and nothing
-views (an array the loop goes on with may change in place after it was appended)."""
+the end of their step: numbers, and arrays the step made (or views of them) that nothing the loop
+carries on holds or views (an array the loop goes on with may change in place after it was
+appended)."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ class Collected:
         item = grown[0]
         if not _as_made(item, held):
             raise ControlFlowError(f"the body of a traced loop appends to `{self.name}` an array that may "
-                                   "change after it is appended (one the loop goes on with, a view, or one "
+                                   "change after it is appended (one the loop goes on with or a view of it, or one "
                                    "made before the loop); append a copy")
         self.weak = self.weak and is_weak(item)
         start, step = self.steps.start, self.steps.step
@@ -90,18 +91,20 @@ def _dtype(item) -> np.dtype:
 
 def _as_made(item, held) -> bool:
     """Whether NumPy's list holds `item` as it is at the end of its step: a number, or an array the
-    step made that nothing `held` (what the loop carries on) holds and nothing views."""
+    step made (or a view of one: a draw's rows) of which nothing `held` (what the loop carries on)
+    is a view or the array itself, so that no later step can change it."""
     if isinstance(item, TracedScalar) or not isinstance(item, (TracedArray, np.ndarray)):
         return True
-    if np.ndim(item) == 0:
-        return False  # (a 0-d array: its rows would be NumPy scalars)
-    return (isinstance(item, TracedArray) and item._parent is None and not item.__dict__.get("_views")
-            and item.depth >= len(SESSION.regions) and not _holds(held, item))
+    if not isinstance(item, TracedArray) or np.ndim(item) == 0:
+        return False  # (a host array; a 0-d array, whose rows would be NumPy scalars)
+    root = item.root()
+    return root.depth >= len(SESSION.regions) and not any(
+        isinstance(x, TracedArray) and x.root() is root for x in _leaves(held))
 
 
-def _holds(x, item, depth: int = 4) -> bool:
-    if x is item:
-        return True
-    if depth and isinstance(x, (tuple, list, dict)):
-        return any(_holds(v, item, depth - 1) for v in (x.values() if isinstance(x, dict) else x))
-    return False
+def _leaves(x, depth: int = 4):
+    if isinstance(x, (tuple, list, dict)) and depth:
+        for v in x.values() if isinstance(x, dict) else x:
+            yield from _leaves(v, depth - 1)
+    else:
+        yield x

@@ -123,6 +123,13 @@ def counted(x):
     return x * times[-1], steps, sum(steps)
 
 
+def draws(rng):
+    samples = []
+    for _ in range(40):
+        samples.append(rng.random(2))  # (a view of the step's draw)
+    return np.array(samples), rng.random()
+
+
 def row_sums(m):
     sums = []
     for row in m:
@@ -134,7 +141,8 @@ def row_sums(m):
     (losses, (np.zeros(3), np.linspace(0.0, 1.0, 60).reshape(20, 3), np.linspace(1.0, 2.0, 20))),
     (path, (np.linspace(0.0, 1.0, 8),)),
     (counted, (np.ones(3, np.float32),)),
-    (row_sums, (np.arange(120.0).reshape(40, 3),))])
+    (row_sums, (np.arange(120.0).reshape(40, 3),)),
+    (draws, (np.random.default_rng(1),))])
 def test_a_static_loop_appending_one_item_a_step_rolls_and_collects_them(fn, args):
     """A list the body only appends to, one number or array it made each step, is carried as a
     buffer of one row a step: the loop rolls, and the list holds what NumPy's does, Python numbers
