@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from solvent.core import dispatch, trace
+from solvent.numpy import creation
 from solvent.numpy.registry import UNDISPATCHED
 from solvent.numpy.values import as_array, holds_traced, is_traced
 
@@ -28,6 +29,15 @@ def registered(fn) -> bool:
         return fn in dispatch.FUNCTIONS
     except TypeError:  # unhashable callables
         return False
+
+
+def stand_in(fn):
+    """What np.zeros & co. are while tracing, for `fn` one of them as NumPy has it otherwise (held from
+    before the trace: `from numpy import zeros`); else None."""
+    try:
+        return creation.STAND_INS.get(fn)
+    except TypeError:  # unhashable callables
+        return None
 
 
 def with_lists(fn):

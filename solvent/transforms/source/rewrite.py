@@ -567,6 +567,9 @@ def converted(fn):
     `numpy_calls`)."""
     if isinstance(fn, (types.BuiltinFunctionType, type)) and fn in dispatch.BUILTINS:
         return dispatch.BUILTINS[fn]
+    stand_in = numpy_calls.stand_in(fn)
+    if stand_in is not None:  # np.zeros & co. as the module had them before the trace
+        return stand_in
     if numpy_calls.registered(fn):
         return numpy_calls.with_lists(fn)
     if isinstance(fn, types.MethodType):

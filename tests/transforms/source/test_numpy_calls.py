@@ -4,6 +4,7 @@ lists of arrays and lists without traced values are left as they are."""
 
 import numpy as np
 import pytest
+from numpy import arange, array, asarray, empty_like, full, zeros, zeros_like
 
 import solvent
 from differential import check_like_numpy
@@ -52,3 +53,20 @@ def test_a_tuple_of_candidates_in_a_rolled_loop_matches_numpy():
 def test_an_unsupported_function_given_such_a_list_still_names_itself():
     with pytest.raises(solvent.UnsupportedError, match="np.polydiv"):
         solvent.jit(lambda x: np.polydiv([x[0], x[1]], [1.0]))(np.array([0.3, 1.7]))
+
+
+def made_with_names_imported_from_numpy(x):
+    out = zeros(3)
+    out[:] = x * 2
+    like = zeros_like(x)
+    like[0] = x[1]
+    filled = full(3, 2.0)
+    filled[2] = x[2]
+    return out + asarray(x), like, filled, array([x[0], x[1]]), arange(3) * x, empty_like(x).shape
+
+
+def test_creation_functions_imported_from_numpy_before_the_trace_make_traced_arrays():
+    """`from numpy import zeros` holds NumPy's host function: an array it made could not hold traced
+    values (np.asarray() of a traced value)."""
+    check_like_numpy(made_with_names_imported_from_numpy, np.arange(3.0))
+
