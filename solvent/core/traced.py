@@ -222,12 +222,6 @@ class TracedArray:
     def __format__(self, spec):
         return format(self._host("format()") if spec else repr(self), spec)  # (a spec formats the value)
 
-    def item(self, *args):
-        return self._host(".item()").item(*args)
-
-    def tolist(self):
-        return self._host(".tolist()").tolist()
-
     # Every ndarray method is the NumPy function of the same name (np.sum(a) == a.sum()).
     def __getattr__(self, name):
         method = dispatch.HOOKS.array_method

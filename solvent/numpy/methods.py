@@ -133,6 +133,37 @@ def _part_view(array, part: str):
     return view(array, shape(array), lambda v: ew.unary(part, v), write, part_dtype, memory=_same_memory(array))
 
 
+#: The dtype of the Python number `item()` gives for each dtype kind, held as a weak traced scalar.
+_ITEM_DTYPES = {"b": np.bool_, "i": np.int64, "u": np.int64, "f": np.float64, "c": np.complex128}
+
+#: Elements `tolist()` makes into traced numbers at most: each is an op of the program.
+TOLIST_AT_MOST = 1024
+
+
+@method("item")
+def item(self, *args):
+    """`x.item()`: the element as NumPy's Python number, a weak traced scalar (as float() and int()
+    give theirs: `losses.append(loss.item())`)."""
+    if not args and self.size != 1:
+        raise ValueError("can only convert an array of size 1 to a Python scalar")
+    flat = np.reshape(self, (self.size,))
+    element = flat[0] if not args else flat[args[0]] if len(args) == 1 else self[args]
+    out = wrap(ew.convert(value(element), _ITEM_DTYPES[self.dtype.kind]), scalar=True)
+    out.weak = True
+    return out
+
+
+@method("tolist")
+def tolist(self):
+    """`x.tolist()`: nested lists of `item()`s (a few: each element is an op of the program)."""
+    if self.size > TOLIST_AT_MOST:
+        raise UnsupportedError(f".tolist() of a traced array of {self.size} elements would make an op of each; "
+                               "keep it an array")
+    if not self.shape:
+        return item(self)
+    return [tolist(self[i]) for i in range(self.shape[0])]
+
+
 @method("nonzero")
 def nonzero(self):
     return np.nonzero(self)

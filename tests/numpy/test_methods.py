@@ -97,7 +97,7 @@ def test_reduction_and_math_methods():
 
 
 def test_conversions_raise_tracer_conversion_error():
-    for convert in (bool, complex, lambda x: x.item(), lambda x: x.tolist(), np.asarray):  # int(), float(): builtins
+    for convert in (bool, complex, lambda x: x.tobytes()):  # int(), float(), .item(): Python numbers
         with pytest.raises(solvent.TracerConversionError):
             solvent.jit(lambda x: convert(x.sum()))(np.ones(3))
 
@@ -393,3 +393,19 @@ def test_integer_reductions_of_extremes(dtype):
 def test_real_and_imag_of_a_scalar_are_scalars():
     check_types_like_numpy(lambda x: (np.real(x[0]), np.imag(x[0]), np.real(x[0] + 0j), np.imag(x[1] * 1j)),
                            np.array([0.1, 0.4]))
+
+
+def items_as_python_numbers(x):
+    losses = []
+    for i in range(20):
+        losses.append((x * i).sum().item())
+    return (losses, x[1].item(), x.item(2), x.reshape(2, 2).item(1, 0), x.astype(np.float32)[0].item(),
+            (x > 1).tolist(), x.astype(np.int8).reshape(2, 2).tolist(), np.float32(2) * x[0].item())
+
+
+def test_item_and_tolist_give_python_numbers():
+    """As float() and int() give theirs: weak traced scalars that come back as Python numbers and
+    promote as they do (`losses.append(loss.item())` raised a TracerConversionError)."""
+    check_types_like_numpy(items_as_python_numbers, np.arange(4.0))
+    with pytest.raises(solvent.UnsupportedError, match="tolist"):
+        solvent.jit(lambda x: x.tolist())(np.zeros(2000))
