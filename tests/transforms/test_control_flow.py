@@ -498,3 +498,50 @@ def assigns_in_its_tests(x):
 def test_a_while_test_with_an_assignment_expression():
     """`h := ...` in the test assigns a name of the loop (a raw UnboundLocalError from the rewrite)."""
     check_like_numpy(assigns_in_its_tests, np.arange(9.0))
+
+
+def metropolis(x, rng):
+    accepted = 0
+    for i in range(30):
+        change = x[i] - x[i - 1]
+        if change <= 0 or rng.random() < np.exp(-change):  # (draws only for an uphill change)
+            accepted += 1
+    return accepted, rng.random()
+
+
+def bumped(x):
+    x[1] += 1
+    return True
+
+
+def bumps_if_negative(x):
+    x[0] < 0 and bumped(x)
+    return x
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_right_operand_of_or_and_and_runs_only_where_python_runs_it(seed):
+    """A draw or a write on the right ran whatever the left gave: every later draw shifted."""
+    x = np.random.default_rng(seed).standard_normal(30)
+    assert solvent.jit(metropolis)(x, np.random.default_rng(seed)) == metropolis(x, np.random.default_rng(seed))
+    check_like_numpy(bumps_if_negative, np.array([1.0, 0.0]))
+    check_like_numpy(bumps_if_negative, np.array([-1.0, 0.0]))
+
+
+def sums_positive_doubles(x):
+    s = 0.0
+    for i in range(len(x)):
+        if x[i] <= 0:
+            continue  # a guard clause before the loop's temporaries
+        t = x[i] * 2
+        s += t
+    return s
+
+
+def test_a_long_loop_with_a_traced_continue_rolls_and_keeps_its_temporaries():
+    """The loop made a `while` kept its temporaries private (`t` was refused as set in one branch),
+    and starts with a traced index when it is too long to unroll (its test stayed static: 400
+    copies of the body, 9-11 s)."""
+    x = np.random.default_rng(0).standard_normal(400)
+    check_like_numpy(sums_positive_doubles, x)
+    assert solvent.code_hlo(sums_positive_doubles, x, optimize="none").count("stablehlo.while") == 1

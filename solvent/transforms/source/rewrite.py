@@ -374,13 +374,14 @@ class _Rewriter(ast.NodeTransformer):
         else:
             sequence = _helper("items", iterator)
         setup = [ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], value), node)
-                 for name, value in ((items, sequence), (index, ast.Constant(0)))]
+                 for name, value in ((items, sequence), (index, _helper("first_index", ast.Name(items, ast.Load()))))]
         test = ast.Compare(ast.Name(index, ast.Load()), [ast.Lt()],
                            [_helper("length", ast.Name(items, ast.Load()))])
         advance = [ast.Assign([node.target], ast.Subscript(ast.Name(items, ast.Load()), ast.Name(index, ast.Load()),
                                                            ast.Load())),
                    ast.AugAssign(ast.Name(index, ast.Store()), ast.Add(), ast.Constant(1))]
         loop = ast.While(test, advance + node.body, [])
+        self.private[id(loop)] = self.private.get(id(node), set())  # (its temporaries are the for's)
         return ast.copy_location(ast.Module(setup + [ast.copy_location(loop, node)], []), node)
 
     def visit_Module(self, node):  # only for the synthetic module of _for_as_while

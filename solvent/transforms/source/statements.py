@@ -24,8 +24,8 @@ from solvent.transforms.source.builtins import Rows
 
 
 #: The forms rewritten code calls (see rewrite.HELPERS).
-__all__ = ["and_", "for_range", "for_stmt", "if_stmt", "ifexp", "items", "length", "load", "not_", "or_", "range_items",
-           "refuse", "slice_of", "subscript", "while_stmt"]
+__all__ = ["and_", "first_index", "for_range", "for_stmt", "if_stmt", "ifexp", "items", "length", "load", "not_", "or_",
+           "range_items", "refuse", "slice_of", "subscript", "while_stmt"]
 
 slice_of = slice  # `a:b:c` in a key the rewrite passes to `subscript`
 _NDARRAY = np.ndarray  # NumPy's own class (tracing puts a stand-in at np.ndarray)
@@ -157,11 +157,12 @@ def ifexp(test, if_true, if_false):
 
 
 def and_(*operands):
-    """Python's `and` over thunks; element-wise `np.logical_and` once a value is traced."""
+    """Python's `and` over thunks; element-wise `np.logical_and` once a value is traced (an operand
+    that writes, a draw say, runs only where the values before it are true, as in Python)."""
     result = operands[0]()
     for operand in operands[1:]:
         if _traced(result):
-            result = np.logical_and(result, operand())
+            result = _short_circuit(result, operand, np.logical_and, skip_if=False)
         elif not result:
             return result
         else:
@@ -170,15 +171,26 @@ def and_(*operands):
 
 
 def or_(*operands):
+    """Python's `or` over thunks, as `and_`."""
     result = operands[0]()
     for operand in operands[1:]:
         if _traced(result):
-            result = np.logical_or(result, operand())
+            result = _short_circuit(result, operand, np.logical_or, skip_if=True)
         elif result:
             return result
         else:
             result = operand()
     return result
+
+
+def _short_circuit(result, operand, combine, skip_if: bool):
+    """`combine(result, operand())` for a traced `result`; where `operand` writes (regions.writes),
+    in a traced branch taken only where `result` is not `skip_if`, so its writes happen only there."""
+    if np.ndim(result) or not regions.writes(operand):
+        return combine(result, operand())
+    decided = lambda: np.logical_or(result, False)  # noqa: E731  (its truth, as the other branch's bool)
+    undecided = lambda: combine(result, operand())  # noqa: E731
+    return control_flow.cond(result, decided, undecided) if skip_if else control_flow.cond(result, undecided, decided)
 
 
 def not_(value):
@@ -474,6 +486,21 @@ def range_items(where, *bounds):
         raise UnsupportedError("a `for` loop over range() with traced bounds that uses break/continue (or "
                                "return); write it as a `while` loop", location=where)
     return RangeItems(*bounds)
+
+
+def first_index(sequence):
+    """The first index of a `for` with break/continue made a `while` over `sequence`: 0, or a traced 0
+    where the loop is too long to unroll (as `for_range` rolls such loops), so that the `while` is
+    rolled from its first step (its test would otherwise stay static, and a loop whose `continue`
+    alone is traced unroll whole)."""
+    session = trace.current()
+    if (session is None or session.unroll is None or len(sequence) * session.copies <= session.unroll
+            or not (isinstance(sequence, (RangeItems, Rows)) or is_traced(sequence))):
+        return 0
+    with session.emitting():
+        index = wrap(value(np.int64(0)), scalar=True)
+    index.weak = True  # (a Python int in NumPy's loop)
+    return index
 
 
 def items(iterable):
