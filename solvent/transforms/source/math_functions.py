@@ -70,3 +70,16 @@ def log(x, base=None):
     values = _real(args, math.log)
     result = np.log(values[0]) if base is None else np.log(values[0]) / np.log(values[1])
     return scalar_of(result, np.float64, weak=True)
+
+
+@builtin(math.isclose)
+def isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0):
+    """math.isclose as Python tests it: |a - b| <= max(rel_tol * max(|a|, |b|), abs_tol), an infinity
+    close to itself only, a NaN to nothing."""
+    a, b = static(a), static(b)
+    if not _traced([a, b]):
+        return math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol)
+    a, b = _real([a, b], math.isclose)
+    within = np.abs(a - b) <= np.maximum(rel_tol * np.maximum(np.abs(a), np.abs(b)), abs_tol)
+    close = np.logical_or(a == b, np.isfinite(a) & np.isfinite(b) & within)
+    return scalar_of(close, np.bool_, weak=True)

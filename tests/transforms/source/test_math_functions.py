@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import solvent
+from differential import check_like_numpy
 from solvent.transforms.source.math_functions import FLOAT, INTEGER, TEST
 
 #: Where each function takes arguments from (0, 1): shifted into its domain.
@@ -47,3 +48,12 @@ def test_python_numbers_from_math_keep_a_float32_array_float32():
 def test_a_complex_or_array_argument_raises_as_python_does():
     with pytest.raises(TypeError, match="real numbers"):
         solvent.jit(lambda x: math.sqrt(x))(np.ones(3))
+
+
+def closeness(x):
+    return ([math.isclose(x[i], 0.4) for i in range(5)], math.isclose(x[0], x[1], rel_tol=0.5),
+            math.isclose(x[3], math.inf), math.isclose(x[2], 0.0, abs_tol=1e-12), math.isclose(x[4], x[4]))
+
+
+def test_isclose_of_traced_numbers():
+    check_like_numpy(closeness, np.array([0.4, 0.4 + 1e-12, 0.0, np.inf, np.nan]))
