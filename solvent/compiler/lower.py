@@ -17,8 +17,7 @@ import solvent.ops.constant
 import solvent.ops.elementwise
 import solvent.passes
 from solvent.compiler import disk
-from solvent.errors import (CompileError, EscapedValueError, SolventError, UnsupportedError, is_library_file,
-                            user_stacklevel)
+from solvent.errors import CompileError, EscapedValueError, SolventError, UnsupportedError, raised_at, user_stacklevel
 from solvent.ir.module import parse, to_text
 from solvent.passes import (block_updates, donation, enumerated_scatters, one_element_ops, pipelines as passes,
                             reads_after_writes, unit_reshapes)
@@ -176,7 +175,7 @@ def _trace(fn, args, kwargs, options: Options):
         raise UnsupportedError(
             "the traced function recursed past Python's limit: a recursion whose base case is a test of traced "
             "values never ends when traced, since both sides of the test are traced; write it as a loop (or "
-            "make the test static)", _deepest_user_line(error)) from None
+            "make the test static)", raised_at(error)) from None
     except EscapedValueError as error:
         if not error.rolled:
             raise
@@ -184,16 +183,6 @@ def _trace(fn, args, kwargs, options: Options):
         warnings.warn(f"loops at {lines} were unrolled: a rolled body let a value escape "
                       "through a Python object", stacklevel=user_stacklevel())
         return trace(fn, args, kwargs, options.static_argnames, None)
-
-
-def _deepest_user_line(error) -> tuple[str, int] | None:
-    """The innermost line of the user's code in `error`'s traceback."""
-    found, tb = None, error.__traceback__
-    while tb is not None:
-        if not is_library_file(tb.tb_frame.f_code.co_filename):
-            found = (tb.tb_frame.f_code.co_filename, tb.tb_lineno)
-        tb = tb.tb_next
-    return found
 
 
 def _parameters(fn) -> tuple:

@@ -463,7 +463,7 @@ _wrappers = {name: _fresh(name) for name in FRESH}
 _wrappers["ndarray"] = _TracingNDArray
 #: NumPy's own creation functions -> what np.<name> is while tracing, for rewritten code to call in
 #: place of one it holds from before (`from numpy import zeros`).
-STAND_INS = {_originals[name] if name in _originals else np.ndarray: wrapper for name, wrapper in _wrappers.items()}
+STAND_INS = {_originals[name]: wrapper for name, wrapper in _wrappers.items()}
 
 
 # -- np.random: its C code allocates with np.empty and must get real arrays ----------------------

@@ -355,7 +355,9 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     result = finish_product(ops.transpose(v, [term.index(c) for c in output]), result_dtype)
     if out is not None:
         return write_out(out, result, casting)
-    return wrap(value(result), scalar=False) if optimize is not False and not output else result  # (NumPy's path gives arrays)
+    if optimize is not False and not output:  # (NumPy's optimized path gives an array, not a scalar)
+        return wrap(value(result), scalar=False)
+    return result
 
 
 def _einsum_view(a, term: str, output: str):

@@ -19,8 +19,8 @@ from solvent.errors import UnsupportedError
 from solvent.numpy import order_statistics
 from solvent.numpy.registry import implements
 from solvent.numpy.sorting import searchsorted, sort_values
-from solvent.numpy.values import (broadcast_value, full, holds_traced, is_traced, normalize_axes, result_type, shape, value,
-                                  wrap, write_out)
+from solvent.numpy.values import (broadcast_value, full, holds_traced, is_traced, normalize_axes, result_type, shape,
+                                  value, wrap, write_out)
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.scatter import scatter

@@ -149,8 +149,8 @@ def _active(lifted: Lifted, numbers, purpose: str) -> list[bool]:
 
 
 def _like_arguments(lifted: Lifted, argnums, derivative):
-    """The arguments `argnums`, as they were at the call, rebuilt with `derivative(i, leaf)` for each array leaf i (and a zero
-    of its type for each integer inside them, as integer arrays get zeros)."""
+    """The arguments `argnums`, as they were at the call, rebuilt with `derivative(i, leaf)` for each
+    array leaf i (and a zero of its type for each integer inside them, as integer arrays get zeros)."""
     index = {id(leaf): i for i, leaf in enumerate(lifted.leaves)}
 
     def rebuilt(x):

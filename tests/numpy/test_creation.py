@@ -408,5 +408,6 @@ def items_doubled(a):
 
 def test_fromiter_of_traced_items():
     """NumPy's fromiter neither dispatches on an iterator nor can take traced items (a raw ValueError)."""
-    check_like_numpy(lambda a: (np.fromiter(items_doubled(a), float), np.fromiter((v + 1 for v in a), np.float32, count=2),
-                                np.fromiter(range(4), int)), np.arange(3.0))
+    check_like_numpy(lambda a: (np.fromiter(items_doubled(a), float),
+                                np.fromiter((v + 1 for v in a), np.float32, count=2), np.fromiter(range(4), int)),
+                     np.arange(3.0))

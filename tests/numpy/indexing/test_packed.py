@@ -231,6 +231,7 @@ def test_a_selection_masked_again_by_a_mask_selected_the_same_way(x):
 
 def test_matmul_of_two_selections():
     """matmul is a generalized ufunc: a selection's in-place shortcut for ufuncs does not apply."""
-    check_like_numpy(lambda x: (x[x > 0] @ x[x > 0], np.matmul(x[x > 0], x[x > 0])), np.array([-1.0, 2.0, -3.0, 5.0, 1.0]))
+    check_like_numpy(lambda x: (x[x > 0] @ x[x > 0], np.matmul(x[x > 0], x[x > 0])),
+                     np.array([-1.0, 2.0, -3.0, 5.0, 1.0]))
     with pytest.raises(solvent.UnsupportedError, match="np.vecdot"):
         solvent.jit(lambda x: np.vecdot(x[x > 0], x[x > 0]))(np.array([-1.0, 2.0]))
