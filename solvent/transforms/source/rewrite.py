@@ -215,6 +215,7 @@ class _Rewriter(ast.NodeTransformer):
         self.offset = first_line - 1
         self.count = 0
         self.private = private or {}  # loop node id -> names its body keeps to itself (see `liveness`)
+        self.with_else: list = []  # the first line of each Python loop being visited that has an `else:`
 
     def carried(self, loop, body) -> list[str]:
         """The names a loop carries: those its body assigns, less its own temporaries."""
@@ -282,8 +283,11 @@ class _Rewriter(ast.NodeTransformer):
         self.generic_visit(node)
         if contains(node.body + node.orelse, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal, ast.Break,
                                                 ast.Continue)):
-            node.test = _helper("refuse", node.test, ast.Constant("an `if` holding return/break/continue"),
-                                self.where(node))
+            construct = "an `if` holding return/break/continue"
+            if self.with_else and self.with_else[-1] and contains(node.body + node.orelse, (ast.Break, ast.Continue)):
+                construct = (f"an `if` holding break/continue in the loop with `else:` at line {self.with_else[-1]} "
+                             "(solvent does not capture a loop's else: set a flag before `break` and test it after)")
+            node.test = _helper("refuse", node.test, ast.Constant(construct), self.where(node))
             return node
         names = assigned(node.body + node.orelse)
         true_name, false_name = self.fresh("if_true"), self.fresh("if_false")
@@ -306,7 +310,7 @@ class _Rewriter(ast.NodeTransformer):
             node = ast.copy_location(ast.While(ast.Constant(True), [ast.copy_location(stop, node)] + node.body, []),
                                      node)
         if node.orelse or contains(node.body, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal)):
-            self.generic_visit(node)
+            self._visit_uncaptured(node)
             node.test = _helper("refuse", node.test, ast.Constant("a `while` holding return (or with else)"),
                                 self.where(node))
             return node
@@ -320,6 +324,12 @@ class _Rewriter(ast.NodeTransformer):
                        _loads(names), ast.Constant(tuple(names)), self.where(node), *hints)
         return prologue + [_function(test_name, names, [ast.Return(node.test)]),
                            _function(body_name, names, node.body + done), self._assign(names, call)]
+
+    def _visit_uncaptured(self, loop):
+        """A loop left a Python loop (with return, or `else:`), its `else:` known to the `if`s in it."""
+        self.with_else.append(loop.lineno + self.offset if loop.orelse else None)
+        self.generic_visit(loop)
+        self.with_else.pop()
 
     def _lower_exits(self, node):
         """Loop with break/continue -> flags in the body and `not brk and test`."""
@@ -335,7 +345,7 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_For(self, node):
         if node.orelse or contains(node.body, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal)):
-            self.generic_visit(node)
+            self._visit_uncaptured(node)
             if isinstance(node.iter, ast.Call) and _is_range(node.iter.func.args[0] if _is_helper_call(
                     node.iter.func) else node.iter.func):
                 construct = ast.Constant("a `for` loop holding return (or with else) over a range")

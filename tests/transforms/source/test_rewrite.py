@@ -494,3 +494,18 @@ def test_lambdas_alike_on_one_line_are_told_apart_by_their_columns(fn):
     """Each lambda is found by where its code's instructions are (they were left unrewritten, and
     max() or `if` of traced values then said bool() of a traced value)."""
     check_like_numpy(fn, np.array([3.0, 1.0, 2.0]))
+
+
+def first_large(x):
+    for i in range(len(x)):
+        if x[i] > 50:
+            break
+    else:
+        return -1
+    return i
+
+
+def test_a_traced_break_in_a_loop_with_else_names_the_else():
+    """The error blamed the `if` alone, and its advice did not apply."""
+    with pytest.raises(solvent.UnsupportedError, match=r"loop with `else:` at line \d+ \(solvent does not capture"):
+        solvent.jit(first_large)(np.arange(5.0))
