@@ -63,16 +63,23 @@ def _frozen(value):
 _CODE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc, functools.partial)
 
 
-def _globals_read(fn) -> tuple | None:
-    """The globals `fn`'s code (and the code nested in it) reads: numbers and strings by value,
-    modules, functions and classes by themselves; None where one may change (an array, a list)."""
-    names, codes = set(), [fn.__code__]
+@functools.lru_cache(maxsize=1024)
+def _names(code) -> frozenset:
+    """The global (and attribute) names `code` and the code nested in it use (found once per code:
+    eager calls ask on every call)."""
+    names, codes = set(), [code]
     while codes:
         code = codes.pop()
         names.update(code.co_names)
         codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    return frozenset(names)
+
+
+def _globals_read(fn) -> tuple | None:
+    """The globals `fn`'s code (and the code nested in it) reads: numbers and strings by value,
+    modules, functions and classes by themselves; None where one may change (an array, a list)."""
     read = []
-    for name in sorted(names & fn.__globals__.keys()):
+    for name in sorted(_names(fn.__code__) & fn.__globals__.keys()):
         value = fn.__globals__[name]
         key = value if isinstance(value, _CODE) else _frozen(value)
         if key is None:

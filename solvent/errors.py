@@ -18,6 +18,15 @@ def is_library_file(filename: str) -> bool:
     return filename.startswith(_SKIP_PREFIXES) or filename.startswith(("<frozen", "<solvent"))
 
 
+#: Where installed code lives (the standard library, site-packages): not the user's either.
+_INSTALLED = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
+
+
+def is_users_file(filename: str | None) -> bool:
+    """Whether code in `filename` is the user's: not solvent's, NumPy's or any installed package's."""
+    return bool(filename) and not is_library_file(filename) and not filename.startswith(_INSTALLED)
+
+
 def user_frame(depth: int = 1):
     """The innermost stack frame that belongs to the user (not solvent, not NumPy)."""
     frame = sys._getframe(depth)

@@ -18,7 +18,7 @@ from solvent.core import dispatch, operators
 from solvent.core.aval import Aval
 from solvent.core.session import DEAD, SESSION
 from solvent.errors import (ControlFlowError, EscapedValueError, TracerConversionError, UnsupportedError,
-                            is_library_file, numpy_entry, user_location)
+                            is_users_file, numpy_entry, user_location)
 
 
 class TracedArray:
@@ -342,16 +342,11 @@ def _python_arithmetic(method):
     return operator
 
 
-#: Where installed code lives (the standard library, site-packages): a WeakSet there hashes tracers.
-_INSTALLED = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
-
-
 def _hash(self) -> int:
     """In the user's code, what NumPy's hash gives (a scalar hashes by its value, which a traced one
     has not; an array is unhashable), so `set(x)` or `{x[0]: ...}` never keys by identity; in
     solvent's and the standard library's code (a WeakSet of views), the identity."""
-    caller = sys._getframe(1).f_code.co_filename
-    if is_library_file(caller) or caller.startswith(_INSTALLED):
+    if not is_users_file(sys._getframe(1).f_code.co_filename):
         return id(self)
     if isinstance(self, TracedScalar):
         raise _conversion_error(self, "hash()")

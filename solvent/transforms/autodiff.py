@@ -33,7 +33,7 @@ from solvent.numpy.values import full, value, wrap
 from solvent.ops import elementwise as ew, enzyme, shape as shape_ops
 from solvent.ops.base import shape_of
 from solvent.ops.constant import iota
-from solvent.transforms import batching
+from solvent.transforms import batching, regions
 from solvent.transforms.lifting import Lifted, lift
 from solvent.transforms.outline import build_result
 
@@ -117,10 +117,10 @@ def _traced_scalars(args: tuple, numbers, purpose: str, integers: bool = False) 
         if _is_integer(x) and not integers:
             raise SignatureError(f"{purpose} differentiates floats; argument {k} is the integer {x!r}. Pass a "
                             "float, or leave it out of argnums")
-        leaves = structure.flatten(x, _is_leaf)
+        leaves = regions.leaves_of(x)
         if not any(isinstance(leaf, (float, np.floating)) for leaf in leaves):
             return x
-        return structure.unflatten(x, [convert(leaf) for leaf in leaves], _is_leaf)
+        return regions.rebuild(x, [convert(leaf) for leaf in leaves])
     with trace.current().emitting():
         return tuple(converted(k, x) for k, x in enumerate(args))
 
@@ -128,10 +128,6 @@ def _traced_scalars(args: tuple, numbers, purpose: str, integers: bool = False) 
 def _is_integer(x) -> bool:
     """A Python or NumPy integer or bool (not an array)."""
     return type(x) in (bool, int) or isinstance(x, (np.bool_, np.integer))
-
-
-def _is_leaf(x) -> bool:
-    return structure.is_array(x) or _is_integer(x) or isinstance(x, (float, np.floating))
 
 
 def _active(lifted: Lifted, numbers, purpose: str) -> list[bool]:
@@ -155,10 +151,10 @@ def _like_arguments(lifted: Lifted, argnums, derivative):
 
     def rebuilt(x):
         x = structure.copy_structure(x, lambda leaf, _: derivative(index[id(leaf)], leaf)).tree
-        leaves = structure.flatten(x, _is_leaf)
+        leaves = regions.leaves_of(x)
         if not any(_is_integer(leaf) for leaf in leaves):
             return x
-        return structure.unflatten(x, [type(leaf)(0) if _is_integer(leaf) else leaf for leaf in leaves], _is_leaf)
+        return regions.rebuild(x, [type(leaf)(0) if _is_integer(leaf) else leaf for leaf in leaves])
     args = lifted.called[0]
     trees = [rebuilt(args[k]) for k in argument_numbers(argnums, len(args))]
     return trees[0] if isinstance(argnums, int) else tuple(trees)

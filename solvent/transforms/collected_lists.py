@@ -18,7 +18,7 @@ from solvent.core.traced import TracedArray, TracedScalar
 from solvent.errors import ControlFlowError
 from solvent.numpy.values import full, wrap
 from solvent.transforms.python_objects import Appended
-from solvent.transforms.regions import is_weak, weakened
+from solvent.transforms.regions import is_weak, leaves_of, weakened
 
 
 class Collected:
@@ -99,12 +99,4 @@ def _as_made(item, held) -> bool:
         return False  # (a host array; a 0-d array, whose rows would be NumPy scalars)
     root = item.root()
     return root.depth >= len(SESSION.regions) and not any(
-        isinstance(x, TracedArray) and x.root() is root for x in _leaves(held))
-
-
-def _leaves(x, depth: int = 4):
-    if isinstance(x, (tuple, list, dict)) and depth:
-        for v in x.values() if isinstance(x, dict) else x:
-            yield from _leaves(v, depth - 1)
-    else:
-        yield x
+        isinstance(x, TracedArray) and x.root() is root for x in leaves_of(held))

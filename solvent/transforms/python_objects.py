@@ -15,20 +15,12 @@ import types
 import numpy as np
 
 from solvent.core.traced import TracedArray
-from solvent.errors import ControlFlowError, EscapedValueError, is_library_file, user_location
-
-#: Where installed code lives (the standard library, site-packages): its objects are not the user's.
-_INSTALLED = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
+from solvent.errors import ControlFlowError, EscapedValueError, is_users_file, user_location
 
 #: How far the watch looks into nested containers, and how many objects (and items of one) at most.
 DEPTH, MOST = 4, 10_000
 
 _FUNCTIONS = (types.FunctionType, types.MethodType, functools.partial)
-
-
-def _users(filename: str | None) -> bool:
-    """Whether code of `filename` is the user's: not solvent's, NumPy's or any installed package's."""
-    return bool(filename) and not is_library_file(filename) and not filename.startswith(_INSTALLED)
 
 
 class _Watch:
@@ -54,7 +46,7 @@ class _Watch:
         code = getattr(fn, "__code__", None)
         if code is None:
             return
-        own = _users(code.co_filename)
+        own = is_users_file(code.co_filename)
         if own and self.where is None:
             self.where = (code.co_filename, code.co_firstlineno)
         for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
@@ -162,7 +154,7 @@ def _contents(x):
         return None
     attributes = getattr(x, "__dict__", None)
     module = sys.modules.get(type(x).__module__)
-    if not isinstance(attributes, dict) or not _users(getattr(module, "__file__", None)):
+    if not isinstance(attributes, dict) or not is_users_file(getattr(module, "__file__", None)):
         return None
     return dict(attributes)
 
