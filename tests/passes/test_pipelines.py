@@ -191,6 +191,18 @@ def test_widened_booleans_compare_as_integers():
                      a, b)
 
 
+INTEGERS = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
+
+
+@pytest.mark.parametrize("source", INTEGERS)
+def test_integer_casts_through_another_sign_keep_numpys_values(source):
+    # convert_convert_int (enzyme-ad 0.0.16) folded a change of sign then a widening into one
+    # widening: int8 -128 -> uint8 -> int64 gave -128 (NumPy 128).
+    x = np.array([0, 1, 2, 127, 128, 200, 255, 2**15, 2**31 + 7, 2**63 + 3], np.uint64).astype(source)
+    x = x * np.array(-1).astype(source)  # the top bit set too, wrapping as NumPy does
+    check_like_numpy(lambda x: [x.astype(a).astype(b) for a in INTEGERS for b in INTEGERS], x)
+
+
 def test_sums_of_different_reshaped_values_stay_apart():
     # cse_reduce_transposed (enzyme-ad 0.0.16) merged them: the second sum gave the first's 12.
     check_like_numpy(lambda x: (np.sum(np.reshape(x > 0, 12)), np.sum(np.reshape(x < 0, 12)), (x > 0).sum()),
