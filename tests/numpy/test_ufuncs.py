@@ -526,8 +526,17 @@ def test_gcd_of_consecutive_fibonacci_numbers():
     fib = [1, 2]
     while fib[-1] < 2 ** 62:
         fib.append(fib[-1] + fib[-2])
-    check(lambda x, y: (np.gcd(x, y), np.lcm(x[:5], y[:5])), np.array(fib[1:], np.int64), np.array(fib[:-1], np.int64))
+    check(lambda x, y: (np.gcd(x, y), np.lcm(x[:5], y[:5]), np.gcd.reduce(np.stack([x, y]), axis=0)),
+          np.array(fib[1:], np.int64), np.array(fib[:-1], np.int64))
     check(lambda x, y: np.gcd(x, y), np.array([233], np.uint8), np.array([144], np.uint8))
+
+
+def test_gcd_of_arrays_is_one_loop():
+    # Unrolled to its worst case (94 steps for int64), gcd and lcm of the same arrays took XLA 4 s
+    # to compile; a loop stops at the largest step count the data needs.
+    x = np.arange(1, 50, dtype=np.int64)
+    text = solvent.code_hlo(lambda x, y: (np.gcd(x, y), np.lcm(x, y)), x, x[::-1].copy())
+    assert "stablehlo.while" in text and text.count("stablehlo.remainder") <= 4
 
 
 def test_gcd_and_lcm_reductions():

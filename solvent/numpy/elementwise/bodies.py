@@ -10,7 +10,8 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.ir.module import defining_op, splat_float, splat_integer
-from solvent.ops import elementwise as ew
+from solvent.ops import control, elementwise as ew, reduction
+from solvent.ops.constant import splat
 from solvent.ops.elementwise import const
 from solvent.ops.base import dtype_of, is_bool, is_complex, is_float, is_unsigned, one, shape_of
 from solvent.numpy.values import full
@@ -491,15 +492,32 @@ def _magnitudes(a, b):
 
 
 def gcd(a, b):
-    """Euclid's algorithm, unrolled to its worst case (consecutive Fibonacci numbers) for the
-    width, so that it also works inside reduce bodies, where XLA takes no loops."""
+    """Euclid's algorithm: a loop until every remainder is 0, or, inside the body of a reduce
+    (where XLA takes no loops), unrolled to its worst case for the width (consecutive Fibonacci
+    numbers). Unrolled outside, XLA took seconds to compile gcd and lcm of the same arrays."""
     x, y = _magnitudes(a, b)
-    zero = const(y, 0)
-    for _ in range(int(1.45 * 8 * dtype_of(x).itemsize) + 2):
-        nonzero = ew.compare("NE", y, zero)
-        rest = ew.binary("remainder", x, ew.select(nonzero, y, const(y, 1)))
-        x, y = ew.select(nonzero, y, x), ew.select(nonzero, rest, zero)
+    if control.loops_allowed():
+        x, y = control.repeat(lambda x, y: _any(ew.compare("NE", y, const(y, 0))), _euclid_step, [x, y])
+    else:
+        for _ in range(int(1.45 * 8 * dtype_of(x).itemsize) + 2):
+            x, y = _euclid_step(x, y)
     return ew.convert(x, dtype_of(a))
+
+
+def _euclid_step(x, y):
+    """(y, x mod y) where y is not 0; (x, 0) where it is."""
+    zero = const(y, 0)
+    nonzero = ew.compare("NE", y, zero)
+    rest = ew.binary("remainder", x, ew.select(nonzero, y, const(y, 1)))
+    return ew.select(nonzero, y, x), ew.select(nonzero, rest, zero)
+
+
+def _any(flags):
+    """A 0-d i1: whether any of the booleans `flags` is set."""
+    if not shape_of(flags):
+        return flags
+    return reduction.reduce([flags], [splat(False, (), np.bool_)], range(len(shape_of(flags))),
+                            lambda acc, e: [ew.binary("or", acc, e)])[0]
 
 
 def lcm(a, b):
