@@ -97,7 +97,10 @@ def _lowering_enzyme(stages: list[str]) -> list[str]:
 #:   np.sum(np.cumsum(x)[::2] * y[::2]), whose prefix scan pads);
 #: - while_elementwise_reduction_to_reduce sums a value a loop adds each step as one reduction,
 #:   not in the loop's order: `t += dt` 1000 times in float32 gave 100.0 where NumPy's loop gives
-#:   99.99905 (no kernel of benchmarks/kernels.py is slower without it).
+#:   99.99905 (no kernel of benchmarks/kernels.py is slower without it);
+#: - elementwise_complex_simplify takes a function of a complex made of a real array for the real
+#:   function of that array: np.sqrt(x + 0j) gave nan + 0j at x = -4 (NumPy 2j), and so did log,
+#:   arcsin, arccos, arctanh and arccosh where the real function is undefined.
 WRONG = ["convert_convert_float", "convert_convert_int", "transpose_fft", "concat_broadcast_slice", "while_op_induction_replacement",
          "compare_op_canon", "compare_ext", "abs_positive_simplify", "cse_reduce_transposed", "reduce_pad",
          "transpose_pad", "associative_common_mul_op_reordering", "log_simplify",
@@ -105,7 +108,7 @@ WRONG = ["convert_convert_float", "convert_convert_int", "transpose_fft", "conca
          "compare_negate_const_simplify", "binop_const_simplify",
          "compare_subtract_const_simplify", "select_known_predicate_operand", "pow_simplify",
          "power_multiply_to_power", "exponential_minus_one_fuse", "slice_pad",
-         "while_elementwise_reduction_to_reduce"]
+         "while_elementwise_reduction_to_reduce", "elementwise_complex_simplify"]
 
 
 #: Enzyme-HLO patterns valid only without NaN or infinities (used under no_nan=True): negated

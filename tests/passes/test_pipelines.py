@@ -203,6 +203,15 @@ def test_integer_casts_through_another_sign_keep_numpys_values(source):
     check_like_numpy(lambda x: [x.astype(a).astype(b) for a in INTEGERS for b in INTEGERS], x)
 
 
+def test_complex_functions_of_real_values_are_the_complex_functions():
+    # elementwise_complex_simplify (enzyme-ad 0.0.16) took them for the real functions: NaN where
+    # those are undefined (np.sqrt(-4 + 0j) gave nan + 0j).
+    x = np.array([-4.0, -0.5, 0.25, 4.0])
+    check_like_numpy(lambda x: (np.sqrt(x + 0j), np.log(x.astype(complex)), np.log10(x + 0j), (x + 0j) ** 0.5,
+                                np.arcsin(3 * x + 0j), np.arccos(3 * x + 0j), np.arctanh(3 * x + 0j),
+                                np.arccosh(x + 0j), np.sqrt(x.astype(np.complex64))), x)
+
+
 def test_sums_of_different_reshaped_values_stay_apart():
     # cse_reduce_transposed (enzyme-ad 0.0.16) merged them: the second sum gave the first's 12.
     check_like_numpy(lambda x: (np.sum(np.reshape(x > 0, 12)), np.sum(np.reshape(x < 0, 12)), (x > 0).sum()),
