@@ -4,7 +4,7 @@ Reactant's call cache. Every later call with the same argument structure,
 shapes, dtypes and static values becomes a `func.call`, so a layer applied 100
 times is traced once. Calls that cannot be expressed as a pure function of
 their arguments (they write arrays from outside, read traced values from a
-closure, change Python objects, return views of their arguments, or return
+closure, change Python objects or rebind globals and `nonlocal` names, return views of their arguments, or return
 selections of data-dependent length) are inlined as plain calls instead, and
 remembered as such.
 """
@@ -21,6 +21,7 @@ from solvent.core.traced import TracedArray
 from solvent.numpy.matrix_type import as_matrix
 from solvent.numpy.values import value, wrap
 from solvent.tracing import build_function
+from solvent.transforms import python_objects
 from solvent.transforms.identity import Either
 
 _INLINE = object()
@@ -99,13 +100,14 @@ def _filled(cell) -> bool:
 
 
 def _outline(session, fn, args, kwargs):
-    built = build_function(session.module, getattr(fn, "__name__", "fn"), fn, (args, kwargs), within=session)
+    with python_objects.unchanged(fn, None) as changed:  # (put back: the call inlined makes the changes)
+        built = build_function(session.module, getattr(fn, "__name__", "fn"), fn, (args, kwargs), within=session)
     arguments = set(map(id, built.copied.tracers))
     returns_view = any(t._parent is not None and id(t.root()) in arguments for t in built.outputs)
     # a closure returned that holds a value traced inside would use it from the caller's function
     leaks = any(_holds_traced(value) for value in _statics(built.signature.result))
     pure = not (built.outside_writes or built.signature.setters or built.signature.deleted or returns_view
-                or built.padded or leaks)
+                or built.padded or leaks or changed)
     if pure:
         try:
             built.function.operation.verify()  # a closure's traced value would be used across functions

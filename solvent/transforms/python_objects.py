@@ -7,6 +7,7 @@ that a loop can carry them (`source.statements`)."""
 from __future__ import annotations
 
 import contextlib
+import dis
 import functools
 import itertools
 import sys
@@ -30,6 +31,7 @@ class _Watch:
 
     def __init__(self, fn):
         self.saved: list[tuple[str, object, object]] = []   # (name, object, its contents)
+        self.bound: list[tuple[str, object, object]] = []   # (name, a cell or globals dict, its value there)
         self.seen: set[int] = set()
         self.where: tuple[str, int] | None = None            # where the user's first function met starts
         self._function(fn, DEPTH)
@@ -49,6 +51,8 @@ class _Watch:
         own = is_users_file(code.co_filename)
         if own and self.where is None:
             self.where = (code.co_filename, code.co_firstlineno)
+        if own:
+            self._bindings(fn, code)
         for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
             with contextlib.suppress(ValueError):  # a cell not yet filled
                 x = cell.cell_contents
@@ -58,6 +62,13 @@ class _Watch:
         for name in code.co_names:
             if name in scope:
                 self._reach(name, scope[name], depth)
+
+    def _bindings(self, fn, code):
+        """The names outside itself the code rebinds: `nonlocal` cells and globals."""
+        cells, names = _rebound(code)
+        self.bound += [(name, cell, _bound_value(cell, name)) for name, cell in
+                       zip(code.co_freevars, fn.__closure__ or ()) if name in cells]
+        self.bound += [(name, fn.__globals__, _bound_value(fn.__globals__, name)) for name in names]
 
     def _reach(self, name, x, depth):
         if isinstance(x, _FUNCTIONS):
@@ -79,7 +90,10 @@ class _Watch:
         loop could carry of the changes: the entries (a dict's items, an object's attributes) the
         trace gave another number or array (`Slot`s), and the lists it appended one number or array
         to (`Appended`); None where it changed an object otherwise (added or removed an entry)."""
-        names, slots = [], []
+        names = [name for name, holder, old in self.bound if _bound_value(holder, name) is not old]
+        for name, holder, old in self.bound:
+            _rebind(holder, name, old)
+        slots = None if names else []
         for name, x, old in self.saved:
             new = _contents(x)
             if _same(new, old):
@@ -139,6 +153,45 @@ class Appended:
         self.name, self.holder, self.item = name, holder, item
 
 
+_UNBOUND = object()
+
+
+def _rebound(code) -> tuple[set[str], set[str]]:
+    """The cell names and global names `code` (or a function defined in it) assigns or deletes."""
+    cells, names = set(), set()
+    for instruction in dis.get_instructions(code):
+        if instruction.opname in ("STORE_DEREF", "DELETE_DEREF"):
+            cells.add(instruction.argval)
+        elif instruction.opname in ("STORE_GLOBAL", "DELETE_GLOBAL"):
+            names.add(instruction.argval)
+    for inner in code.co_consts:
+        if isinstance(inner, types.CodeType):
+            inner_cells, inner_names = _rebound(inner)
+            cells |= inner_cells
+            names |= inner_names
+    return cells, names
+
+
+def _bound_value(holder, name):
+    """What a cell, or a globals dict under `name`, holds (_UNBOUND for nothing)."""
+    if isinstance(holder, dict):
+        return holder.get(name, _UNBOUND)
+    try:
+        return holder.cell_contents
+    except ValueError:
+        return _UNBOUND
+
+
+def _rebind(holder, name, v) -> None:
+    if isinstance(holder, dict):
+        holder.pop(name, None) if v is _UNBOUND else holder.__setitem__(name, v)
+    elif v is _UNBOUND:
+        with contextlib.suppress(ValueError):
+            del holder.cell_contents
+    else:
+        holder.cell_contents = v
+
+
 def _carriable(v) -> bool:
     """A number or an array, which a loop can carry as it carries a name."""
     return type(v) in (bool, int, float, complex) or isinstance(v, np.generic) or hasattr(v, "__array_ufunc__")
@@ -178,14 +231,17 @@ def _put(x, old) -> None:
 
 @contextlib.contextmanager
 def unchanged(fn, what: str | None):
-    """Around the trace of `fn`: the Python objects it reaches hold afterwards what they held before.
-    Where `what` names the body and it changed one, that is an error: rolled or branched, the change
-    would be made once whatever the data."""
+    """Around the trace of `fn`: the Python objects it reaches, and the globals and `nonlocal` names it
+    assigns, hold afterwards what they held before; gives the list of those that had changed. Where
+    `what` names the body and it changed one, that is an error: rolled or branched, the change would
+    be made once whatever the data."""
     watch = _Watch(fn)
+    names = []
     try:
-        yield
+        yield names
     finally:
-        names, slots = watch.put_back()
+        changed, slots = watch.put_back()
+        names += changed
     if names and what is not None:
         listed = ", ".join(f"`{n}`" for n in names)
         raise ObjectsChanged(
@@ -211,6 +267,10 @@ def keeping_no_traced_values(fn):
             new = _contents(x)
             if not _same(new, old) and _holds_traced(new.values() if isinstance(new, dict) else new):
                 _put(x, old)
+                names.append(name)
+        for name, holder, old in watch.bound:
+            if _holds_traced([_bound_value(holder, name)]):
+                _rebind(holder, name, old)
                 names.append(name)
     if names and not failed:
         raise EscapedValueError(

@@ -73,6 +73,47 @@ def test_helpers_changing_python_objects_are_inlined():
     assert_same(counter.total, ref.total)
 
 
+CALLS = {"n": 0}
+LAST = None
+
+
+def scaled_by_calls(v):
+    CALLS["n"] += 1
+    return v * CALLS["n"]
+
+
+def keeps_last(v):
+    global LAST
+    LAST = (LAST or 0) + v.shape[0]
+    return v
+
+
+def test_helpers_changing_closures_and_globals_run_their_changes_at_every_call():
+    """Outlined, a helper was traced once and its later calls reused the trace: an item of a global
+    or closure object, a `nonlocal` or `global` name changed once whatever the calls (and a
+    traced value stored in a closure cell was used outside its function: a raw MLIR error)."""
+    def f(x):
+        seen, total = [], 0.0
+
+        def emit(v):
+            nonlocal total
+            seen.append(v.shape[0])
+            total = total + v[0]
+            return v
+
+        y = scaled_by_calls(x) + scaled_by_calls(x) + emit(x) + emit(x[::-1])
+        return y + keeps_last(x) + keeps_last(-x), len(seen), total, LAST
+
+    global LAST
+    for run in (f, solvent.jit(f)):
+        CALLS["n"], LAST = 0, None
+        result = run(np.arange(3.0))
+        assert CALLS["n"] == 2 and LAST == 6
+        expected = result if run is f else expected
+    assert_same(result, expected)
+    LAST = None
+
+
 def test_closure_over_traced_values_is_inlined():
     def f(x):
         shift = x.sum()

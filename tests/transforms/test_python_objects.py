@@ -325,3 +325,18 @@ def test_a_traced_value_kept_in_a_global_or_an_attribute_is_an_error_and_undone(
         return x + 1
     solvent.jit(records_its_shape)(np.ones(3))
     assert shapes == [(3,)]
+
+
+LAST_SUM = None
+
+
+def keeps_its_sum(x):
+    global LAST_SUM
+    LAST_SUM = x.sum()
+    return x
+
+
+def test_a_traced_value_given_to_a_global_name_is_an_error_and_undone():
+    with pytest.raises(EscapedValueError, match="`LAST_SUM`"):
+        solvent.jit(keeps_its_sum)(np.ones(3))
+    assert LAST_SUM is None
