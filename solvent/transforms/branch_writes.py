@@ -12,7 +12,7 @@ import math
 from jaxlib.mlir import ir
 
 from solvent.ir.module import ancestors, defining_op, same_value
-from solvent.ops import shape as shapes
+from solvent.ops import elementwise as ew, shape as shapes
 from solvent.ops.base import shape_of
 
 #: Ops copied out of a branch to compute a write's position before the case: pure index arithmetic.
@@ -31,9 +31,17 @@ class Hoisted:
 
     def given_by(self, written: ir.Value | None) -> ir.Value:
         """What a branch yields for the array: its block (read from the array where it did not write)."""
-        if written is None:
-            return shapes.dynamic_slice(self.before, self.starts, self.sizes)
+        if written is None:  # (at starts clamped as the op would clamp them: see `_read_back`)
+            return shapes.dynamic_slice(self.before, self._read_back(), self.sizes)
         return defining_op(written).operands[1]
+
+    def _read_back(self) -> list[ir.Value]:
+        """The starts, clamped into the array as the ops clamp them. Where no branch writes, the block
+        is read and written back at a start that may lie out of range (`if i < n - 1: cp[i] = ...` at
+        i = n - 1); patterns that take such a start as given read another element than the op
+        does (and the element written at n - 2 came back as it was before the loop)."""
+        return [ew.clamp(ew.const(s, 0), s, ew.const(s, n - size))
+                for s, n, size in zip(self.starts, shape_of(self.before), self.sizes)]
 
     def write(self, block: ir.Value) -> ir.Value:
         return shapes.dynamic_update_slice(self.before, block, self.starts)
