@@ -20,6 +20,7 @@ from solvent.core.traced import TracedArray, TracedScalar
 from solvent.errors import TracerConversionError
 from solvent.numpy.folding import static
 from solvent.numpy.registry import builtin
+from solvent.numpy.repeat import repeat_while
 from solvent.numpy.matrix_type import TracedMatrix
 from solvent.numpy.values import PYTHON_TYPES, is_python_scalar, is_traced, probe_array, wrap
 
@@ -83,6 +84,22 @@ def round_(number, ndigits=None):
         rounded = np.round(number, ndigits)
         return scalar_of(rounded, rounded.dtype, weak=True) if number.weak else rounded
     return scalar_of(np.rint(number) if number.dtype.kind == "f" else number, np.int64, weak=True)
+
+
+@builtin(pow)
+def pow_(base, exp, mod=None):
+    """pow() of traced numbers; with `mod`, of integers, by squaring and multiplying reduced by
+    `mod` at every step, so that no step exceeds mod**2 (Python's own numbers do not overflow)."""
+    base, exp, mod = static(base), static(exp), static(mod)
+    if mod is None or not any(is_traced(v) for v in (base, exp, mod)):
+        return builtins.pow(base, exp, mod)
+    if any(np.result_type(v).kind not in "iub" for v in (base, exp, mod)):
+        raise TypeError("pow() 3rd argument not allowed unless all arguments are integers")
+    base, exp, mod = (v.astype(np.int64) if is_traced(v) else np.int64(v) for v in (base, exp, mod))
+    def step(result, base, exp):
+        return np.where(exp % 2 == 1, result * base % mod, result), base * base % mod, exp // 2
+    result, _, _ = repeat_while(lambda result, base, exp: exp > 0, step, (1 % mod, base % mod, exp), reads=(mod,))
+    return scalar_of(result, np.int64, weak=True)
 
 
 def _truth(x, what: str):

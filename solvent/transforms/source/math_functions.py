@@ -25,7 +25,8 @@ FLOAT = {math.sqrt: np.sqrt, math.exp: np.exp, math.expm1: np.expm1, math.log10:
          math.acos: np.arccos, math.atan: np.arctan, math.sinh: np.sinh, math.cosh: np.cosh, math.tanh: np.tanh,
          math.asinh: np.arcsinh, math.acosh: np.arccosh, math.atanh: np.arctanh, math.fabs: np.fabs,
          math.degrees: np.degrees, math.radians: np.radians, math.atan2: np.arctan2, math.hypot: np.hypot,
-         math.pow: np.power, math.copysign: np.copysign, math.fmod: np.fmod}
+         math.pow: np.power, math.copysign: np.copysign, math.fmod: np.fmod, math.cbrt: np.cbrt,
+         math.exp2: np.exp2}
 #: math function -> the ufunc whose float result Python gives as an int.
 INTEGER = {math.floor: np.floor, math.ceil: np.ceil, math.trunc: np.trunc}
 #: math function -> the ufunc testing a float.
@@ -59,6 +60,34 @@ def _registered(table, result):
 _registered(FLOAT, lambda v: scalar_of(v, np.float64, weak=True))
 _registered(INTEGER, lambda v: scalar_of(v, np.int64, weak=True))
 _registered(TEST, lambda v: scalar_of(v, np.bool_, weak=True))
+
+
+@builtin(math.ldexp)
+def ldexp(x, i):
+    """x * 2**i, a Python float."""
+    x, i = static(x), static(i)
+    if not _traced([x, i]):
+        return math.ldexp(x, i)
+    return scalar_of(np.ldexp(_real([x], math.ldexp)[0], i), np.float64, weak=True)
+
+
+@builtin(math.frexp)
+def frexp(x):
+    """(mantissa, exponent) of x: a Python float and a Python int."""
+    x = static(x)
+    if not is_traced(x):
+        return math.frexp(x)
+    mantissa, exponent = np.frexp(_real([x], math.frexp)[0])
+    return scalar_of(mantissa, np.float64, weak=True), scalar_of(exponent, np.int64, weak=True)
+
+
+@builtin(math.modf)
+def modf(x):
+    """(fractional part, integral part) of x, both Python floats."""
+    x = static(x)
+    if not is_traced(x):
+        return math.modf(x)
+    return tuple(scalar_of(part, np.float64, weak=True) for part in np.modf(_real([x], math.modf)[0]))
 
 
 @builtin(math.log)

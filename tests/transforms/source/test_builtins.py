@@ -63,6 +63,18 @@ def test_int_float_and_round_convert_as_python_does(values, halves):
     assert_same(_conversions(a), conversions(a))
 
 
+def modular_powers(x):
+    k = int(x[0])
+    return pow(k, 2, 7), pow(k, 123456789, 1000003), pow(3, k, 11), pow(-k, 3, 10), pow(k, 5, -7), pow(x[1], 2)
+
+
+def test_pow_with_a_modulus_of_traced_integers_is_pythons():
+    """By squaring, reduced at every step: pow(5, 123456789, 1000003) overflows int64 computed whole."""
+    check_like_numpy(modular_powers, np.array([5.0, -1.5]))
+    with pytest.raises(TypeError, match="3rd argument"):
+        solvent.jit(lambda x: pow(x[1], 2, 7))(np.array([5.0, -1.5]))
+
+
 def test_the_numbers_they_make_promote_as_python_numbers():
     def f(x, a):
         return x + int(a[0]), x * float(a[1]), x - round(a[2]), np.float32(2) ** int(a[3])

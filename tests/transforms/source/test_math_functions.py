@@ -57,3 +57,11 @@ def closeness(x):
 
 def test_isclose_of_traced_numbers():
     check_like_numpy(closeness, np.array([0.4, 0.4 + 1e-12, 0.0, np.inf, np.nan]))
+
+
+def parts(x):
+    return math.ldexp(x[1], int(x[0])), math.frexp(x[1]), math.modf(x[1]), math.frexp(x[2]), math.modf(x[2])
+
+
+def test_ldexp_frexp_and_modf_give_pythons_numbers():
+    check_like_numpy(parts, np.array([5.0, -27.5, 0.0]))
