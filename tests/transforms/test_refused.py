@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import solvent
+from differential import check_like_numpy
 
 
 def _line(fn, text):
@@ -65,6 +66,21 @@ def test_variable_set_in_only_one_traced_branch():
     message = str(info.value)
     assert "'y'" in message and "only one branch" in message
     assert f"{__file__}:{_line(defined_in_one_branch, 'if x.sum() > 0')}" in message
+
+
+def temporary_of_an_elif(x):
+    if x[0] > 1:
+        x[0] = 0.0
+    elif x[0] < 0:
+        t = x * 2
+        x[1] = t[1]
+    return x
+
+
+def test_a_temporary_of_an_elif_unused_after_it_is_not_refused():
+    """Unbound after the inner `if`, it was merged as a value by the outer one (and refused as used)."""
+    for first in (-1.0, 0.5, 3.0):
+        check_like_numpy(temporary_of_an_elif, np.array([first, 2.0]))
 
 
 @pytest.mark.parametrize("kind, error, words", [

@@ -14,7 +14,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.core import trace
-from solvent.core.traced import TracedArray
+from solvent.core.traced import TracedArray, TracedScalar
 from solvent.errors import TracerConversionError, UnsupportedError
 from solvent.numpy import folding
 from solvent.numpy.indexing import affine
@@ -130,8 +130,9 @@ def if_stmt(test, true_fn, false_fn, values, names, where=None):
         def branch(fn):
             def run():
                 outcome = tuple(fn(*values))
-                seen.update(k for k, v in enumerate(outcome) if isinstance(v, Undefined))
-                return tuple(None if k in dropped or isinstance(v, Undefined) else v for k, v in enumerate(outcome))
+                seen.update(k for k, v in enumerate(outcome) if isinstance(v, (Undefined, Unbound)))
+                return tuple(None if k in dropped or isinstance(v, (Undefined, Unbound)) else v
+                             for k, v in enumerate(outcome))
             return run
 
         try:
@@ -205,9 +206,13 @@ def _fill_undefined(values, run_body):
     produced = control_flow.probe(lambda: run_body(values))
     filled = list(values)
     for k in missing:
-        if hasattr(produced[k], "dtype") or type(produced[k]) in (bool, int, float, complex):
-            filled[k] = np.zeros(np.shape(produced[k]) if not is_traced(produced[k]) else produced[k].shape,
-                                 np.result_type(produced[k]) if not is_traced(produced[k]) else produced[k].dtype)
+        v = produced[k]
+        if regions.is_weak(v):  # a Python number
+            filled[k] = type(v)(0) if type(v) in (bool, int, float, complex) else v.dtype.type(0).item()
+        elif isinstance(v, (np.generic, TracedScalar)):  # a NumPy scalar
+            filled[k] = v.dtype.type(0)
+        elif hasattr(v, "dtype"):
+            filled[k] = np.zeros(v.shape, v.dtype)
     return tuple(filled)
 
 

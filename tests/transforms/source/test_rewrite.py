@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import solvent
-from differential import assert_same, check_like_numpy
+from differential import assert_same, check_like_numpy, check_types_like_numpy
 
 sys.path.insert(0, str(pathlib.Path(__file__).parents[3] / "benchmarks"))
 from classic import life  # noqa: E402  Game of Life by cells, as people write it
@@ -34,6 +34,28 @@ def test_convergence_loop():
     assert_same(x, ref_x)
     assert int(it) == ref_it
     assert solvent.code_hlo(converge, a, 1e-12, 100, optimize="none").count("stablehlo.while") == 1
+
+
+def halve_until_small(a):
+    for k in range(50):
+        s = a @ a
+        a = a * 0.5
+        if s < 1:
+            break
+    return s, k
+
+
+def names_set_in_a_loop(a):
+    for i in range(40):
+        t, u, v, w = float(a[i % 3]), a[i % 3] * 2, i > 3, np.float32(a[0]) * 2
+    return t, u, v, w, i
+
+
+def test_names_first_set_in_a_rolled_loop_keep_their_python_types():
+    """They started the loop as 0-d arrays: `s` came back a 0-d array, not NumPy's float64, and the
+    loop index an int64, not Python's int."""
+    check_types_like_numpy(halve_until_small, np.array([3.0, 4.0]))
+    check_types_like_numpy(names_set_in_a_loop, np.arange(3.0))
 
 
 def classify(x):
