@@ -23,8 +23,8 @@ from solvent.core.aval import Aval
 from solvent.core.spec import Argument, Cut, Deleted, Either, Input, Matrix, Node, Output, Setter, Static
 from solvent.core.structure import Path
 from solvent.core.trace import NeedsGlobalRandom, Trace, tracing
-from solvent.core.traced import TracedArray, TracedScalar, padded
-from solvent.errors import EscapedValueError, UnsupportedError
+from solvent.core.traced import TRACED_TEXT, TracedArray, TracedScalar, padded
+from solvent.errors import EscapedValueError, TracerConversionError, UnsupportedError
 from solvent.ir.context import context
 from solvent.ir.module import new_module, verify
 from solvent.ir.types import SUPPORTED_DTYPES, tensor_type
@@ -316,6 +316,10 @@ class _Outputs:
             return Argument(self.copied.container_paths[id(x)])
         kids = structure.children(x)
         if kids is None:
+            if isinstance(x, str) and TRACED_TEXT.search(x):
+                raise TracerConversionError(
+                    f"the result holds text made from a traced value ({x!r}): its value is only known when the "
+                    "compiled program runs; return the value and format it after the call")
             return Static(x)
         return Node(type(x), tuple((step, self.spec(v)) for step, v in kids))
 

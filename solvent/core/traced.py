@@ -8,6 +8,7 @@ current value and writes through to it, so mutation is exactly NumPy's.
 from __future__ import annotations
 
 import operator
+import re
 import sys
 import weakref
 
@@ -19,6 +20,9 @@ from solvent.core.aval import Aval
 from solvent.core.session import DEAD, SESSION
 from solvent.errors import (ControlFlowError, EscapedValueError, TracerConversionError, UnsupportedError,
                             is_users_file, numpy_entry, user_location)
+
+#: What the repr of a traced value (its str(), f"{x}") leaves in text made from it.
+TRACED_TEXT = re.compile(r"Traced(Array|Scalar)\(")
 
 
 class TracedArray:
@@ -178,7 +182,7 @@ class TracedArray:
         for i in range(len(self)):
             yield self[i]
 
-    def __repr__(self) -> str:
+    def __repr__(self) -> str:  # (str() and f"{x}" too: text that TRACED_TEXT finds in a result)
         return f"TracedArray({self.aval})"
 
     # -- NumPy protocols -----------------------------------------------------

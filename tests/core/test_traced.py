@@ -100,3 +100,16 @@ def test_a_traced_scalar_cannot_be_hashed(fn):
 def test_a_traced_array_is_unhashable_as_an_ndarray():
     with pytest.raises(TypeError, match="unhashable type: 'numpy.ndarray'"):
         solvent.jit(lambda x: hash(x))(np.ones(2))
+
+
+@pytest.mark.parametrize("fn", [lambda x: f"best={x.argmax()}", lambda x: {"s": str(x[0])}, lambda x: [repr(x)]])
+def test_text_made_from_a_traced_value_is_not_a_result(fn):
+    """Its value is unknown while tracing: the text said 'TracedScalar(int64)', baked into every call."""
+    with pytest.raises(solvent.TracerConversionError, match="text made from a traced value"):
+        solvent.jit(fn)(np.array([1.0, 3.0, 2.0]))
+
+
+def test_a_format_spec_formats_the_value_only_while_it_is_known():
+    assert solvent.jit(lambda x: f"{np.arange(3).sum():d}" + str(x.shape))(np.ones(2)) == "3(2,)"
+    with pytest.raises(solvent.TracerConversionError, match="format"):
+        solvent.jit(lambda x: f"{x[0]:.3f}")(np.ones(2))
