@@ -27,8 +27,8 @@ import weakref
 from solvent.core import dispatch
 from solvent.errors import PACKAGE_DIR
 from solvent.transforms import outline
-from solvent.transforms.source import (builtins, liveness, math_functions, numpy_calls,  # noqa: F401 (registering)
-                                       statements)
+from solvent.transforms.source import (  # noqa: F401 (registering)
+    builtins, liveness, math_functions, numpy_calls, numpy_iterators, statements)
 from solvent.transforms.source.returns import contains, fold_into
 
 HELPER = "__solvent_statements__"
