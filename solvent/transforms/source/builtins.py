@@ -277,7 +277,10 @@ def _static_scalar(x):
 
 
 def _choose(wins, item, best, name: str):
-    """`item` where `wins`, else `best`: the NumPy scalar (or Python number) that max()/min() returns."""
+    """`item` where `wins`, else `best`: the NumPy scalar (or Python number) that max()/min() returns;
+    of tuples of them (`max(enumerate(x), key=...)`), the tuple of each entry chosen."""
+    if isinstance(item, tuple) and isinstance(best, tuple) and len(item) == len(best):
+        return tuple(_choose(wins, a, b, name) for a, b in zip(item, best))
     for x in (item, best):
         if not (is_python_scalar(x) or np.ndim(x) == 0):
             raise TracerConversionError(

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import solvent
-from tests.differential import assert_same, check_like_numpy
+from tests.differential import assert_same, check_like_numpy, check_types_like_numpy
 
 SPECIAL = st.sampled_from([0.0, -0.0, 1.0, -1.0, np.nan, np.inf, -np.inf, 2.5])
 FLOATS = st.one_of(SPECIAL, st.floats(-1e3, 1e3, allow_subnormal=False))  # XLA flushes subnormals to zero
@@ -73,6 +73,16 @@ def test_pow_with_a_modulus_of_traced_integers_is_pythons():
     check_like_numpy(modular_powers, np.array([5.0, -1.5]))
     with pytest.raises(TypeError, match="3rd argument"):
         solvent.jit(lambda x: pow(x[1], 2, 7))(np.array([5.0, -1.5]))
+
+
+def extreme_pairs(x, y):
+    return (max(enumerate(x), key=lambda t: t[1]), min(enumerate(x, 1), key=lambda t: t[1])[0],
+            min(zip(y, x), key=lambda t: t[0] - t[1]))
+
+
+def test_max_and_min_of_pairs_choose_whole_pairs():
+    """`max(enumerate(x), key=...)`, the argmax idiom: its tuples were refused, blaming np.ndim."""
+    check_types_like_numpy(extreme_pairs, np.array([0.5, 2.0, 3.0, 0.25, 3.0]), np.array([1.0, 0.0, -1.0, 2.0, 5.0]))
 
 
 def test_the_numbers_they_make_promote_as_python_numbers():
