@@ -200,7 +200,23 @@ def jit(fn=None, **options):
     """
     if fn is None:
         return lambda f: jit(f, **options)
+    if "static_argnums" in options:  # (jax.jit's name for them): the parameters at those positions
+        names = options.get("static_argnames", ())
+        options["static_argnames"] = ((names,) if isinstance(names, str) else tuple(names)) + \
+            _parameters_at(fn, options.pop("static_argnums"))
     return Jitted(fn, Options(**options))
+
+
+def _parameters_at(fn, positions) -> tuple[str, ...]:
+    """The names of `fn`'s positional parameters at `positions` (an int or several; negative from the end)."""
+    params = [p for p in inspect.signature(fn).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    names = []
+    for k in (positions,) if isinstance(positions, int) else positions:
+        if not -len(params) <= k < len(params):
+            raise ValueError(f"static_argnums={k} is not a position of {_name(fn)}'s {len(params)} positional parameters")
+        names.append(params[k].name)
+    return tuple(names)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -376,6 +376,20 @@ def test_static_argnames():
     assert_same(g(np.ones(2), "add"), np.full(2, 2.0))
 
 
+def test_static_argnums_names_the_parameters_at_those_positions():
+    """jax.jit's spelling: a static table passed by position is keyed by what it holds."""
+    def f(x, table, scale=2.0):
+        return x * table[1] * scale
+
+    g = solvent.jit(f, static_argnums=(1, -1))
+    table = np.array([1.0, 3.0])
+    assert_same(g(np.ones(2), table), np.full(2, 6.0))
+    table[1] = 5.0
+    assert_same(g(np.ones(2), table, 1.0), np.full(2, 5.0))
+    with pytest.raises(ValueError, match="static_argnums=3"):
+        solvent.jit(f, static_argnums=3)
+
+
 def test_a_static_array_list_or_dict_is_keyed_by_what_it_holds():
     """Keyed by identity, a static array changed in place (or a new one at a freed one's address) ran
     the program traced for the old values."""
