@@ -352,8 +352,13 @@ def _hash(self) -> int:
     solvent's and the standard library's code (a WeakSet of views), the identity."""
     if not is_users_file(sys._getframe(1).f_code.co_filename):
         return id(self)
-    if isinstance(self, TracedScalar):
-        raise _conversion_error(self, "hash()")
+    return users_hash(self)
+
+
+def users_hash(x: TracedArray):
+    """What hash() of a traced value gives in the user's code: an error (see `_hash`)."""
+    if isinstance(x, TracedScalar):
+        raise _conversion_error(x, "hash()")
     raise TypeError("unhashable type: 'numpy.ndarray'")
 
 

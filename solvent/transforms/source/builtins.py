@@ -16,13 +16,14 @@ import warnings
 
 import numpy as np
 
+from solvent.core import trace
 from solvent.core.traced import TracedArray, TracedScalar
 from solvent.errors import TracerConversionError
 from solvent.numpy.folding import static
 from solvent.numpy.registry import builtin
 from solvent.numpy.repeat import repeat_while
 from solvent.numpy.matrix_type import TracedMatrix
-from solvent.numpy.values import PYTHON_TYPES, is_python_scalar, is_traced, probe_array, wrap
+from solvent.numpy.values import PYTHON_TYPES, is_python_scalar, is_traced, probe_array, value, wrap
 
 _NOTHING = object()  # no `default=` given
 
@@ -142,6 +143,38 @@ def len_(x):
     return builtins.len(x)
 
 
+@builtin(sorted)
+def sorted_(iterable, /, *, key=None, reverse=False):
+    """sorted() of a traced 1-d array, or of numbers some of them traced: a list of them in order
+    (by `key`'s values where given), stable as Python's sort is; NaNs last, where Python's order
+    depends on where they stood."""
+    array = is_traced(iterable) and iterable.ndim == 1
+    items = [iterable[i] for i in range(builtins.len(iterable))] if array else list(iterable)
+    keys = items if key is None else [key(item) for item in items]
+    if not array and not builtins.any(is_traced(static(v)) for v in (*items, *keys)):
+        return builtins.sorted(items, key=key, reverse=reverse)
+    if not builtins.all(is_python_scalar(v) or np.ndim(v) == 0 for v in (*items, *keys)):
+        raise TracerConversionError("sorted() of traced arrays compares whole arrays, which needs their values "
+                                    "while tracing: sort numbers, or use np.sort or np.argsort")
+    if not items:
+        return []
+    values = iterable if array else _stacked(items)
+    keys = values if key is None else _stacked(keys)
+    if reverse:  # (descending, equal keys in their first order: the stable sort of the reversed keys, reversed)
+        order = (builtins.len(items) - 1 - np.argsort(keys[::-1], kind="stable"))[::-1]
+    else:
+        order = np.argsort(keys, kind="stable")
+    ordered = values[order]
+    weak = builtins.all(is_python_scalar(v) or getattr(v, "weak", False) for v in items)
+    return [scalar_of(ordered[i], ordered.dtype, weak) if weak else ordered[i] for i in range(builtins.len(items))]
+
+
+def _stacked(numbers):
+    """A list of numbers as one traced array (NumPy's conversion of it)."""
+    with trace.current().emitting():
+        return wrap(value(numbers), scalar=False)
+
+
 class Rows:
     """`enumerate(x)` or `zip(x, y, ...)` over traced arrays, iterated as the builtin does, whose
     i-th item a traced i can also read: a loop over it rolls (`statements.for_stmt`), and one with
@@ -204,17 +237,17 @@ for _kind in SCALAR_TYPES:
 @builtin(any)
 def any_(iterable):
     """any() with traced items: their np.logical_or (a traced bool standing for Python's)."""
-    return _python_bool(_truths(iterable, "any", np.logical_or, True))
+    return python_bool(_truths(iterable, "any", np.logical_or, True))
 
 
 @builtin(all)
 def all_(iterable):
     """all() with traced items: their np.logical_and (a traced bool standing for Python's)."""
-    return _python_bool(_truths(iterable, "all", np.logical_and, False))
+    return python_bool(_truths(iterable, "all", np.logical_and, False))
 
 
-def _python_bool(truth):
-    """A traced truth as the Python bool any() and all() return (weak: a new scalar, not the item's)."""
+def python_bool(truth):
+    """A traced truth as the Python bool any(), all() and `in` give (weak: a new scalar, not the item's)."""
     return scalar_of(truth, np.bool_, weak=True) if is_traced(truth) else truth
 
 

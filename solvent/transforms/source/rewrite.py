@@ -29,6 +29,7 @@ from solvent.errors import PACKAGE_DIR
 from solvent.transforms import outline
 from solvent.transforms.source import (  # noqa: F401 (registering)
     builtins, liveness, math_functions, numpy_calls, numpy_iterators, statements)
+from solvent.transforms.source.bindings import appended_only, assigned, updated_in_place, written_through
 from solvent.transforms.source.returns import contains, fold_into
 
 HELPER = "__solvent_statements__"
@@ -40,6 +41,12 @@ _LIBRARY_DIRS = tuple({os.path.realpath(p) + os.sep for p in (
 def _helper(name: str, *args, **keywords) -> ast.Call:
     return ast.Call(ast.Attribute(ast.Name(HELPER, ast.Load()), name, ast.Load()), list(args),
                     [ast.keyword(k, v) for k, v in keywords.items()])
+
+
+def _compared(left, op, right):
+    contained = _helper("contains", left, right) if isinstance(op, (ast.In, ast.NotIn)) else None
+    return ast.Compare(left, [op], [right]) if contained is None else \
+        contained if isinstance(op, ast.In) else _helper("not_", contained)
 
 
 def _names_tuple(names, ctx) -> ast.Tuple:
@@ -64,107 +71,10 @@ def _function(name, params, body) -> ast.FunctionDef:
     return ast.copy_location(function, located[0]) if located else function
 
 
-class _Assigned(ast.NodeVisitor):
-    """Names bound by a list of statements, not looking into nested scopes."""
-
-    def __init__(self):
-        self.names: list[str] = []
-
-    def add(self, name):
-        if name not in self.names:
-            self.names.append(name)
-
-    def visit_Name(self, node):
-        if isinstance(node.ctx, (ast.Store, ast.Del)):
-            self.add(node.id)
-
-    def visit_FunctionDef(self, node):
-        if not node.name.startswith("__solvent_"):  # the rewrite's own branch and body functions
-            self.add(node.name)
-
-    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
-
-    def visit_Lambda(self, node):
-        pass
-
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_Lambda
-
-    def visit_alias(self, node):
-        self.add((node.asname or node.name).split(".")[0])
-
-    def visit_ExceptHandler(self, node):
-        if node.name:
-            self.add(node.name)
-        self.generic_visit(node)
-
-
-def assigned(statements_) -> list[str]:
-    finder = _Assigned()
-    for s in statements_:
-        finder.visit(s)
-    return finder.names
-
-
-class _PlainAssigned(_Assigned):
-    """Names bound other than by an augmented assignment to the bare name (`a += b`)."""
-
-    def __init__(self):
-        super().__init__()
-        self.augmented: list[str] = []
-
-    def visit_AugAssign(self, node):
-        if isinstance(node.target, ast.Name):
-            self.augmented.append(node.target.id)
-        else:
-            self.visit(node.target)
-        self.visit(node.value)
-
-
-def written_through(statements_) -> list[str]:
-    """Names whose arrays `statements_` write by subscript (`a[i] = ...`, `a[i] += ...`), not looking
-    into nested scopes: a loop carries those arrays from its first trace."""
-    found: list[str] = []
-    stack = list(statements_)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-            node, ast.AugAssign) else []
-        for target in targets:
-            while isinstance(target, ast.Subscript):
-                target = target.value
-            if isinstance(target, ast.Name) and target is not node and target.id not in found and not (
-                    isinstance(node, ast.AugAssign) and node.target is target):
-                found.append(target.id)
-        stack.extend(ast.iter_child_nodes(node))
-    return found
-
-
 def _hints(body) -> list[ast.expr]:
     """What a rolled loop may guess about its body: the names only updated in place, and the arrays
     written by subscript (arguments of `while_stmt` and `for_range`)."""
     return [ast.Constant(tuple(updated_in_place(body))), _loads(written_through(body))]
-
-
-def updated_in_place(statements_) -> list[str]:
-    """Names that `statements_` bind only by augmented assignment: in place, for arrays."""
-    finder = _PlainAssigned()
-    for s in statements_:
-        finder.visit(s)
-    return [n for n in dict.fromkeys(finder.augmented) if n not in finder.names]
-
-
-def appended_only(statements_, target) -> list[str]:
-    """Names `statements_` (a loop's body) use only in one `name.append(item)` among them, not in a
-    branch or inner loop and not the loop's target: lists a rolled loop can carry
-    (`collected_lists`), since no step reads them."""
-    appends = [s.value.func.value.id for s in statements_
-               if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and len(s.value.args) == 1
-               and not s.value.keywords and isinstance(s.value.func, ast.Attribute)
-               and s.value.func.attr == "append" and isinstance(s.value.func.value, ast.Name)]
-    uses = [n.id for s in [*statements_, target] for n in ast.walk(s) if isinstance(n, ast.Name)]
-    return [n for n in appends if uses.count(n) == 1]
 
 
 class _LoopExits(ast.NodeTransformer):
@@ -240,12 +150,11 @@ class _Rewriter(ast.NodeTransformer):
         return _helper("not_", node.operand) if isinstance(node.op, ast.Not) else node
 
     def visit_Compare(self, node):
+        """Chains as `and_` of pairs; `in` as `contains` (which a traced container can answer)."""
         self.generic_visit(node)
-        if len(node.ops) == 1:
-            return node
         operands = [node.left] + node.comparators
-        pairs = [ast.Compare(operands[i], [op], [operands[i + 1]]) for i, op in enumerate(node.ops)]
-        return _helper("and_", *[ast.Lambda(_no_arguments(), p) for p in pairs])
+        pairs = [_compared(operands[i], op, operands[i + 1]) for i, op in enumerate(node.ops)]
+        return pairs[0] if len(pairs) == 1 else _helper("and_", *[ast.Lambda(_no_arguments(), p) for p in pairs])
 
     def visit_Subscript(self, node):
         """`x[key]` read: through `statements.subscript`, so a host array takes traced indices."""

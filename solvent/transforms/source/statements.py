@@ -14,17 +14,17 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.core import trace
-from solvent.core.traced import TracedArray, TracedScalar
+from solvent.core.traced import TracedArray, TracedScalar, users_hash
 from solvent.errors import TracerConversionError, UnsupportedError
 from solvent.numpy import folding
 from solvent.numpy.indexing import affine
 from solvent.numpy.values import holds_traced, value, wrap
 from solvent.transforms import collected_lists, control_flow, python_objects, regions
-from solvent.transforms.source.builtins import Rows
+from solvent.transforms.source.builtins import Rows, python_bool
 
 
 #: The forms rewritten code calls (see rewrite.HELPERS).
-__all__ = ["and_", "first_index", "for_range", "for_stmt", "if_stmt", "ifexp", "items", "length", "load", "not_", "or_",
+__all__ = ["and_", "contains", "first_index", "for_range", "for_stmt", "if_stmt", "ifexp", "items", "length", "load", "not_", "or_",
            "range_items", "refuse", "slice_of", "subscript", "while_stmt"]
 
 slice_of = slice  # `a:b:c` in a key the rewrite passes to `subscript`
@@ -192,6 +192,18 @@ def _short_circuit(result, operand, combine, skip_if: bool):
     decided = lambda: np.logical_or(result, False)  # noqa: E731  (its truth, as the other branch's bool)
     undecided = lambda: combine(result, operand())  # noqa: E731
     return control_flow.cond(result, decided, undecided) if skip_if else control_flow.cond(result, undecided, decided)
+
+
+def contains(item, container):
+    """`item in container`: of a traced array, NumPy's `(container == item).any()`; of a list or tuple
+    holding traced values, Python's `any(x is item or x == item ...)`, traced."""
+    if _traced(container):
+        return python_bool(np.any(container == item))
+    if isinstance(container, (list, tuple)) and (_traced(item) or any(_traced(x) for x in container)):
+        return python_bool(or_(*[(lambda x=x: x is item or x == item) for x in container]) if container else False)
+    if is_traced(item) and isinstance(container, (set, frozenset, dict)):
+        users_hash(item)  # (raises, as hash() in the user's own code does)
+    return item in container
 
 
 def not_(value):

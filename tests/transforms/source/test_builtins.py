@@ -85,6 +85,34 @@ def test_max_and_min_of_pairs_choose_whole_pairs():
     check_types_like_numpy(extreme_pairs, np.array([0.5, 2.0, 3.0, 0.25, 3.0]), np.array([1.0, 0.0, -1.0, 2.0, 5.0]))
 
 
+def sorts(x):
+    return (sorted(x), sorted(x, reverse=True), sorted([x[0], x[2], x[1]]), sorted(range(len(x)), key=lambda i: x[i]),
+            sorted([float(x[1]), float(x[3])], reverse=True), sorted(x, key=lambda v: abs(v - 2), reverse=True),
+            sorted([3, 1, 2]))
+
+
+def test_sorted_of_traced_numbers_is_pythons_stable_sort():
+    """It was refused (bool() of a traced comparison); equal keys keep their order, reversed too."""
+    check_types_like_numpy(sorts, np.array([3.0, -1.0, 2.0, 2.0, 0.5, 1.0]))
+    with pytest.raises(solvent.TracerConversionError, match="np.sort"):
+        solvent.jit(lambda m: sorted(m))(np.ones((2, 2)))
+
+
+def membership(x, ids):
+    hits = 0
+    for k in range(5):
+        if k in ids:
+            hits += 1
+        if x[k] not in (0.0, 1.0):
+            hits += 10
+    return hits, 2.0 in x, 7 not in ids, x[1] in [x[0], 2.0], "a" in "abc"
+
+
+def test_in_on_traced_arrays_and_on_lists_of_traced_numbers():
+    """`v in x` is NumPy's (x == v).any(); it was refused as bool() of a traced value."""
+    check_types_like_numpy(membership, np.array([0.0, 2.0, 1.0, 5.0, 0.0]), np.array([1, 3, 4]))
+
+
 def test_the_numbers_they_make_promote_as_python_numbers():
     def f(x, a):
         return x + int(a[0]), x * float(a[1]), x - round(a[2]), np.float32(2) ** int(a[3])

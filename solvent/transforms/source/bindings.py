@@ -1,0 +1,104 @@
+"""What a block of statements does to names, read from its syntax tree, not looking into nested
+scopes: the names it binds, those it binds only in place (`a += b`), the arrays it writes by
+subscript, and the lists it only appends to (what the rewrite tells a loop it may carry)."""
+
+from __future__ import annotations
+
+import ast
+
+
+class _Assigned(ast.NodeVisitor):
+    """Names bound by a list of statements, not looking into nested scopes."""
+
+    def __init__(self):
+        self.names: list[str] = []
+
+    def add(self, name):
+        if name not in self.names:
+            self.names.append(name)
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            self.add(node.id)
+
+    def visit_FunctionDef(self, node):
+        if not node.name.startswith("__solvent_"):  # the rewrite's own branch and body functions
+            self.add(node.name)
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+    def visit_Lambda(self, node):
+        pass
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_Lambda
+
+    def visit_alias(self, node):
+        self.add((node.asname or node.name).split(".")[0])
+
+    def visit_ExceptHandler(self, node):
+        if node.name:
+            self.add(node.name)
+        self.generic_visit(node)
+
+
+def assigned(statements_) -> list[str]:
+    finder = _Assigned()
+    for s in statements_:
+        finder.visit(s)
+    return finder.names
+
+
+class _PlainAssigned(_Assigned):
+    """Names bound other than by an augmented assignment to the bare name (`a += b`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.augmented: list[str] = []
+
+    def visit_AugAssign(self, node):
+        if isinstance(node.target, ast.Name):
+            self.augmented.append(node.target.id)
+        else:
+            self.visit(node.target)
+        self.visit(node.value)
+
+
+def written_through(statements_) -> list[str]:
+    """Names whose arrays `statements_` write by subscript (`a[i] = ...`, `a[i] += ...`), not looking
+    into nested scopes: a loop carries those arrays from its first trace."""
+    found: list[str] = []
+    stack = list(statements_)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AugAssign) else []
+        for target in targets:
+            while isinstance(target, ast.Subscript):
+                target = target.value
+            if isinstance(target, ast.Name) and target is not node and target.id not in found and not (
+                    isinstance(node, ast.AugAssign) and node.target is target):
+                found.append(target.id)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def updated_in_place(statements_) -> list[str]:
+    """Names that `statements_` bind only by augmented assignment: in place, for arrays."""
+    finder = _PlainAssigned()
+    for s in statements_:
+        finder.visit(s)
+    return [n for n in dict.fromkeys(finder.augmented) if n not in finder.names]
+
+
+def appended_only(statements_, target) -> list[str]:
+    """Names `statements_` (a loop's body) use only in one `name.append(item)` among them, not in a
+    branch or inner loop and not the loop's target: lists a rolled loop can carry
+    (`collected_lists`), since no step reads them."""
+    appends = [s.value.func.value.id for s in statements_
+               if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and len(s.value.args) == 1
+               and not s.value.keywords and isinstance(s.value.func, ast.Attribute)
+               and s.value.func.attr == "append" and isinstance(s.value.func.value, ast.Name)]
+    uses = [n.id for s in [*statements_, target] for n in ast.walk(s) if isinstance(n, ast.Name)]
+    return [n for n in appends if uses.count(n) == 1]
