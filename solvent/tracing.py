@@ -8,6 +8,7 @@ become extra program outputs that the thunk writes back to the caller's objects.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -20,8 +21,8 @@ from jaxlib.mlir.dialects import func
 import solvent.numpy  # noqa: F401  (fills the dispatch table)
 from solvent.core import spec, structure
 from solvent.core.aval import Aval
-from solvent.core.spec import Argument, Cut, Deleted, Either, Input, Matrix, Node, Output, Setter, Static
-from solvent.core.structure import Path
+from solvent.core.spec import Argument, Cut, Deleted, Either, Input, Matrix, Node, Output, Row, Setter, Static
+from solvent.core.structure import KEYED_TYPES, Path
 from solvent.core.trace import NeedsGlobalRandom, Trace, tracing
 from solvent.core.traced import TRACED_TEXT, TracedArray, TracedScalar, padded
 from solvent.errors import EscapedValueError, TracerConversionError, UnsupportedError
@@ -31,6 +32,7 @@ from solvent.ir.types import SUPPORTED_DTYPES, tensor_type
 from solvent.numpy.aliasing import view_of_owner
 from solvent.numpy.creation import fresh_arrays
 from solvent.numpy.matrix_type import TracedMatrix
+from solvent.ops import shape as shape_ops
 
 
 @dataclass
@@ -53,6 +55,9 @@ class Signature:
     layouts: dict = field(default_factory=dict)   # input index -> the strides the program depends on
 
 
+#: How many new arrays of one shape and dtype a returned list, tuple or dict holds before they are one output.
+PACKED = 16
+
 #: Inputs a program may take beyond its arguments, at path (2, i) of its inputs' tree (args, kwargs,
 #: IMPLICIT): the global RandomState, for a function that calls np.random.rand & co.
 IMPLICIT = (np.random.mtrand._rand,)
@@ -64,16 +69,18 @@ class Traced:
     signature: Signature
 
 
-def trace(fn, args: tuple, kwargs: dict, static_argnames=(), unroll: int | None = None) -> Traced:
-    """Run `fn` on traced copies of its arguments and build the module `main`."""
+def trace(fn, args: tuple, kwargs: dict, static_argnames=(), unroll: int | None = None, pack: bool = True) -> Traced:
+    """Run `fn` on traced copies of its arguments and build the module `main` (`pack`: many results of
+    one type in a list, tuple or dict may be one output, see `Row`)."""
     traced_kwargs = {k: v for k, v in kwargs.items() if k not in static_argnames}
     static_kwargs = {k: v for k, v in kwargs.items() if k in static_argnames}
     try:
         module = new_module()
-        built = build_function(module, "main", fn, (args, traced_kwargs), static_kwargs, unroll=unroll)
+        built = build_function(module, "main", fn, (args, traced_kwargs), static_kwargs, unroll=unroll, pack=pack)
     except NeedsGlobalRandom:  # np.random.rand & co.: the global RandomState's state is an input too
         module = new_module()
-        built = build_function(module, "main", fn, (args, traced_kwargs, IMPLICIT), static_kwargs, unroll=unroll)
+        built = build_function(module, "main", fn, (args, traced_kwargs, IMPLICIT), static_kwargs, unroll=unroll,
+                               pack=pack)
     try:
         verify(module)
     except ir.MLIRError as error:
@@ -109,7 +116,7 @@ def _free_name(module, base: str) -> str:
 
 
 def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace | None = None,
-                   unroll: int | None = None) -> Built:
+                   unroll: int | None = None, pack: bool = False) -> Built:
     """Trace `fn(*args, **kwargs)` for `tree = (args, kwargs)` into a new `func.func @name`
     (for a name other than "main", `@name_k` with the least k free in `module`).
 
@@ -154,7 +161,7 @@ def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace 
     signature.input_shardings = [_sharding_of(x) for x in inputs.objects]
     signature.byteswapped = inputs.swapped
     with context(), ir.InsertionPoint(block), ir.Location.unknown():  # views may still emit their reads
-        outputs = _Outputs(signature, copied, inputs, cuts=within is None)
+        outputs = _Outputs(signature, copied, inputs, cuts=within is None, pack=pack)
         signature.result = outputs.spec(result)
         for i, tracer in enumerate(pending):
             if tracer._value != arguments[i]:
@@ -271,8 +278,11 @@ def _defined_at(mlir_error: str):
 class _Outputs:
     """Collects program outputs (one per distinct traced array) and result specs."""
 
-    def __init__(self, signature: Signature, copied: structure.Copied, inputs: _Inputs, cuts: bool = False):
+    def __init__(self, signature: Signature, copied: structure.Copied, inputs: _Inputs, cuts: bool = False,
+                 pack: bool = False):
         self.signature, self.copied, self.cuts = signature, copied, cuts
+        # (not where the results are solvent.Arrays, which a row would have to be sliced from on the device)
+        self.pack = pack and not any(issubclass(k, tuple(KEYED_TYPES)) for k in signature.input_kinds)
         self.lengths: dict[ir.Value, int] = {}  # traced length -> its output (see `_cut`)
         self.values: list[ir.Value] = []
         self.index: dict[int, int] = {}
@@ -321,7 +331,26 @@ class _Outputs:
                     f"the result holds text made from a traced value ({x!r}): its value is only known when the "
                     "compiled program runs; return the value and format it after the call")
             return Static(x)
-        return Node(type(x), tuple((step, self.spec(v)) for step, v in kids))
+        rows = self._rows([v for _, v in kids]) if self.pack and type(x) in (list, tuple, dict) else {}
+        return Node(type(x), tuple((step, rows.get(k) or self.spec(v)) for k, (step, v) in enumerate(kids)))
+
+    def _rows(self, items: list) -> dict[int, Row]:
+        """Of a container's items, the new arrays and scalars of one type that are many (PACKED or
+        more), each a `Row` of one output stacking them: {item's position: its Row}."""
+        groups: dict = {}
+        counts = collections.Counter(map(id, items))
+        for k, v in enumerate(items):
+            if (type(v) in (TracedArray, TracedScalar) and counts[id(v)] == 1 and id(v) not in self.index
+                    and id(v) not in self.copied.originals and not v.padded and v.alternatives() is None):
+                groups.setdefault((v.aval, type(v), v.weak), []).append(k)
+        rows = {}
+        for (aval, kind, weak), positions in groups.items():
+            if len(positions) >= PACKED:
+                parts = [shape_ops.reshape(items[k].value, (1, *aval.shape)) for k in positions]
+                stacked = Output(self.add(TracedArray(shape_ops.concatenate(parts, 0), Aval((len(parts), *aval.shape),
+                                                                                           aval.dtype))))
+                rows.update((k, Row(stacked, i, weak)) for i, k in enumerate(positions))
+        return rows
 
     def _cut(self, x) -> Cut:
         """A result of traced length (x[mask], x[:k]): its data at full size and each traced length

@@ -170,7 +170,7 @@ LARGE_BLOCK = 0.5
 def _trace(fn, args, kwargs, options: Options):
     try:
         with python_objects.keeping_no_traced_values(fn):
-            return trace(fn, args, kwargs, options.static_argnames, options.unroll)
+            return trace(fn, args, kwargs, options.static_argnames, options.unroll, pack=options.out_shardings is None)
     except RecursionError as error:  # (both sides of a traced test run: a recursion on it never ends)
         raise UnsupportedError(
             "the traced function recursed past Python's limit: a recursion whose base case is a test of traced "

@@ -153,6 +153,8 @@ def _builder(ns: _Namespace):
             return f"_choose({build(node.which)}, ({choices}), {build(node.own)})"
         if isinstance(node, spec.Matrix):
             return f"_asmatrix({build(node.data)})"
+        if isinstance(node, spec.Row):  # (a NumPy scalar, or a Python number, where the rows are 0-d)
+            return f"{build(node.data)}[{node.index}]" + (".item()" if node.python else "")
         if isinstance(node, spec.Cut):
             lengths = "".join(f"({axis}, {build(n)}), " for axis, n in node.lengths)
             return f"_cut({build(node.data)}, ({lengths}))"

@@ -87,6 +87,17 @@ class Matrix(Spec):
 
 
 @dataclass(frozen=True, eq=False)
+class Row(Spec):
+    """Row `index` of `data`, an output stacking many results of one shape and dtype (a list of
+    1000 losses is one output, not 1000: XLA took seconds to compile that many); `python` for a
+    row that is a Python number."""
+
+    data: Spec
+    index: int
+    python: bool = False
+
+
+@dataclass(frozen=True, eq=False)
 class Node(Spec):
     """A container of type `kind` (tuple, list, dict, a namedtuple, a dataclass or other object)
     whose children are `(step, spec)` pairs, in order."""
