@@ -137,8 +137,11 @@ IN_PLACE_BREAKING = ["while_dus", "slice_of_dynamic_update", "dus_dus_concat", "
 #: concatenate for a concatenate of slices, once for each slice taken, so `np.roll(np.roll(a, i, 0),
 #: j, 1)` over Game of Life's eight neighbours made 16 concatenates a step instead of 8 (16 steps
 #: unrolled: a 7.1 s first call and 700 us a call; without it 3.6 s and 460 us, jax.jit 3.3 s). No
-#: kernel of benchmarks/kernels.py changes without it.
-DUPLICATING = ["slice_concat"]
+#: kernel of benchmarks/kernels.py changes without it. enzyme_hlo_unroll unrolls loops of up to 4
+#: steps, which solvent rolls only on purpose (`statements.for_range`: a step that branches, is big, or
+#: shifts its data many ways, whose copies XLA would fuse into each other: Game of Life by np.roll,
+#: 5 generations, 1.2 s to compile and 230 us a call unrolled, 0.08 s and 35 us rolled).
+DUPLICATING = ["slice_concat", "enzyme_hlo_unroll"]
 
 #: Reads an element a loop has not written yet from the loop's input rather than its carry. That
 #: is what lets greedy_while_loop_batch_fission see independent iterations (syrk's rows become one

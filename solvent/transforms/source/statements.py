@@ -280,6 +280,12 @@ UNROLL_AT_MOST = 256
 #: the module (about a second of XLA's compile here); below, unrolled steps pay (a CNN layer by
 #: loops over 8 channels of about 320 ops each runs 3x faster unrolled).
 UNROLL_OPS_AT_MOST = 10_000
+#: And the rest of a short loop rolls where its first step moved data this often (slices, concatenates,
+#: pads: a stencil by np.roll): XLA fuses each copy into the next once per shifted read, so the code
+#: grows as the square of the steps (Game of Life by np.roll, 10 generations of 16x16: a 5 s first
+#: call and 960 us a call unrolled, 0.1 s and 63 us rolled).
+SHIFTS_AT_MOST = 16
+_SHIFTS = {f"stablehlo.{name}" for name in ("slice", "dynamic_slice", "concatenate", "pad", "reverse", "gather")}
 
 
 def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), branching=False, collected=None):
@@ -293,7 +299,8 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), br
     16x16: a 3.5 s first call unrolled, 1.3 s so). A short one whose body (`branching`: it holds
     an `if`) takes a traced branch rolls whole: copies of a branch never fuse, so each would be
     one more thunk for XLA to compile and run (Game of Life by cells at 16x16, 8 generations:
-    first call 1.7 -> 0.1 s, each call 660 -> 64 us).
+    first call 1.7 -> 0.1 s, each call 660 -> 64 us). So does the rest of one whose first step
+    moves data many ways (`SHIFTS_AT_MOST`).
     """
     values = tuple(values)
     if not any(_traced(b) for b in bounds):
@@ -309,7 +316,8 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), br
             block = session.blocks[-1]
             emitted = len(block.operations)
             values = _unrolled(steps[:1], body_fn, values, copies)
-            if _ops_since(block, emitted) * (len(steps) - 1) <= UNROLL_OPS_AT_MOST:
+            ops, shifts = _ops_since(block, emitted)
+            if ops * (len(steps) - 1) <= UNROLL_OPS_AT_MOST and shifts < SHIFTS_AT_MOST:
                 return _unrolled(steps[1:], body_fn, values, copies)
             return _short_rolled(steps[1:], body_fn, values, names, where, in_place, written, copies, collected)
         try:
@@ -349,17 +357,17 @@ def _short_rolled(steps, body_fn, values, names, where, in_place, written, copie
         return _unrolled(steps, body_fn, values, copies)
 
 
-def _ops_since(block: ir.Block, start: int) -> int:
-    """Ops emitted into `block` from position `start` on, with those in their regions."""
-    count = 0
+def _ops_since(block: ir.Block, start: int) -> tuple[int, int]:
+    """Ops emitted into `block` from position `start` on, with those in their regions, and how many
+    of them move data (`_SHIFTS`)."""
+    names = []
 
     def visit(op):
-        nonlocal count
-        count += 1
+        names.append(op.name)
         return ir.WalkResult.ADVANCE
     for op in list(block.operations)[start:]:
         op.operation.walk(visit)
-    return count
+    return len(names), sum(name in _SHIFTS for name in names)
 
 
 def _unrolled(steps, body_fn, values, copies=1):

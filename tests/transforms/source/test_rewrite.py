@@ -368,6 +368,23 @@ def test_a_short_loop_whose_first_step_is_big_rolls_the_rest():
     check_like_numpy(sweeps, np.zeros(4), 3)
 
 
+def life_by_rolls(grid, steps):
+    for _ in range(steps):
+        n = sum(np.roll(np.roll(grid, i, 0), j, 1) for i in (-1, 0, 1) for j in (-1, 0, 1) if (i, j) != (0, 0))
+        grid = (n == 3) | (grid & (n == 2))
+    return grid
+
+
+@pytest.mark.parametrize("steps", [3, 5])
+def test_a_short_loop_whose_step_shifts_its_data_many_ways_rolls_the_rest(steps):
+    """Unrolled, XLA fused each generation into the next once per neighbour: 5 generations of 16x16
+    took 1.2 s to compile and 230 us a call (rolled: 0.08 s and 35 us). Enzyme-HLO's own unrolling
+    of loops up to 4 steps is left out, or it would undo the roll."""
+    grid = np.random.default_rng(0).random((16, 16)) < 0.3
+    check_like_numpy(life_by_rolls, grid, steps)
+    assert solvent.code_hlo(life_by_rolls, grid, steps).count("stablehlo.while") == 1
+
+
 def test_a_short_loop_that_takes_a_traced_branch_rolls_whole():
     """Each copy of a traced `if` is one more of XLA's thunks to compile and run (they never fuse):
     Game of Life by cells rolls its loops, generations too, into one cell's branches."""
