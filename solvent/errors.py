@@ -55,7 +55,7 @@ def raised_at(error: BaseException) -> tuple[str, int] | None:
     """(file, line) of the innermost user frame in `error`'s traceback, or None."""
     found, tb = None, error.__traceback__
     while tb is not None:
-        if not is_library_file(tb.tb_frame.f_code.co_filename):
+        if is_users_file(tb.tb_frame.f_code.co_filename):
             found = (tb.tb_frame.f_code.co_filename, tb.tb_lineno)
         tb = tb.tb_next
     return found

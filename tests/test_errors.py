@@ -35,15 +35,20 @@ def branches_on_data(x):
     return -x
 
 
-@pytest.mark.parametrize("convert", [bool, complex])
-def test_python_conversion_of_traced_value_names_the_line(convert):
-    def f(x):
-        return convert(x.sum())
+def compares_tuples(x):
+    return (x.sum(), 0) < (1, 1)  # converts
 
+
+def makes_a_range(x):
+    return range(x.sum())  # converts
+
+
+@pytest.mark.parametrize("f, advice", [(compares_tuples, "np.where"), (makes_a_range, "static Python scalar")])
+def test_python_conversion_of_traced_value_names_the_line(f, advice):
     with pytest.raises(solvent.TracerConversionError) as info:
         solvent.jit(f)(np.ones(3))
-    assert f"{__file__}:{_line_of(f, 'return convert')}" in str(info.value)
-    assert "np.where" in str(info.value)
+    assert f"{__file__}:{_line_of(f, '# converts')}" in str(info.value)
+    assert advice in str(info.value)
 
 
 def formatted(x):

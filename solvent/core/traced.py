@@ -310,10 +310,13 @@ def _conversion_error(x: TracedArray, what: str) -> TracerConversionError | Unsu
         return UnsupportedError(
             f"{entry} is not supported by solvent.jit: NumPy's own implementation needs host values "
             f"({what} of a traced value). See solvent.supported() for the functions solvent compiles.")
+    advice = ("solvent captures the tests of `if`, `while`, `and`/`or` and `x if c else y` in code whose source it "
+              "reads, not Python's other tests (sorting, comparing tuples): write this one with NumPy "
+              "(np.where(cond, a, b), np.sort, np.any)" if what == "bool()" else
+              "Keep the computation in NumPy")
     return TracerConversionError(
-        f"{what} of a traced value ({x.aval}): its value is only known when the compiled "
-        "program runs. Keep the computation in NumPy (np.where(cond, a, b) instead of "
-        "`if`), pass the value as a static Python scalar, or compute it outside solvent.jit.")
+        f"{what} of a traced value ({x.aval}): its value is only known when the compiled program runs. "
+        f"{advice}, pass the value as a static Python scalar, or compute it outside solvent.jit.")
 
 
 def _refused(name: str):

@@ -156,7 +156,8 @@ class Appended:
 _UNBOUND = object()
 
 
-def _rebound(code) -> tuple[set[str], set[str]]:
+@functools.lru_cache(maxsize=4096)
+def _rebound(code) -> tuple[frozenset[str], frozenset[str]]:
     """The cell names and global names `code` (or a function defined in it) assigns or deletes."""
     cells, names = set(), set()
     for instruction in dis.get_instructions(code):
@@ -169,7 +170,7 @@ def _rebound(code) -> tuple[set[str], set[str]]:
             inner_cells, inner_names = _rebound(inner)
             cells |= inner_cells
             names |= inner_names
-    return cells, names
+    return frozenset(cells), frozenset(names)
 
 
 def _bound_value(holder, name):

@@ -97,7 +97,7 @@ def test_reduction_and_math_methods():
 
 
 def test_conversions_raise_tracer_conversion_error():
-    for convert in (bool, complex, lambda x: x.tobytes()):  # int(), float(), .item(): Python numbers
+    for convert in (lambda x: x.tobytes(), lambda x: range(x)):  # int(), bool(), .item() & co.: Python numbers
         with pytest.raises(solvent.TracerConversionError):
             solvent.jit(lambda x: convert(x.sum()))(np.ones(3))
 

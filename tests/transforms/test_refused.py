@@ -83,6 +83,20 @@ def test_a_temporary_of_an_elif_unused_after_it_is_not_refused():
         check_like_numpy(temporary_of_an_elif, np.array([first, 2.0]))
 
 
+def checks_its_input(x):
+    assert x.ndim == 1, "one axis"
+    assert np.all(np.isfinite(x)), "finite"
+    return x.sum()
+
+
+def test_an_assert_on_a_traced_value_is_refused_naming_it_and_a_static_one_checks():
+    with pytest.raises(solvent.UnsupportedError, match="`assert` at .* tests a traced value") as info:
+        solvent.jit(checks_its_input)(np.ones(2))
+    assert f"{__file__}:{_line(checks_its_input, 'np.isfinite')}" in str(info.value)
+    with pytest.raises(AssertionError, match="one axis"):
+        solvent.jit(checks_its_input)(np.ones((2, 2)))
+
+
 @pytest.mark.parametrize("kind, error, words", [
     (list, solvent.ControlFlowError, ["changes the Python object `kept`"]),
     (collections.deque, solvent.UnsupportedError, ["escaped", "return it from the loop"])])

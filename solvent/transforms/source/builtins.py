@@ -62,6 +62,25 @@ def int_(x=0, *args, **keywords):
     return scalar_of(np.trunc(x) if x.dtype.kind == "f" else x, np.int64, weak=True)
 
 
+@builtin(bool)
+def bool_(x=False):
+    """bool() of a traced number: a Python bool (weak), its truth."""
+    x = static(x)
+    if not is_traced(x):
+        return builtins.bool(x)
+    return scalar_of(_truth(x, "bool"), np.bool_, weak=True)
+
+
+@builtin(complex)
+def complex_(real=0, imag=0):
+    """complex() of traced numbers: a Python complex (weak complex128)."""
+    real, imag = static(real), static(imag)
+    if not (is_traced(real) or is_traced(imag)):
+        return builtins.complex(real, imag)
+    parts = [_only_element(v, "complex()") if is_traced(v) else v for v in (real, imag)]
+    return scalar_of(parts[0] + 1j * parts[1], np.complex128, weak=True)
+
+
 @builtin(float)
 def float_(x=0.0):
     """float() of a traced number: a Python float (weak float64)."""

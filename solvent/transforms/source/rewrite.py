@@ -188,6 +188,11 @@ class _Rewriter(ast.NodeTransformer):
         self.generic_visit(node)
         return node
 
+    def visit_Assert(self, node):
+        self.generic_visit(node)
+        node.test = _helper("asserted", node.test, self.where(node))
+        return node
+
     def visit_If(self, node):
         self.generic_visit(node)
         if contains(node.body + node.orelse, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal, ast.Break,

@@ -24,7 +24,7 @@ from solvent.transforms.source.builtins import Rows, python_bool
 
 
 #: The forms rewritten code calls (see rewrite.HELPERS).
-__all__ = ["and_", "contains", "first_index", "for_range", "for_stmt", "if_stmt", "ifexp", "items", "length", "load", "not_", "or_",
+__all__ = ["and_", "asserted", "contains", "first_index", "for_range", "for_stmt", "if_stmt", "ifexp", "items", "length", "load", "not_", "or_",
            "range_items", "refuse", "slice_of", "subscript", "while_stmt"]
 
 slice_of = slice  # `a:b:c` in a key the rewrite passes to `subscript`
@@ -535,6 +535,16 @@ def items(iterable):
 
 def length(sequence):
     return len(sequence)
+
+
+def asserted(test, where):
+    """The test of an `assert`, checked by Python while static; traced, an error: the compiled program
+    cannot stop part way (nor leave the caller's arrays as they were at that point)."""
+    if _traced(test):
+        raise UnsupportedError(
+            f"`assert` at {where[0]}:{where[1]} tests a traced value, which the compiled program cannot stop on; "
+            "check it on the arguments before the call or on the results after it", location=where)
+    return test
 
 
 def refuse(test, construct, where):

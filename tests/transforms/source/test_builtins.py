@@ -113,6 +113,14 @@ def test_in_on_traced_arrays_and_on_lists_of_traced_numbers():
     check_types_like_numpy(membership, np.array([0.0, 2.0, 1.0, 5.0, 0.0]), np.array([1, 3, 4]))
 
 
+def bools_and_complexes(x):
+    return bool(x[0]), bool(x[1]), complex(x[2]), complex(x[0], x[2]), [bool(v) for v in x[1:3]]
+
+
+def test_bool_and_complex_of_traced_numbers_are_pythons():
+    check_types_like_numpy(bools_and_complexes, np.array([0.0, -2.5, 3.0]))
+
+
 def test_the_numbers_they_make_promote_as_python_numbers():
     def f(x, a):
         return x + int(a[0]), x * float(a[1]), x - round(a[2]), np.float32(2) ** int(a[3])
