@@ -240,6 +240,15 @@ def _clip(a, a_min=np._NoValue, a_max=np._NoValue, *, min=np._NoValue, max=np._N
     return clipped(a, a_min, a_max, min, max, _copy)
 
 
+def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
+    """np.full_like & co. of a slice of traced length: `fill_value` where it is valid (of `shape`
+    given, a plain array)."""
+    dtype = np.dtype(dtype if dtype is not None else a.dtype)
+    if shape is not None:
+        return np.full(shape, fill_value, dtype)
+    return elementwise(lambda x: wrap(full(fill_value, x.shape, dtype), scalar=False), [a], {})
+
+
 def _elementwise(numpy_function, arrays=1):
     """np.round, np.isclose and their kin: the first `arrays` arguments lined up as a ufunc's
     operands, the others passed on."""
@@ -493,6 +502,9 @@ FUNCTIONS.update({
         _nan_filled(a, 1), axis, dtype, keepdims=keepdims),
     np.nanmax: _nan_extremum(np.fmax), np.nanmin: _nan_extremum(np.fmin), np.nanmean: _nanmean, np.ptp: _ptp,
     np.average: _average, np.linalg.norm: _norm, np.allclose: _allclose,
+    np.zeros_like: lambda a, *args, **kwargs: _full_like(a, 0, *args, **kwargs), np.full_like: _full_like,
+    np.ones_like: lambda a, *args, **kwargs: _full_like(a, 1, *args, **kwargs),
+    np.empty_like: lambda a, *args, **kwargs: _full_like(a, 0, *args, **kwargs),
     np.where: _where, np.copy: _copy, np.clip: _clip, np.isclose: _elementwise(np.isclose, 2),
     **{f: _elementwise(f) for f in (np.round, np.around, np.angle, np.fix, np.sinc, np.i0, np.isreal, np.iscomplex,
                                     np.isposinf, np.isneginf)},

@@ -43,6 +43,25 @@ def test_reductions_and_elementwise_functions_of_loop_dependent_slices():
     rolled_like_numpy(kernel, with_nans(rng.standard_normal(24)), A + A.T * np.eye(24)[::-1], np.zeros((24, 7)))
 
 
+def householder_qr(A):
+    m, n = A.shape
+    R, Q = A.copy(), np.eye(m)
+    for k in range(n):
+        x = R[k:, k]
+        e = np.zeros_like(x)
+        e[0] = 1.0
+        v = x + np.sign(x[0]) * np.linalg.norm(x) * e
+        v = v / np.linalg.norm(v)
+        R[k:, :] -= 2.0 * np.outer(v, v @ R[k:, :])
+        Q[:, k:] -= 2.0 * np.outer(Q[:, k:] @ v, v)
+    return Q, R, np.ones_like(R[k:, k], dtype=np.int32).sum(), np.full_like(R[:k, 0], 2.5).sum()
+
+
+def test_arrays_made_like_loop_dependent_slices():
+    """np.zeros_like & co. were refused, and Householder's QR unrolled (2 s to compile at 25x20)."""
+    rolled_like_numpy(householder_qr, np.random.default_rng(0).random((25, 20)))
+
+
 def test_products_and_joins_of_loop_dependent_slices():
     """Products sum over the zero padding; joins put each piece where the valid ones before it end
     (elements read back: a[-1] counts from the traced length)."""
