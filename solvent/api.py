@@ -214,7 +214,8 @@ def _parameters_at(fn, positions) -> tuple[str, ...]:
     names = []
     for k in (positions,) if isinstance(positions, int) else positions:
         if not -len(params) <= k < len(params):
-            raise ValueError(f"static_argnums={k} is not a position of {_name(fn)}'s {len(params)} positional parameters")
+            raise ValueError(f"static_argnums={k} is not a position of {_name(fn)}'s {len(params)} "
+                             "positional parameters")
         names.append(params[k].name)
     return tuple(names)
 

@@ -8,10 +8,9 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
-from solvent.ir.types import tensor_type
 from solvent.ops.base import check, dtype_of, one, shape_of
 from solvent.ops.constant import constant, iota
-from solvent.ops.control import while_op
+from solvent.ops.control import repeat
 from solvent.ops.elementwise import binary, compare, select
 from solvent.ops.reduction import reduce
 from solvent.ops.shape import broadcast_in_dim, dynamic_slice, reshape
@@ -39,18 +38,8 @@ def pivots_to_permutation(pivots: ir.Value, m: int) -> ir.Value:
     One `stablehlo.while` over the swaps: row i trades places with row pivots[i] - 1.
     """
     *batch, k = shape_of(pivots)
-    shape = (*batch, m)
-    int32 = np.dtype(np.int32)
-    scalar = tensor_type((), int32)
-    types = [scalar, tensor_type(shape, int32), pivots.type]
-    op = while_op([constant(np.int32(0)), iota(shape, int32, len(batch)), pivots])
-    with ir.InsertionPoint(op.regions[0].blocks.append(*types)) as point:
-        i = point.block.arguments[0]
-        stablehlo.ReturnOp([compare("LT", i, constant(np.int32(k)))])
-    with ir.InsertionPoint(op.regions[1].blocks.append(*types)) as point:
-        i, order, swaps = point.block.arguments
-        stablehlo.ReturnOp(_swap_step(i, order, swaps))
-    return op.results[1]
+    start = [constant(np.int32(0)), iota((*batch, m), np.dtype(np.int32), len(batch)), pivots]
+    return repeat(lambda i, order, swaps: compare("LT", i, constant(np.int32(k))), _swap_step, start)[1]
 
 
 def _swap_step(i: ir.Value, order: ir.Value, swaps: ir.Value) -> list[ir.Value]:

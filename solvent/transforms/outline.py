@@ -4,9 +4,9 @@ Reactant's call cache. Every later call with the same argument structure,
 shapes, dtypes and static values becomes a `func.call`, so a layer applied 100
 times is traced once. Calls that cannot be expressed as a pure function of
 their arguments (they write arrays from outside, read traced values from a
-closure, change Python objects or rebind globals and `nonlocal` names, return views of their arguments, or return
-selections of data-dependent length) are inlined as plain calls instead, and
-remembered as such.
+closure, change Python objects or rebind globals and `nonlocal` names, return
+views of their arguments, or return selections of data-dependent length) are
+inlined as plain calls instead, and remembered as such.
 """
 
 from __future__ import annotations

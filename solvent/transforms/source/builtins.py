@@ -18,7 +18,7 @@ import numpy as np
 
 from solvent.core import trace
 from solvent.core.traced import TracedArray, TracedScalar
-from solvent.errors import TracerConversionError
+from solvent.errors import TracerConversionError, UnsupportedError
 from solvent.numpy.folding import static
 from solvent.numpy.registry import builtin
 from solvent.numpy.repeat import repeat_while
@@ -109,12 +109,15 @@ def round_(number, ndigits=None):
 @builtin(pow)
 def pow_(base, exp, mod=None):
     """pow() of traced numbers; with `mod`, of integers, by squaring and multiplying reduced by
-    `mod` at every step, so that no step exceeds mod**2 (Python's own numbers do not overflow)."""
+    `mod` at every step, so that no step exceeds mod**2 (Python's own numbers do not overflow).
+    A traced negative exponent gives 1 % mod (Python: the inverse of base modulo mod)."""
     base, exp, mod = static(base), static(exp), static(mod)
     if mod is None or not any(is_traced(v) for v in (base, exp, mod)):
         return builtins.pow(base, exp, mod)
     if any(np.result_type(v).kind not in "iub" for v in (base, exp, mod)):
         raise TypeError("pow() 3rd argument not allowed unless all arguments are integers")
+    if not is_traced(exp) and exp < 0:
+        raise UnsupportedError("pow() of a traced base with a negative exponent and a modulus (a modular inverse)")
     base, exp, mod = (v.astype(np.int64) if is_traced(v) else np.int64(v) for v in (base, exp, mod))
     def step(result, base, exp):
         return np.where(exp % 2 == 1, result * base % mod, result), base * base % mod, exp // 2
