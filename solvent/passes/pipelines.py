@@ -100,7 +100,9 @@ def _lowering_enzyme(stages: list[str]) -> list[str]:
 #:   99.99905 (no kernel of benchmarks/kernels.py is slower without it);
 #: - elementwise_complex_simplify takes a function of a complex made of a real array for the real
 #:   function of that array: np.sqrt(x + 0j) gave nan + 0j at x = -4 (NumPy 2j), and so did log,
-#:   arcsin, arccos, arctanh and arccosh where the real function is undefined.
+#:   arcsin, arccos, arctanh and arccosh where the real function is undefined;
+#: - concat_insert_dim_reduce crashed the process (SIGSEGV) on a concatenate of reduces with two
+#:   results each: np.array([x[0].argmax(), x[1].argmax()]).
 WRONG = ["convert_convert_float", "convert_convert_int", "transpose_fft", "concat_broadcast_slice",
          "while_op_induction_replacement", "compare_op_canon", "compare_ext", "abs_positive_simplify",
          "cse_reduce_transposed", "reduce_pad",
@@ -109,7 +111,7 @@ WRONG = ["convert_convert_float", "convert_convert_int", "transpose_fft", "conca
          "compare_negate_const_simplify", "binop_const_simplify",
          "compare_subtract_const_simplify", "select_known_predicate_operand", "pow_simplify",
          "power_multiply_to_power", "exponential_minus_one_fuse", "slice_pad",
-         "while_elementwise_reduction_to_reduce", "elementwise_complex_simplify"]
+         "while_elementwise_reduction_to_reduce", "elementwise_complex_simplify", "concat_insert_dim_reduce"]
 
 
 #: Enzyme-HLO patterns valid only without NaN or infinities (used under no_nan=True): negated

@@ -212,6 +212,13 @@ def test_complex_functions_of_real_values_are_the_complex_functions():
                                 np.arccosh(x + 0j), np.sqrt(x.astype(np.complex64))), x)
 
 
+def test_an_array_of_argmaxes_compiles():
+    # concat_insert_dim_reduce (enzyme-ad 0.0.16) crashed the process on the concatenate of the
+    # two-result reduces argmax makes (kNN votes: np.array([v.argmax() for v in rows])).
+    x = np.array([[0.0, 1, 1], [2, 2, 0], [0, 0, 5]])
+    check_like_numpy(lambda x: (np.array([x[0].argmax(), x[1].argmax()]), np.array([v.argmin() for v in x])), x)
+
+
 def test_sums_of_different_reshaped_values_stay_apart():
     # cse_reduce_transposed (enzyme-ad 0.0.16) merged them: the second sum gave the first's 12.
     check_like_numpy(lambda x: (np.sum(np.reshape(x > 0, 12)), np.sum(np.reshape(x < 0, 12)), (x > 0).sum()),
