@@ -289,6 +289,18 @@ def test_aliasing_is_part_of_the_signature_of_a_function_writing_into_an_argumen
     assert len(f.cache) == 2 and (x == 4.0).all()  # (2, then 2 + 2)
 
 
+def test_a_call_with_two_arrays_after_one_with_an_array_twice_runs_its_own_program():
+    """The fast path made for f(x, x) tested only that a later call's arrays were distinct, so f(y, z)
+    ran the aliased program: the write into a was seen through b (3.0, NumPy 0.0)."""
+    def f(a, b):
+        a += 1
+        return b.sum()
+
+    g, x, y, z = solvent.jit(f), np.zeros(3), np.zeros(3), np.zeros(3)
+    assert g(x, x) == 3.0 and g(y, z) == 0.0 and g(x, x) == 6.0 and g(y, z) == 0.0
+    assert (y == 2.0).all() and (z == 0.0).all()
+
+
 def test_a_function_writing_into_no_argument_runs_aliased_arguments_as_compiled():
     f = solvent.jit(lambda a, b: a * 10 + b)
     x, y = np.arange(2.0), np.ones(2)
