@@ -22,7 +22,7 @@ from solvent.errors import SignatureError, UnsupportedError
 from solvent.numpy.values import value, wrap
 from solvent.ops import enzyme, shape as shape_ops
 from solvent.ops.base import shape_of
-from solvent.transforms.lifting import lift
+from solvent.transforms.lifting import lift, separated
 
 
 def vmap(fn, in_axes=0, out_axes=0, axis_size=None):
@@ -45,6 +45,7 @@ def vmap(fn, in_axes=0, out_axes=0, axis_size=None):
 
 
 def _batch(fn, args, kwargs, in_axes, out_axes, axis_size):
+    (args, kwargs), _ = separated((args, kwargs))  # one array passed twice is mapped by each position's axis
     copied = structure.copy_structure((args, kwargs), lambda leaf, i: leaf)
     axes = [_axis_of(leaf, _spec_at(in_axes, path, len(args))) for leaf, path in zip(copied.leaves, copied.paths)]
     size = _size(copied.leaves, axes, axis_size)

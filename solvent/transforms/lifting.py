@@ -87,9 +87,15 @@ def lift(fn, args: tuple, kwargs: dict, purpose: str, operand=value) -> Lifted:
     """
     session = trace.current()
     fn = _converted(fn)
-    name = re.sub(r"\W", "_", getattr(fn, "__name__", "fn"))
-    built = build_function(session.module, f"{name}_{purpose.split('.')[-1]}",
-                           _returning_copies(fn), (args, kwargs), within=session)
+    name = f"{re.sub(r'[^a-zA-Z0-9_]', '_', getattr(fn, '__name__', 'fn'))}_{purpose.split('.')[-1]}"
+    (args, kwargs), apart = separated((args, kwargs))
+    built = build_function(session.module, name, _returning_copies(fn), (args, kwargs), within=session)
+    if apart and built.signature.mutated:  # written through: one array passed twice stays one, as in NumPy
+        for array, old in built.outside_writes.values():
+            array.restore(old)
+        built.function.operation.erase()
+        args, kwargs = structure.unflatten((args, kwargs), [apart.get(id(x), x) for x in structure.flatten((args, kwargs))])
+        built = build_function(session.module, name, _returning_copies(fn), (args, kwargs), within=session)
     if built.padded:
         built.function.operation.erase()
         raise UnsupportedError(f"the function given to {purpose} returns an array whose length depends on "
@@ -118,6 +124,23 @@ def lift(fn, args: tuple, kwargs: dict, purpose: str, operand=value) -> Lifted:
     with built.function.context:
         equivalents.rewrite(lifted.reached(), "batch" if purpose == "solvent.vmap" else "derivative")
     return lifted
+
+
+def separated(tree):
+    """`tree` with each traced array that shares memory with an earlier one (one array passed twice,
+    or a view of it) a new traced array of its value, and {new array's id: the array}: arguments of
+    a transformation have their own roles (`vmap(f, in_axes=(0, None))(X, X)` maps one of them,
+    `grad(f)(x, x)` differentiates one), which one input for both would merge."""
+    roots, apart, leaves = set(), {}, []
+    for leaf in structure.flatten(tree):
+        if isinstance(leaf, TracedArray) and id(leaf.root()) in roots:
+            with trace.current().emitting():
+                new = wrap(value(leaf), scalar=isinstance(leaf, TracedScalar))
+            new.weak, apart[id(new)], leaf = leaf.weak, leaf, new
+        elif isinstance(leaf, TracedArray):
+            roots.add(id(leaf.root()))
+        leaves.append(leaf)
+    return (structure.unflatten(tree, leaves) if apart else tree), apart
 
 
 def _converted(fn):

@@ -816,3 +816,12 @@ def test_tangents_and_cotangents_of_another_form_are_signature_errors(call, matc
     with pytest.raises(solvent.SignatureError, match=match) as error:
         call(vector(3))
     assert "test_autodiff.py" in str(error.value)
+
+
+def test_one_array_passed_twice_is_differentiated_at_its_own_position():
+    """grad(f)(x, x) differentiated both uses (2x for sum(a * b), NumPy's answer by hand: x)."""
+    x = np.arange(3.0)
+    np.testing.assert_array_equal(solvent.grad(lambda a, b: np.sum(a * b))(x, x), x)
+    np.testing.assert_array_equal(solvent.jacfwd(lambda a, b: a * b)(x, x), np.diag(x))
+    np.testing.assert_array_equal(solvent.grad(lambda a, b: np.sum(a * b[::-1]))(x, x), x[::-1])
+    np.testing.assert_array_equal(solvent.grad(lambda a, b: np.sum(a[1:] * b))(x, x[:2]), [0.0, 0.0, 1.0])

@@ -249,3 +249,12 @@ def test_out_axes_none_for_a_result_that_depends_on_the_mapped_arguments_is_an_e
     rows, constant = solvent.vmap(summed, out_axes=(0, None))(xs)
     np.testing.assert_allclose(rows, 20 * xs)
     np.testing.assert_allclose(constant, np.cos(c).sum())
+
+
+def test_one_array_passed_twice_is_mapped_by_each_positions_axis():
+    """Pairwise distances of a set against itself: both positions were mapped (all zeros)."""
+    X = np.arange(6.0).reshape(3, 2)
+    expected = np.array([((row - X) ** 2).sum(-1) for row in X])
+    np.testing.assert_array_equal(solvent.vmap(lambda a, B: ((a - B) ** 2).sum(-1), in_axes=(0, None))(X, X), expected)
+    np.testing.assert_array_equal(solvent.vmap(lambda a, B: ((a - B) ** 2).sum(-1), in_axes=(0, None))(X, X.copy()),
+                                  expected)
