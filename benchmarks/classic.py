@@ -139,6 +139,52 @@ def nbody_step_jax(pos, vel, mass, dt):
     return pos + dt * vel, vel
 
 
+def _pendulum_rates(y, g=9.81):
+    th1, w1, th2, w2 = y
+    d = th2 - th1
+    den = 2.0 - np.cos(d) * np.cos(d)
+    dw1 = (w1 * w1 * np.sin(d) * np.cos(d) + g * np.sin(th2) * np.cos(d) + w2 * w2 * np.sin(d)
+           - 2.0 * g * np.sin(th1)) / den
+    dw2 = (-w2 * w2 * np.sin(d) * np.cos(d) + 2.0 * g * np.sin(th1) * np.cos(d) - 2.0 * w1 * w1 * np.sin(d)
+           - 2.0 * g * np.sin(th2)) / den
+    return np.array([w1, dw1, w2, dw2])
+
+
+def pendulum_rk4(y, dt, steps):
+    """A double pendulum by RK4, each state kept: a short loop of scalar arithmetic, unrolled."""
+    out = []
+    for _ in range(steps):
+        k1 = _pendulum_rates(y)
+        k2 = _pendulum_rates(y + 0.5 * dt * k1)
+        k3 = _pendulum_rates(y + 0.5 * dt * k2)
+        k4 = _pendulum_rates(y + dt * k3)
+        y = y + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        out.append(y)
+    return np.array(out)
+
+
+def _pendulum_rates_jax(y, g=9.81):
+    th1, w1, th2, w2 = y
+    d = th2 - th1
+    den = 2.0 - jnp.cos(d) * jnp.cos(d)
+    dw1 = (w1 * w1 * jnp.sin(d) * jnp.cos(d) + g * jnp.sin(th2) * jnp.cos(d) + w2 * w2 * jnp.sin(d)
+           - 2.0 * g * jnp.sin(th1)) / den
+    dw2 = (-w2 * w2 * jnp.sin(d) * jnp.cos(d) + 2.0 * g * jnp.sin(th1) * jnp.cos(d) - 2.0 * w1 * w1 * jnp.sin(d)
+           - 2.0 * g * jnp.sin(th2)) / den
+    return jnp.stack([w1, dw1, w2, dw2])
+
+
+def pendulum_rk4_jax(y, dt, steps):
+    def step(y, _):
+        k1 = _pendulum_rates_jax(y)
+        k2 = _pendulum_rates_jax(y + 0.5 * dt * k1)
+        k3 = _pendulum_rates_jax(y + 0.5 * dt * k2)
+        k4 = _pendulum_rates_jax(y + dt * k3)
+        y = y + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        return y, y
+    return lax.scan(step, y, None, length=steps)[1]
+
+
 def _random(*shape, seed=0):
     return np.random.default_rng(seed).random(shape)
 
@@ -162,6 +208,9 @@ KERNELS = [
     Kernel("heat_steps", heat_steps, heat_steps_jax, outputs=(0,), statics=("steps",),
            init=lambda n, steps: (_random(n, n), steps),
            sizes={"mini": dict(n=16, steps=3), "small": dict(n=256, steps=100), "medium": dict(n=512, steps=100)}),
+    Kernel("pendulum_rk4", pendulum_rk4, pendulum_rk4_jax, outputs=None, statics=("steps",),
+           init=lambda steps: (np.array([2.0, 0.0, 1.0, 0.0]), 0.001, steps),
+           sizes={"mini": dict(steps=3), "small": dict(steps=8), "medium": dict(steps=16)}),
     Kernel("nbody_step", nbody_step, nbody_step_jax, outputs=(0, 1),
            init=lambda n: (_random(n, 3), np.zeros((n, 3)), _random(n, seed=1), 0.01),
            sizes={"mini": dict(n=8), "small": dict(n=256), "medium": dict(n=1024)}),
