@@ -97,6 +97,20 @@ def test_an_assert_on_a_traced_value_is_refused_naming_it_and_a_static_one_check
         solvent.jit(checks_its_input)(np.ones((2, 2)))
 
 
+def loops_over_a_selection(x):
+    total = 0.0
+    for v in np.unique(x):  # the loop
+        total += v
+    return total
+
+
+def test_a_loop_over_a_selection_is_refused_naming_it():
+    """It was refused from inside len(), saying solvent did not read the source."""
+    with pytest.raises(solvent.UnsupportedError, match="`for` loop over an array whose length") as info:
+        solvent.jit(loops_over_a_selection)(np.array([1.0, -2.0, 3.0, 3.0]))
+    assert f"{__file__}:{_line(loops_over_a_selection, '# the loop')}" in str(info.value)
+
+
 @pytest.mark.parametrize("kind, error, words", [
     (list, solvent.ControlFlowError, ["changes the Python object `kept`"]),
     (collections.deque, solvent.UnsupportedError, ["escaped", "return it from the loop"])])

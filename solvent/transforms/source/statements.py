@@ -358,12 +358,16 @@ def _short_rolled(steps, body_fn, values, names, where, in_place, written, copie
 
 
 def _ops_since(block: ir.Block, start: int) -> tuple[int, int]:
-    """Ops emitted into `block` from position `start` on, with those in their regions, and how many
-    of them move data (`_SHIFTS`)."""
+    """Ops emitted into `block` from position `start` on, with those in their regions and in the
+    functions they call (XLA inlines each call: a helper called 4 times a step is 4 copies), and how
+    many of them move data (`_SHIFTS`)."""
     names = []
+    functions = {op.sym_name.value: op for op in trace.current().module.body.operations if hasattr(op, "sym_name")}
 
     def visit(op):
         names.append(op.name)
+        if op.name == "func.call" and op.attributes["callee"].value in functions:
+            functions[op.attributes["callee"].value].operation.walk(visit)
         return ir.WalkResult.ADVANCE
     for op in list(block.operations)[start:]:
         op.operation.walk(visit)
@@ -486,6 +490,11 @@ def for_stmt(iterable, body_fn, values, names, where=None, in_place=(), written=
     like `for_range`)."""
     if isinstance(iterable, Rows) or (is_traced(iterable) and iterable.ndim and iterable.known is None):
         rows = iterable  # each step reads the row as the array is then, as NumPy's iterator does
+        if getattr(rows, "padded", False):
+            raise UnsupportedError(
+                "a `for` loop over an array whose length depends on traced values (x[mask], np.unique(x)): its "
+                "trip count is known only when the program runs; loop over the whole array and test the mask "
+                "(for v, keep in zip(x, mask): if keep: ...), or use NumPy on the selection", location=where)
         return for_range((len(rows),), lambda i, *v: body_fn(rows[i], *v), values, names, where, in_place, written,
                          collected=collected)
     items = iterable if isinstance(iterable, (list, tuple, range)) else list(iterable)

@@ -385,6 +385,30 @@ def test_a_short_loop_whose_step_shifts_its_data_many_ways_rolls_the_rest(steps)
     assert solvent.code_hlo(life_by_rolls, grid, steps).count("stablehlo.while") == 1
 
 
+def pendulum_rates(y):
+    th1, w1, th2, w2 = y
+    d = th2 - th1
+    return np.array([w1, -np.sin(th1) + w2 * np.cos(d), w2, -np.sin(th2) - w1 * np.sin(d)])
+
+
+def pendulum_rk4(y, dt, steps):
+    for _ in range(steps):
+        k1 = pendulum_rates(y)
+        k2 = pendulum_rates(y + 0.5 * dt * k1)
+        k3 = pendulum_rates(y + 0.5 * dt * k2)
+        k4 = pendulum_rates(y + dt * k3)
+        y = y + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    return y
+
+
+def test_the_ops_of_the_helpers_a_step_calls_count_toward_its_size():
+    """A helper called several times a step is one func.call each in the module, but XLA inlines each:
+    counted as one op, the step looked small and unrolled (16 RK4 steps: 2 s of XLA compile)."""
+    y = np.array([2.0, 0.0, 1.0, 0.0])
+    check_like_numpy(pendulum_rk4, y, 0.01, 8)
+    assert solvent.code_hlo(pendulum_rk4, y, 0.01, 8, optimize="none").count("stablehlo.while") == 1
+
+
 def test_a_short_loop_that_takes_a_traced_branch_rolls_whole():
     """Each copy of a traced `if` is one more of XLA's thunks to compile and run (they never fuse):
     Game of Life by cells rolls its loops, generations too, into one cell's branches."""
