@@ -1,7 +1,7 @@
 """Classic kernels beyond PolyBench, written as people write them in NumPy (loops over rows,
 slices, in-place updates), each with a hand-written `jax.numpy` port of the same algorithm:
 reaction-diffusion, a convolution and a CNN layer by loops, a pure-Python Game of Life, the
-examples' heat equation and an n-body step."""
+examples' heat equation, a double pendulum by RK4 and an n-body step."""
 
 import jax
 import jax.numpy as jnp
@@ -139,15 +139,16 @@ def nbody_step_jax(pos, vel, mass, dt):
     return pos + dt * vel, vel
 
 
-def _pendulum_rates(y, g=9.81):
+def _pendulum_rates(y, xp=np, g=9.81):
+    """The double pendulum's rates (unit masses and lengths), for NumPy or jax.numpy as `xp`."""
     th1, w1, th2, w2 = y
     d = th2 - th1
-    den = 2.0 - np.cos(d) * np.cos(d)
-    dw1 = (w1 * w1 * np.sin(d) * np.cos(d) + g * np.sin(th2) * np.cos(d) + w2 * w2 * np.sin(d)
-           - 2.0 * g * np.sin(th1)) / den
-    dw2 = (-w2 * w2 * np.sin(d) * np.cos(d) + 2.0 * g * np.sin(th1) * np.cos(d) - 2.0 * w1 * w1 * np.sin(d)
-           - 2.0 * g * np.sin(th2)) / den
-    return np.array([w1, dw1, w2, dw2])
+    den = 2.0 - xp.cos(d) * xp.cos(d)
+    dw1 = (w1 * w1 * xp.sin(d) * xp.cos(d) + g * xp.sin(th2) * xp.cos(d) + w2 * w2 * xp.sin(d)
+           - 2.0 * g * xp.sin(th1)) / den
+    dw2 = (-w2 * w2 * xp.sin(d) * xp.cos(d) + 2.0 * g * xp.sin(th1) * xp.cos(d) - 2.0 * w1 * w1 * xp.sin(d)
+           - 2.0 * g * xp.sin(th2)) / den
+    return xp.array([w1, dw1, w2, dw2])
 
 
 def pendulum_rk4(y, dt, steps):
@@ -163,23 +164,12 @@ def pendulum_rk4(y, dt, steps):
     return np.array(out)
 
 
-def _pendulum_rates_jax(y, g=9.81):
-    th1, w1, th2, w2 = y
-    d = th2 - th1
-    den = 2.0 - jnp.cos(d) * jnp.cos(d)
-    dw1 = (w1 * w1 * jnp.sin(d) * jnp.cos(d) + g * jnp.sin(th2) * jnp.cos(d) + w2 * w2 * jnp.sin(d)
-           - 2.0 * g * jnp.sin(th1)) / den
-    dw2 = (-w2 * w2 * jnp.sin(d) * jnp.cos(d) + 2.0 * g * jnp.sin(th1) * jnp.cos(d) - 2.0 * w1 * w1 * jnp.sin(d)
-           - 2.0 * g * jnp.sin(th2)) / den
-    return jnp.stack([w1, dw1, w2, dw2])
-
-
 def pendulum_rk4_jax(y, dt, steps):
     def step(y, _):
-        k1 = _pendulum_rates_jax(y)
-        k2 = _pendulum_rates_jax(y + 0.5 * dt * k1)
-        k3 = _pendulum_rates_jax(y + 0.5 * dt * k2)
-        k4 = _pendulum_rates_jax(y + dt * k3)
+        k1 = _pendulum_rates(y, jnp)
+        k2 = _pendulum_rates(y + 0.5 * dt * k1, jnp)
+        k3 = _pendulum_rates(y + 0.5 * dt * k2, jnp)
+        k4 = _pendulum_rates(y + dt * k3, jnp)
         y = y + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
         return y, y
     return lax.scan(step, y, None, length=steps)[1]
