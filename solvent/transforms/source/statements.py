@@ -235,8 +235,12 @@ def _fixed(values, names, in_place) -> list[bool]:
 
 
 def while_stmt(test_fn, body_fn, values, names, where=None, in_place=(), written=()):
-    """`while test: body` over the loop variables `names`; Python loop while the test is static."""
+    """`while test: body` over the loop variables `names`; Python loop while the test is static (with a
+    warning once its steps have copied their ops into the program STATIC_STEPS_WARNED times)."""
     values = tuple(values)
+    session, steps = trace.current(), 0
+    block = session.blocks[-1] if session is not None else None
+    emitted = len(block.operations) if block is not None else 0
     while True:
         first = test_fn(*values)
         if _traced(first):
@@ -244,6 +248,12 @@ def while_stmt(test_fn, body_fn, values, names, where=None, in_place=(), written
         if not first:
             return values
         values = tuple(body_fn(*values))
+        steps += 1
+        if steps == STATIC_STEPS_WARNED and where and len(block.operations) > emitted:
+            warnings.warn(f"{where[0]}:{where[1]}: a `while` whose test is static (Python numbers) has run "
+                          f"{steps} steps while tracing, each copying its body into the program: compile time "
+                          "grows with the steps; loop over range(n), or make the test traced (a solvent.Scalar "
+                          "or an array in it), to compile one loop", stacklevel=2)
 
     def run(values, names, slots):
         test, body = _with_entries(test_fn, slots, len(values) - len(slots), gives=False), \
@@ -270,6 +280,10 @@ def _truth(test):
     with trace.current().emitting():
         return wrap(regions.predicate(test), scalar=True)
 
+
+#: A `while` whose test stays static copies its body into the program once per step: past this many
+#: steps with ops, a warning says so (250 steps of an advection scheme: a 37 s first call).
+STATIC_STEPS_WARNED = 64
 
 #: A loop that cannot roll unrolls only while its body is copied at most this many times
 #: (with the loops around it); beyond, compiling would take minutes: an error says why instead.

@@ -2,7 +2,6 @@
 
 import pathlib
 import sys
-import time
 import warnings
 
 import numpy as np
@@ -270,16 +269,10 @@ def test_long_static_loop_is_rolled_and_compiles_in_constant_time(monkeypatch):
     np.testing.assert_allclose(out, expected, rtol=1e-10)
     np.testing.assert_allclose(u, ref, rtol=1e-10)
 
-    def compile_time(steps):
-        start = time.perf_counter()
-        solvent.compile(stepper, np.zeros(32), steps)
-        return time.perf_counter() - start
-
-    compile_time(100)  # warm caches
-    short, long = min(compile_time(100) for _ in range(2)), min(compile_time(10_000) for _ in range(2))
-    assert long < 2.0 * short, (short, long)
-    text = solvent.code_hlo(stepper, np.zeros(32), 10_000)
-    assert text.count("stablehlo.while") == 1
+    # the module does not grow with the trip count (timed, this compared first calls, which the other
+    # test worker's load made flaky; benchmarks/compile.py times first calls)
+    short, long = (solvent.code_hlo(stepper, np.zeros(32), steps, optimize="none") for steps in (100, 10_000))
+    assert long.count("stablehlo.while") == 1 and long.count("\n") == short.count("\n")
 
 
 def test_short_static_loops_unroll_below_the_threshold():
@@ -407,6 +400,32 @@ def test_the_ops_of_the_helpers_a_step_calls_count_toward_its_size():
     y = np.array([2.0, 0.0, 1.0, 0.0])
     check_like_numpy(pendulum_rk4, y, 0.01, 8)
     assert solvent.code_hlo(pendulum_rk4, y, 0.01, 8, optimize="none").count("stablehlo.while") == 1
+
+
+def advect_until(u, dt, t_end):
+    t = 0.0
+    while t < t_end:  # the test
+        u[:] = u - 0.5 * (u - np.roll(u, 1))
+        t += dt
+    return u
+
+
+def count_up(n):
+    k = total = 0
+    while k < n:
+        total, k = total + k, k + 1
+    return np.ones(2) * total
+
+
+def test_a_while_with_a_static_test_that_copies_its_body_many_times_warns():
+    """`while t < t_end` with a Python-float clock runs as Python while tracing, a copy of the body a
+    step, silently (250 steps of upwind advection: a 37 s first call); plain Python steps do not warn."""
+    u = np.random.default_rng(0).random(20)
+    with pytest.warns(UserWarning, match="test_rewrite.py:[0-9]+: a `while` whose test is static"):
+        check_like_numpy(advect_until, u, 0.01, 0.7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_like_numpy(count_up, 200)
 
 
 def test_a_short_loop_that_takes_a_traced_branch_rolls_whole():
