@@ -152,7 +152,7 @@ def _pendulum_rates(y, xp=np, g=9.81):
 
 
 def pendulum_rk4(y, dt, steps):
-    """A double pendulum by RK4, each state kept: a short loop of scalar arithmetic, unrolled."""
+    """A double pendulum by RK4, each state kept: a loop of scalar arithmetic appending the state it goes on with."""
     out = []
     for _ in range(steps):
         k1 = _pendulum_rates(y)

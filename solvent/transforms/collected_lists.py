@@ -5,8 +5,8 @@ at its row, and the list gets the rows after the loop, as NumPy's loop leaves it
 Only for a list the body uses by that one `append` alone (the rewrite checks the source: a body
 traced once cannot read a list that grows), and only for items NumPy's list holds as they are at
 the end of their step: numbers, and arrays the step made (or views of them) that nothing the loop
-carries on holds or views (an array the loop goes on with may change in place after it was
-appended)."""
+carries on holds or views, or that one name alone goes on with while no step writes that name's
+array in place (`y = step(y); out.append(y)`: the list's last item is then the name's array)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ class Collected:
         self.name, self.holder, self.steps = appended.name, appended.holder, steps
         self.shape, self.dtype = np.shape(appended.item), _dtype(appended.item)
         self.weak = is_weak(appended.item)
+        self.name_of_last = None  # the position among the loop's names of the one holding the last item
 
     def initial(self) -> TracedArray:
         with trace.current().emitting():
@@ -47,7 +48,8 @@ class Collected:
             raise ControlFlowError(f"the body of a traced loop appends to `{self.name}` other than one "
                                    f"item of shape {self.shape} and dtype {self.dtype} a step")
         item = grown[0]
-        if not _as_made(item, held):
+        self.name_of_last = _went_on_with(item, held)
+        if self.name_of_last is None and not _as_made(item, held):
             raise ControlFlowError(f"the body of a traced loop appends to `{self.name}` an array that may "
                                    "change after it is appended (one the loop goes on with or a view of it, or one "
                                    "made before the loop); append a copy")
@@ -60,9 +62,11 @@ class Collected:
     def restore(self) -> None:
         del self.holder[self.length:]
 
-    def finish(self, buffer) -> None:
-        rows = (buffer[k] for k in range(len(self.steps)))
+    def finish(self, buffer, names) -> None:
+        rows = [buffer[k] for k in range(len(self.steps))]
         self.holder.extend(weakened(r, self.weak) if isinstance(r, TracedScalar) else r.copy() for r in rows)
+        if self.name_of_last is not None and rows:
+            self.holder[-1] = leaves_of(names)[self.name_of_last]  # (NumPy's list and name share it)
 
     def __str__(self) -> str:
         return f"{self.name}[...]"
@@ -87,6 +91,24 @@ def carried(slots, steps: range | None, lists) -> list | None:
 
 def _dtype(item) -> np.dtype:
     return item.dtype if hasattr(item, "dtype") else np.result_type(type(item))
+
+
+def _went_on_with(item, held) -> int | None:
+    """The position among the loop's names of the one name that goes on with `item`, an array the step
+    made, where nothing else the loop carries holds or views it and no step writes that name's array
+    in place (its stand-in unwritten): NumPy's list then holds it as it is at the end of its step."""
+    names, entries, before = (leaves_of(part) for part in held)
+    if not isinstance(item, TracedArray) or item._parent is not None or np.ndim(item) == 0 or \
+            item.depth < len(SESSION.regions) or len(names) != len(before):
+        return None
+    holding = [k for k, x in enumerate(names) if isinstance(x, TracedArray) and x.root() is item]
+    if len(holding) != 1 or names[holding[0]] is not item or \
+            any(isinstance(x, TracedArray) and x.root() is item for x in entries):
+        return None
+    stand_in = before[holding[0]]
+    unwritten = isinstance(stand_in, TracedArray) and stand_in._parent is None and stand_in.version == 0 and \
+        stand_in.depth >= len(SESSION.regions) and stand_in.alternatives() is None
+    return holding[0] if unwritten else None
 
 
 def _as_made(item, held) -> bool:

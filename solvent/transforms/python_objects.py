@@ -130,10 +130,12 @@ class Slot:
         (self.holder if self.item else vars(self.holder))[self.key] = v
 
     initial = get
-    finish = set
 
     def leave(self, held):
         return self.get()
+
+    def finish(self, v, names) -> None:
+        self.set(v)
 
     def enter(self, v, index) -> None:
         self._before = self.get()

@@ -64,9 +64,10 @@ def appended_what_the_loop_changes_in_place(x):
     return hist
 
 
-def appended_what_the_loop_goes_on_with(x):
+def appended_then_written_in_the_next_step(x):
     hist = []
     for i in range(20):
+        x *= 0.5  # changes the item the last step appended
         x = x + 1.0
         hist.append(x)
     return np.array(hist)
@@ -81,7 +82,7 @@ def appended_a_view(grid):
 
 
 @pytest.mark.parametrize("fn", [appended, appended_in_a_branch, appended_what_the_loop_changes_in_place,
-                                appended_what_the_loop_goes_on_with])
+                                appended_then_written_in_the_next_step])
 def test_a_static_loop_growing_python_objects_unrolls_and_follows_numpy(fn):
     """Rolled, a body that reads the list it grows, appends in a branch, or appends an array that may
     change afterwards would go wrong: the loop unrolls."""
@@ -113,6 +114,15 @@ def path(x):
     return np.stack(states)
 
 
+def trajectory(y, dt):
+    out = []
+    for _ in range(40):
+        y = y + dt * np.array([y[1], -np.sin(y[0])])  # the loop goes on with the array it appends
+        out.append(y)
+    y[0] = 0.0  # NumPy's list holds this array last: it changes with it
+    return np.array(out[:-1]), out[-1], len(out)
+
+
 def counted(x):
     steps, times = [], []
     t = 0.0
@@ -140,6 +150,7 @@ def row_sums(m):
 @pytest.mark.parametrize("fn, args", [
     (losses, (np.zeros(3), np.linspace(0.0, 1.0, 60).reshape(20, 3), np.linspace(1.0, 2.0, 20))),
     (path, (np.linspace(0.0, 1.0, 8),)),
+    (trajectory, (np.array([1.0, 0.0]), 0.05)),
     (counted, (np.ones(3, np.float32),)),
     (row_sums, (np.arange(120.0).reshape(40, 3),)),
     (draws, (np.random.default_rng(1),))])

@@ -425,7 +425,7 @@ def _carrying_entries(run, values, names, steps=None, collected=None):
         k = len(values)
         carried = run((*values, *(s.initial() for s in slots)), (*names, *map(str, slots)), slots)
         for slot, v in zip(slots, carried[k:]):
-            slot.finish(v)
+            slot.finish(v, carried[:k])
         return carried[:k]
 
 
@@ -444,7 +444,7 @@ def _with_entries(fn, slots, k, index=False, gives=True):
             out = fn(*args[:first + k])
             if not gives:
                 return out
-            held = (out, [s.get() for s in slots if isinstance(s, python_objects.Slot)])
+            held = (out, [s.get() for s in slots if isinstance(s, python_objects.Slot)], args[first:first + k])
             return (*out, *(s.leave(held) for s in slots))
         finally:
             for slot in slots:
