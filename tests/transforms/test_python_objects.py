@@ -81,8 +81,45 @@ def appended_a_view(grid):
     return rows
 
 
+def appended_while_an_alias_reads_it(x):
+    losses = []
+    alias = losses
+    for i in range(20):
+        x = x * 0.9
+        losses.append(x.sum())
+        x = x + len(alias)  # NumPy's alias grows with the list
+    return x
+
+
+class Log:
+    def __init__(self):
+        self.items = []
+
+
+def appended_while_its_holder_reads_it(x):
+    log = Log()
+    losses = log.items
+    for i in range(20):
+        x = x * 0.9
+        losses.append(np.abs(x).max())
+        x = x + 0.1 * sum(log.items)
+    return x
+
+
+def appended_while_a_closure_reads_it(x):
+    losses = []
+
+    def total():
+        return sum(losses)
+    for i in range(20):
+        losses.append(np.abs(x).max())
+        x = x * 0.5 + 0.1 * total()
+    return x
+
+
 @pytest.mark.parametrize("fn", [appended, appended_in_a_branch, appended_what_the_loop_changes_in_place,
-                                appended_then_written_in_the_next_step])
+                                appended_then_written_in_the_next_step, appended_while_an_alias_reads_it,
+                                appended_while_its_holder_reads_it, appended_while_a_closure_reads_it])
 def test_a_static_loop_growing_python_objects_unrolls_and_follows_numpy(fn):
     """Rolled, a body that reads the list it grows, appends in a branch, or appends an array that may
     change afterwards would go wrong: the loop unrolls."""

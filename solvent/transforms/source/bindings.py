@@ -102,3 +102,79 @@ def appended_only(statements_, target) -> list[str]:
                and s.value.func.attr == "append" and isinstance(s.value.func.value, ast.Name)]
     uses = [n.id for s in [*statements_, target] for n in ast.walk(s) if isinstance(n, ast.Name)]
     return [n for n in appends if uses.count(n) == 1]
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
+           ast.DictComp, ast.GeneratorExp)
+
+
+def unshared_lists(definition) -> dict[int, set[str]]:
+    """For each `for` loop of `definition` (by `id` of its node), the local lists nothing can read while
+    the loop runs, so that it may carry what its body appends (see `appended_only`): bound once, to
+    a new list (`[...]`), before the loop in a block that holds it, and between that binding and the
+    loop, and in the loops around it below the binding, only appended to. An alias (`other = name`)
+    or a function that reads the list would see only what the traced step appended."""
+    parents = {id(child): node for node in ast.walk(definition) for child in ast.iter_child_nodes(node)}
+
+    def ancestors(node):
+        while id(node) in parents:
+            node = parents[id(node)]
+            yield node
+
+    def appended(name: ast.Name) -> bool:
+        attribute = parents[id(name)]
+        call = parents.get(id(attribute))
+        return isinstance(attribute, ast.Attribute) and attribute.attr == "append" and \
+            isinstance(call, ast.Call) and call.func is attribute
+
+    def at(node):
+        return node.lineno, node.col_offset
+
+    mentions: dict[tuple, list[ast.Name]] = {}  # (scope, name) -> its mentions there
+    nested: set[tuple] = set()  # (scope, name) mentioned in a scope inside that scope
+    for node in ast.walk(definition):
+        if isinstance(node, ast.Name):
+            scopes = [a for a in ancestors(node) if isinstance(a, _SCOPES)]
+            mentions.setdefault((id(scopes[0]), node.id), []).append(node)
+            nested.update((id(s), node.id) for s in scopes[1:])
+    found: dict[int, set[str]] = {}
+    for loop in ast.walk(definition):
+        if not isinstance(loop, ast.For):
+            continue
+        chain = list(ancestors(loop))
+        here = next(a for a in chain if isinstance(a, _SCOPES))
+        found[id(loop)] = set()
+        for (owner, name), uses in mentions.items():
+            stores = [n for n in uses if not isinstance(n.ctx, ast.Load)]
+            if owner != id(here) or (owner, name) in nested or len(stores) != 1 or _declared(here, name):
+                continue
+            binding = parents[id(stores[0])]
+            if isinstance(binding, ast.Tuple) and binding in getattr(parents[id(binding)], "targets", ()):
+                value = parents[id(binding)].value  # (`steps, times = [], []`)
+                made = value.elts[binding.elts.index(stores[0])] if isinstance(value, ast.Tuple) and \
+                    len(value.elts) == len(binding.elts) else None
+                binding = parents[id(binding)]
+            else:
+                made = binding.value if isinstance(binding, ast.Assign) and binding.targets == stores else None
+            if not isinstance(made, (ast.List, ast.ListComp)) or len(binding.targets) != 1:
+                continue
+            block = parents[id(binding)]
+            if block not in chain or at(binding) >= at(loop):
+                continue
+            around = [a for a in chain[:chain.index(block)] if isinstance(a, (ast.For, ast.While))]
+            inside = {id(n) for n in ast.walk(loop)}
+            repeated = {id(n) for a in around for n in ast.walk(a)} - inside
+            if all(appended(m) or m is stores[0] or id(m) in inside or
+                   not (id(m) in repeated or at(binding) < at(m) < at(loop)) for m in uses):
+                found[id(loop)].add(name)
+    return found
+
+
+def _declared(scope, name: str) -> bool:
+    """Whether `name` is a parameter of `scope` or declared global or nonlocal in it."""
+    arguments = getattr(scope, "args", None)
+    parameters = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                  arguments.vararg, arguments.kwarg) if a is not None] \
+        if isinstance(arguments, ast.arguments) else []
+    return name in parameters or any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names
+                                     for n in ast.walk(scope))

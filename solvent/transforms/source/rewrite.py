@@ -29,7 +29,8 @@ from solvent.errors import PACKAGE_DIR
 from solvent.transforms import outline
 from solvent.transforms.source import (  # noqa: F401 (registering)
     builtins, liveness, math_functions, numpy_calls, numpy_iterators, statements)
-from solvent.transforms.source.bindings import appended_only, assigned, updated_in_place, written_through
+from solvent.transforms.source.bindings import (appended_only, assigned, unshared_lists, updated_in_place,
+                                                written_through)
 from solvent.transforms.source.returns import contains, fold_into
 
 HELPER = "__solvent_statements__"
@@ -120,11 +121,12 @@ class _LoopExits(ast.NodeTransformer):
 
 
 class _Rewriter(ast.NodeTransformer):
-    def __init__(self, filename, first_line, private=None):
+    def __init__(self, filename, first_line, private=None, lists=None):
         self.filename = filename
         self.offset = first_line - 1
         self.count = 0
         self.private = private or {}  # loop node id -> names its body keeps to itself (see `liveness`)
+        self.lists = lists or {}  # `for` node id -> lists nothing else reads while it runs (`unshared_lists`)
         self.with_else: list = []  # the first line of each Python loop being visited that has an `else:`
 
     def carried(self, loop, body) -> list[str]:
@@ -272,7 +274,8 @@ class _Rewriter(ast.NodeTransformer):
                       and not iterator.keywords and 1 <= len(iterator.args) <= 3 else None)
         hints = _hints(node.body)
         branching = ast.Constant(contains(node.body, (ast.If, ast.IfExp)))
-        collected = ast.Lambda(_no_arguments(), _loads(appended_only(node.body, node.target)))
+        lists = [n for n in appended_only(node.body, node.target) if n in self.lists.get(id(node), ())]
+        collected = ast.Lambda(_no_arguments(), _loads(lists))
         self.generic_visit(node)
         item = self.fresh("item")
         body = [ast.Assign([node.target], ast.Name(item, ast.Load()))] + node.body
@@ -397,7 +400,7 @@ def _rewritten_code(code):
         return None
     definition.decorator_list = []
     fold_into(definition)
-    rewriter = _Rewriter(code.co_filename, offset + 1, liveness.private_names(definition))
+    rewriter = _Rewriter(code.co_filename, offset + 1, liveness.private_names(definition), unshared_lists(definition))
     definition.body = _flatten([rewriter.visit(s) for s in definition.body])
     if rewriter.count == 0 and not _has_calls(definition):
         return None
