@@ -20,9 +20,10 @@ import types
 import numpy as np
 
 from solvent.core import trace
-from solvent.core.traced import TracedScalar
+from solvent.core.traced import TracedScalar, padded
 from solvent.errors import RANDOM, UnsupportedError, is_library_file
 from solvent.numpy import folding, layout
+from solvent.numpy.indexing.traced_bounds import MaskedArray
 from solvent.numpy.matrix_type import TracedMatrix
 from solvent.numpy.registry import UNDISPATCHED, implements
 from solvent.numpy.shape import broadcast_arrays, ravel, read_only, static_int, undecided, view
@@ -208,11 +209,15 @@ def _converted(obj, dtype, copy, ndmin):
         result = obj
     elif copy is False:
         raise ValueError("Unable to avoid copy while creating an array as requested.")
+    elif isinstance(obj, MaskedArray):  # a slice of traced length keeps its mask
+        result = obj.astype(obj.dtype if dtype is None else dtype)
     else:
         result = wrap(value(obj, dtype), scalar=False)
-    missing = static_int(ndmin, "np.array's ndmin") - result.ndim
+    missing = static_int(ndmin, "np.array's ndmin") - len(result.aval.shape)
     if missing <= 0:
         return result
+    if isinstance(result, MaskedArray):
+        raise padded(result, ", given ndmin=,")
     new = (1,) * missing + result.shape
     old = result.shape
     return view(result, new, lambda v: ops.reshape(v, new), lambda p, v: ops.reshape(v, old))

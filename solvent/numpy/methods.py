@@ -7,10 +7,11 @@ import operator
 
 import numpy as np
 
-from solvent.core.traced import TracedScalar
+from solvent.core.traced import TracedScalar, padded
 from solvent.errors import TracerConversionError, UnsupportedError
 from solvent.numpy import layout
 from solvent.numpy.indexing.functions import flat_view
+from solvent.numpy.indexing.traced_bounds import MaskedArray, elementwise
 from solvent.numpy.registry import implements, method, refuses_method
 from solvent.numpy.shape import view
 from solvent.numpy.values import full, is_python_scalar, is_traced, result_type, shape, value, wrap
@@ -27,6 +28,19 @@ SAME_AS_FUNCTION = {
     "diagonal": np.diagonal, "repeat": np.repeat, "searchsorted": np.searchsorted, "take": np.take,
     "trace": np.trace, "put": np.put,
 }
+
+
+#: Methods that are the NumPy functions of their names, which take or refuse a slice of traced length.
+DELEGATING = frozenset(SAME_AS_FUNCTION) | {"reshape", "transpose", "item", "nonzero", "compress"}
+#: Methods whose implementations below take a slice of traced length (`MaskedArray`) as it is.
+ON_MASKED = frozenset({"astype", "copy", "flatten", "fill", "sort"})
+
+
+def takes(array, name: str) -> bool:
+    """Whether ndarray method `name` may run on `array`: any of them on an array of static shape; on
+    a slice of traced length (held at full size, zero past its valid part) only those that respect
+    the mask, not those that would read the full size as its length (`tolist`, `view`, `flat`)."""
+    return not array.padded or name in DELEGATING or (name in ON_MASKED and isinstance(array, MaskedArray))
 
 
 def _method(name, function):
@@ -58,11 +72,15 @@ def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dtype!r} according to the rule {casting!r}")
     if not copy and dtype == self.dtype:
         return self  # NumPy hands back the array itself: writes to the result change it
+    if isinstance(self, MaskedArray):
+        return elementwise(lambda x: astype(x, dtype), [self], {})
     return wrap(ew.convert(self.value, dtype), scalar=isinstance(self, TracedScalar))  # a scalar's is a scalar
 
 
 @method("copy")
 def copy(self, order="C"):
+    if isinstance(self, MaskedArray):
+        return np.copy(self)
     result = wrap(self.value, scalar=isinstance(self, TracedScalar))
     if order != "C":
         result.memory = None  # NumPy's F, A or K order: not modelled (see `layout`)
@@ -72,6 +90,10 @@ def copy(self, order="C"):
 @method("flatten")
 def flatten(self, order="C"):
     """`a.flatten()`: always a new array (np.ravel may be a view)."""
+    if isinstance(self, MaskedArray):
+        if len(self.aval.shape) != 1:
+            raise padded(self, ", flattened,")
+        return copy(self)
     return wrap(ops.reshape(self.value, (self.size,)), scalar=False)
 
 
@@ -84,6 +106,9 @@ def flat(self):
 
 @method("fill")
 def fill(self, fill_value):
+    if isinstance(self, MaskedArray):  # the valid part only
+        self.store(elementwise(lambda x: np.full_like(x, fill_value), [self], {}))
+        return
     self.assign(value(fill_value, self.dtype, self.shape))
 
 
@@ -179,14 +204,22 @@ def compress(self, condition, axis=None, out=None):
 def sort(self, axis=-1, kind=None, order=None, *, stable=None):
     """`a.sort()`: sorts `a` in place (and an argument is sorted for the caller, as in NumPy)."""
     axis = operator.index(axis)  # unlike np.sort, no axis=None: the array keeps its shape
-    self.assign(value(np.sort(self, axis=axis, kind=kind, order=order, stable=stable)))
+    _assign(self, np.sort(self, axis=axis, kind=kind, order=order, stable=stable))
 
 
 @method("partition")
 def partition(self, kth, axis=-1, kind="introselect", order=None):
     """`a.partition(kth)`: partitions `a` in place."""
     axis = operator.index(axis)
-    self.assign(value(np.partition(self, kth, axis=axis, kind=kind, order=order)))
+    _assign(self, np.partition(self, kth, axis=axis, kind=kind, order=order))
+
+
+def _assign(array, new) -> None:
+    """`array[...] = new` for a method working in place; a slice of traced length keeps its mask."""
+    if isinstance(array, MaskedArray):
+        array.store(new)
+    else:
+        array.assign(value(new))
 
 
 @method("resize")

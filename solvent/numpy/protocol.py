@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.core import dispatch, trace
+from solvent.core.traced import padded
 from solvent.errors import UnsupportedError, user_location
-from solvent.numpy import folding, layout
+from solvent.numpy import folding, layout, methods
 from solvent.numpy.indexing import subscripts, traced_bounds
 from solvent.numpy.registry import qualified_name
 
@@ -91,6 +92,8 @@ def array_method(array, name):
         if hasattr(_AN_NDARRAY, name):
             raise UnsupportedError(f"ndarray.{name} is not supported by solvent.jit")
         raise AttributeError(f"'TracedArray' object has no attribute {name!r}")
+    if not methods.takes(array, name):
+        raise padded(array, f", given to ndarray.{name},")
 
     def bound(*args, **kwargs):
         with _emitting():

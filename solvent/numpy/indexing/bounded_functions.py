@@ -98,8 +98,17 @@ def _mean(a, axis=None, dtype=None, keepdims=False):
     total = masked_sum(a, axis, dtype, keepdims=keepdims)
     count = _count(a, normalize_axes(axis, len(a.shape)))
     lengths = list(total.lengths) if isinstance(total, MaskedArray) else []
-    quotient = np.true_divide(plain_value(total), wrap(count))
-    return masked_result(quotient.value, lengths)
+    return masked_result(_divided(total, wrap(count)).value, lengths)
+
+
+def _divided(total, count):
+    """A mean's quotient, in NumPy's dtype (`_quotient_dtype`)."""
+    return np.true_divide(plain_value(total), count.astype(_quotient_dtype(total)))
+
+
+def _quotient_dtype(total) -> np.dtype:
+    """A mean's dtype: its sum's where that is inexact (float32 stays float32), else float64."""
+    return total.dtype if total.dtype.kind in "fc" else np.dtype(np.float64)
 
 
 def _filled_reduction(numpy_function, filler):
@@ -113,11 +122,12 @@ def _filled_reduction(numpy_function, filler):
 def _var(a, axis=None, dtype=None, ddof=0, keepdims=False):
     """NumPy's two passes over the valid part: the mean, then the mean squared deviation from it."""
     count = wrap(_count(a, normalize_axes(axis, len(a.aval.shape))))
-    deviation = a - masked_sum(a, axis, dtype, keepdims=True) / count
+    total = masked_sum(a, axis, dtype, keepdims=True)
+    deviation = a - total / count.astype(_quotient_dtype(total))
     squares = np.real(deviation * np.conj(deviation)) if a.dtype.kind == "c" else deviation * deviation
     total = masked_sum(squares, axis, dtype, keepdims=keepdims)
     lengths = list(total.lengths) if isinstance(total, MaskedArray) else []
-    return masked_result(np.true_divide(plain_value(total), np.maximum(count - ddof, 0)).value, lengths)
+    return masked_result(_divided(total, np.maximum(count - ddof, 0)).value, lengths)
 
 
 def _std(a, axis=None, dtype=None, ddof=0, keepdims=False):
@@ -419,9 +429,24 @@ def _moved(numpy_function, order):
     length with its axis (`order(ndim, *arguments)`: for each result axis, the argument's axis it was,
     or None for a new one)."""
     def apply(a, *args, **kwargs):
-        lengths = [None if axis is None else a.lengths[axis] for axis in order(len(a.aval.shape), *args, **kwargs)]
-        return read_only_view(a, lambda v: numpy_function(wrap(v, scalar=False), *args, **kwargs).value, lengths,
-                              f"np.{numpy_function.__name__}")
+        axes = order(len(a.aval.shape), *args, **kwargs)
+        lengths = [None if axis is None else a.lengths[axis] for axis in axes]
+        shape = [1 if axis is None else a.aval.shape[axis] for axis in axes]
+
+        def read(v):  # (ops alone: a returned view is read again after the trace)
+            return ops.reshape(ops.transpose(v, [axis for axis in axes if axis is not None]), shape)
+        return read_only_view(a, read, lengths, f"np.{numpy_function.__name__}")
+    return apply
+
+
+def _flat(numpy_function):
+    """np.ravel, np.reshape(a, -1): of a 1-d array, a view of it as it is (as `_moved` makes them)."""
+    def apply(a, *args, **kwargs):
+        shape = (args or (kwargs.get("shape", kwargs.get("newshape", -1)),))[0] if numpy_function is np.reshape else -1
+        if len(a.aval.shape) != 1 or tuple(np.ravel(shape)) != (-1,):
+            raise UnsupportedError(f"np.{numpy_function.__name__} of {a.noun} other than a 1-d one to 1-d (its "
+                                   "shape would depend on the data)")
+        return _moved(numpy_function, lambda ndim: [0])(a)
     return apply
 
 
@@ -516,6 +541,7 @@ FUNCTIONS.update({
     np.concatenate: _concatenate, np.stack: _stack, np.hstack: _hstack, np.vstack: _vstack, np.append: _append,
     np.transpose: _moved(np.transpose, _transposed), np.swapaxes: _moved(np.swapaxes, _swapped),
     np.moveaxis: _moved(np.moveaxis, _moved_axes), np.expand_dims: _moved(np.expand_dims, _expanded),
+    np.ravel: _flat(np.ravel), np.reshape: _flat(np.reshape),
     np.linalg.inv: _linalg(np.linalg.inv), np.linalg.cholesky: _linalg(np.linalg.cholesky),
     np.linalg.det: _linalg(np.linalg.det, False), np.linalg.slogdet: _linalg(np.linalg.slogdet, False),
     np.linalg.solve: _solve,

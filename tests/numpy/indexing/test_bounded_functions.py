@@ -154,3 +154,38 @@ def test_products_of_a_shorter_slice_of_a_selection_or_loop_dependent_slice_read
             out[i] = np.dot(v[:-1], v[:-1]) + np.inner(v[1:], v[1:])
 
     rolled_like_numpy(shorter, np.random.default_rng(16).random(24), np.zeros(24))
+
+
+def test_methods_of_a_selection_keep_its_length():
+    """astype, copy, flatten, np.array/np.asarray, ravel and .T of x[mask] give its valid part (they
+    gave the padded full size as the array: len() 6 where NumPy's is 3, a mean halved); sort and fill
+    in place change only it; a float32 mean or variance stays float32."""
+    def kept(img, t):
+        vals = img[img > t].astype(np.float64)
+        s = img[img > t]
+        sorted_copy = s.copy()
+        sorted_copy.sort()
+        low = s.astype(np.int64)
+        low.fill(7)
+        return (vals.mean(), vals.min(), len(vals), len(s.copy()), s.flatten().sum(), np.array(s).max(),
+                np.asarray(s, np.float32).mean(), np.asarray(s, np.float32).var(), np.ravel(s).sum(), s.reshape(-1).sum(), s.T.sum(), s.T,
+                sorted_copy, low.sum(), len(low))
+
+    check_like_numpy(kept, np.array([[10, 200, 5], [220, 30, 140]], dtype=np.uint8), 100)
+
+    def in_place(x, out):
+        for i in range(1, x.shape[0]):
+            v = x[:i].copy()
+            v.sort()
+            w = x[i:]
+            w.sort()  # sorts the tail of x in place, as NumPy's view does
+            out[i] = v[0] + (v * 100).astype(np.int64).sum()
+
+    rolled_like_numpy(in_place, np.random.default_rng(17).random(24), np.zeros(24))
+
+
+@pytest.mark.parametrize("method", [lambda s: s.tolist(), lambda s: s.view(), lambda s: s.flat[0],
+                                    lambda s: s.squeeze(), lambda s: np.array(s, ndmin=2)])
+def test_methods_that_would_read_the_full_size_of_a_selection_raise(method):
+    with pytest.raises(UnsupportedError, match="length depends|selection whose length"):
+        solvent.jit(lambda x: method(x[x > 0]))(np.array([3.0, -1.0, 2.5]))
