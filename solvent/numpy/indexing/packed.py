@@ -87,8 +87,9 @@ class Selection(traced_bounds.MaskedArray):
 
     @property
     def value(self) -> ir.Value:
-        if self._value is None:
-            self._value = _pack(self.spread, self.axis, _packing(self.mask)[0])
+        if self._value is None:  # packed where the selection was made, so that it is the same after a branch
+            with _in_block(self.block):
+                self._value = _pack(self.spread, self.axis, _packing(self.mask)[0])
         return TracedArray.value.fget(self)  # an array of a discarded region raises there
 
     def assign(self, value: ir.Value) -> None:
@@ -132,7 +133,20 @@ def _selection(spread: ir.Value, axis: int, mask) -> Selection:
     lengths[axis] = count
     out = Selection(None, Aval(tuple(shape_of(spread)), dtype_of(spread)))
     out.spread, out.axis, out.mask, out.lengths, out.made_at = spread, axis, mask, tuple(lengths), user_location()
+    out.block = ir.InsertionPoint.current.block
     return out
+
+
+def _in_block(block: ir.Block) -> ir.InsertionPoint:
+    """An insertion point in `block` that the current one is in, or nested in: before the op there
+    that holds the current point (a branch or loop traced later)."""
+    here = ir.InsertionPoint.current.block
+    op = None if here == block else here.owner
+    while op is not None:
+        if op.operation.block == block:
+            return ir.InsertionPoint(op.operation)
+        op = op.operation.parent
+    return ir.InsertionPoint.current  # (the block itself, or one of another function)
 
 
 def select(array, m: Masked) -> Selection:

@@ -9,7 +9,7 @@ import numpy as np
 from solvent.core.aval import Aval
 from solvent.core.traced import padded
 from solvent.numpy import layout
-from solvent.numpy.indexing import packed, traced_bounds
+from solvent.numpy.indexing import masked_keys, packed, traced_bounds
 from solvent.numpy.indexing.advanced import parse_fancy, read_fancy, write_fancy
 from solvent.numpy.indexing.key import is_advanced
 from solvent.numpy.indexing.basic import Index, parse, read, write
@@ -33,8 +33,8 @@ def _flag_as_mask(array, key):
 def getitem(array, key):
     _check_not_padded(array)
     if isinstance(array, traced_bounds.MaskedArray):
-        found = traced_bounds.element(array, key)
-        found = traced_bounds.sliced(array, key) if found is None else found
+        found = masked_keys.element(array, key)
+        found = masked_keys.sliced(array, key) if found is None else found
         return packed.reselect(array, key) if found is None else found
     if _is_traced_flag(key):
         return getitem(*_flag_as_mask(array, key))
@@ -82,6 +82,8 @@ def _is_element(key, index: Index) -> bool:
 
 def setitem(array, key, new):
     _check_not_padded(array)
+    if isinstance(array, traced_bounds.MaskedArray):
+        key = masked_keys.from_the_end(array, key)
     if _is_traced_flag(key):
         return setitem(*_flag_as_mask(array, key), new)
     if traced_bounds.applies(key, array.shape):

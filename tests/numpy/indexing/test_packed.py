@@ -235,3 +235,16 @@ def test_matmul_of_two_selections():
                      np.array([-1.0, 2.0, -3.0, 5.0, 1.0]))
     with pytest.raises(solvent.UnsupportedError, match="np.vecdot"):
         solvent.jit(lambda x: np.vecdot(x[x > 0], x[x > 0]))(np.array([-1.0, 2.0]))
+
+
+def test_a_selection_first_packed_in_a_traced_branch_is_the_same_after_it():
+    """Packed where it is made, not where first read: packed inside a branch, it was a value of the
+    branch's region read after it (an error saying a value escaped through a Python object)."""
+    def written_in_a_branch(x):
+        s = x[x > 0]
+        if x[0] > 0:
+            s[0] = -1.0
+        return s, s.sum()
+
+    check_like_numpy(written_in_a_branch, np.random.default_rng(19).standard_normal(12))
+    check_like_numpy(written_in_a_branch, -np.random.default_rng(19).standard_normal(12))

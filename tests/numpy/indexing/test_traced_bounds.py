@@ -12,7 +12,7 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 import solvent
-from differential import assert_same, check_like_numpy, rolled_like_numpy
+from differential import assert_same, check_like_numpy
 
 BOUNDS = {
     "none": lambda i, n: None, "zero": lambda i, n: 0, "two": lambda i, n: 2, "i": lambda i, n: i,
@@ -145,22 +145,3 @@ def test_slices_bounded_by_array_data_read_and_write_like_numpy():
     ends = starts + rng.integers(-2, 8, 20)
     starts[:3], ends[:3] = [0, 5, 29], [30, 5, 30]
     check_like_numpy(segments, rng.standard_normal(30), starts, ends, np.zeros(30))
-
-
-STATIC = [None, 0, 1, 2, -1, -2, 5, -5, 30, -30]
-
-
-@settings(max_examples=25, deadline=None)
-@given(start=st.sampled_from(STATIC), stop=st.sampled_from(STATIC), backward=st.booleans())
-def test_static_slices_of_loop_dependent_slices_count_from_their_traced_length(start, stop, backward):
-    """v[1:], v[:-1], v[::-1], v[-5:] of v = x[:i + 1] or x[i:]: NumPy's bounds, negative ones from
-    the traced length, each a view from the valid part's start."""
-    key = slice(start, None, -1) if backward else slice(start, stop)
-
-    def kernel(x, out):
-        for i in range(x.shape[0]):
-            for v in (x[:i + 1], x[i:]):
-                w = v[key]
-                out[i] += (w * w).sum() + np.sum(w[::-1][:2]) + len(w)
-
-    rolled_like_numpy(kernel, np.random.default_rng(13).standard_normal(18), np.zeros(18))

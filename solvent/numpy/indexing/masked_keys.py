@@ -1,0 +1,98 @@
+"""Static keys of a slice of traced length (`traced_bounds.MaskedArray`), counted from that length as
+NumPy counts them from the true one: an element read (`s[-1]`), a 1-d slice read as a view
+(`s[1:]`, `s[::-1]`), and the negative indices and bounds of a write (`s[-2:] = 0`). Counted from
+the full size instead, they would read or write the padding."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solvent.numpy.indexing.key import ARRAY, INTEGER, MASK, NEW, Entry, normalize
+from solvent.numpy.indexing.traced_bounds import read_only_view, shifted
+from solvent.numpy.values import full, is_traced, value, wrap
+from solvent.ops import elementwise as ew, shape as ops
+
+_I64 = np.int64
+
+
+def _scalar(x):
+    return value(x, _I64)
+
+
+def element(array, key):
+    """`a[i]` (`a[i, j]`, one integer per axis) of a masked array: one element, a negative index
+    counted back from the traced length, clamped into the valid part as traced indices are clamped
+    into an array; None for any other key."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if len(keys) != len(array.lengths) or not all(_integer(k) for k in keys):
+        return None
+    zero, positions = full(0, (), _I64), []
+    for k, length, n in zip(keys, array.lengths, array.aval.shape):
+        k, end = _scalar(k), full(n, (), _I64) if length is None else length
+        k = ew.select(ew.compare("LT", k, zero), ew.binary("add", k, end), k)
+        last = ew.binary("maximum", ew.binary("subtract", end, full(1, (), _I64)), zero)
+        positions.append(ew.clamp(zero, k, last))
+    return wrap(ops.reshape(ops.dynamic_slice(array.value, positions, [1] * len(keys)), ()))
+
+
+def sliced(array, key):
+    """`a[start:stop]` or `a[start::-1]` of a 1-d masked array, with static bounds counted from its
+    traced length where negative: NumPy's view (`read_only_view`), from the valid part's start;
+    None for any other key."""
+    k = key[0] if isinstance(key, tuple) and len(key) == 1 else key
+    if len(array.lengths) != 1 or not isinstance(k, slice) or not all(
+            b is None or (isinstance(b, (int, np.integer)) and not isinstance(b, bool)) for b in (k.start, k.stop, k.step)):
+        return None
+    step, n = 1 if k.step is None else int(k.step), array.aval.shape[0]
+    if step not in (1, -1) or (step == -1 and k.stop is not None):
+        return None
+    length = full(n, (), _I64) if array.lengths[0] is None else array.lengths[0]
+    last = ew.binary("subtract", length, full(1, (), _I64))
+
+    def bound(b, default, low, high):  # NumPy's: negative counted from the end, then clipped
+        if b is None:
+            return default
+        b = ew.binary("add", length, full(int(b), (), _I64)) if b < 0 else full(int(b), (), _I64)
+        return ew.clamp(low, b, high)
+    zero = full(0, (), _I64)
+    if step == 1:
+        start, stop = bound(k.start, zero, zero, length), bound(k.stop, length, zero, length)
+        count = ew.binary("maximum", ew.binary("subtract", stop, start), zero)
+        return read_only_view(array, lambda v: shifted(v, 0, start, forward=False), [count], "a slice")
+    start = bound(k.start, last, full(-1, (), _I64), last)  # element j is a[start - j]
+    past = ew.binary("subtract", full(n - 1, (), _I64), start)
+    return read_only_view(array, lambda v: shifted(ops.reverse(v, [0]), 0, past, forward=False),
+                          [ew.binary("add", start, full(1, (), _I64))], "a slice")
+
+
+def from_the_end(array, key):
+    """`key` for a write into masked `array`, with its negative integers and slice bounds along the
+    axes of traced length counted back from that length, as NumPy counts them from the true one
+    (from the full size they wrote the padding: `s[-1] = 0` was lost), each clipped into it."""
+    parsed = normalize(key, array.aval.shape)
+    if parsed.has(NEW, ARRAY, MASK):
+        return key
+    entries = [_from_the_end(e, array.lengths[e.dim]) for e in parsed.entries]
+    return parsed.rebuilt([Entry(e.kind, e.dim, v) for e, v in zip(parsed.entries, entries)])
+
+
+def _from_the_end(e, length):
+    def counted(b, high):
+        return wrap(ew.clamp(full(0, (), _I64), ew.binary("add", length, _scalar(b)), high), scalar=True)
+    if length is None:
+        return e.value
+    if e.kind == INTEGER:
+        negative = is_traced(e.value) or e.value < 0
+        return counted(e.value, ew.binary("subtract", length, full(1, (), _I64))) if negative else e.value
+    k = e.value
+    if k.step not in (None, 1) or any(is_traced(b) for b in (k.start, k.stop)):
+        return k
+    if not any(b is not None and b < 0 for b in (k.start, k.stop)):
+        return k
+    return slice(*[counted(b, length) if b is not None and b < 0 else b for b in (k.start, k.stop)])
+
+
+def _integer(k) -> bool:
+    if is_traced(k):
+        return k.aval.shape == () and np.dtype(k.dtype).kind in "iu"
+    return isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))

@@ -1,0 +1,52 @@
+"""Static keys of slices of traced length counted from that length, as NumPy counts them from the true
+one: reads of slices (views from the valid part's start) and writes of negative indices and bounds."""
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from differential import check_like_numpy, rolled_like_numpy
+
+
+STATIC = [None, 0, 1, 2, -1, -2, 5, -5, 30, -30]
+
+
+@settings(max_examples=25, deadline=None)
+@given(start=st.sampled_from(STATIC), stop=st.sampled_from(STATIC), backward=st.booleans())
+def test_static_slices_of_loop_dependent_slices_count_from_their_traced_length(start, stop, backward):
+    """v[1:], v[:-1], v[::-1], v[-5:] of v = x[:i + 1] or x[i:]: NumPy's bounds, negative ones from
+    the traced length, each a view from the valid part's start."""
+    key = slice(start, None, -1) if backward else slice(start, stop)
+
+    def kernel(x, out):
+        for i in range(x.shape[0]):
+            for v in (x[:i + 1], x[i:]):
+                w = v[key]
+                out[i] += (w * w).sum() + np.sum(w[::-1][:2]) + len(w)
+
+    rolled_like_numpy(kernel, np.random.default_rng(13).standard_normal(18), np.zeros(18))
+
+
+@settings(max_examples=25, deadline=None)
+@given(index=st.sampled_from([0, 1, -1, -2, -5]), start=st.sampled_from(STATIC), stop=st.sampled_from(STATIC))
+def test_static_keys_written_into_slices_of_traced_length_count_from_that_length(index, start, stop):
+    """v[-1] = a, v[-2:] = b into v = x[:i + 1], x[i:] or a selection: a negative index or bound counts
+    back from the traced length as NumPy's does from the true one (from the full size, the write went
+    into the padding and was lost: s[-1] = 0 left s as it was)."""
+    def kernel(x, out):
+        for i in range(1, x.shape[0]):
+            for v in (x[:i + 1], x[i:]):
+                if -len(v) <= index < len(v):
+                    v[index] = out[i - 1]
+                v[start:stop] = 0.5 * i
+                out[i] += v.sum()
+
+    def selected(x):
+        s = x[x > 0]
+        if -len(s) <= index < len(s):
+            s[index] = -1.0
+        s[start:stop] = 2.0
+        return s, s.sum()
+
+    rng = np.random.default_rng(19)
+    rolled_like_numpy(kernel, rng.standard_normal(18), np.zeros(18))
+    check_like_numpy(selected, rng.standard_normal(12))
