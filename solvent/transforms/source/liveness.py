@@ -19,11 +19,9 @@ _INTROSPECTION = {"locals", "vars", "exec", "eval", "dir"}
 
 def private_names(definition: ast.FunctionDef) -> dict[int, set[str]]:
     """For each loop of `definition` (by `id` of its node), the names its body keeps to itself."""
-    names = [n for n in ast.walk(definition) if isinstance(n, ast.Name)]
+    names, in_scopes = _own_names(definition)
     if any(n.id in _INTROSPECTION for n in names):
         return {}
-    in_scopes = {n.id for scope in ast.walk(definition) if scope is not definition and isinstance(scope, _SCOPES)
-                 for n in ast.walk(scope) if isinstance(n, ast.Name)}
     augmented = {id(n.target) for n in ast.walk(definition) if isinstance(n, ast.AugAssign)}
     reads = [n for n in names if isinstance(n.ctx, (ast.Load, ast.Del)) or id(n) in augmented]  # (`t += 1` reads t)
     found = {}
@@ -35,6 +33,42 @@ def private_names(definition: ast.FunctionDef) -> dict[int, set[str]]:
         candidates = _bound(loop.body) | (_bound([loop.target]) if isinstance(loop, ast.For) else set())
         found[id(loop)] = {name for name in candidates - read_elsewhere - in_scopes if _set_first(loop, name)}
     return found
+
+
+def _own_names(definition) -> tuple[list[ast.Name], set[str]]:
+    """The mentions of `definition`'s own names (not those a comprehension, lambda or function inside
+    binds for itself: `[b.p for b in bs]` does not read a loop's `b`), and those of them that a nested
+    scope reads (a closure may read them at any time)."""
+    names, in_scopes = [], set()
+
+    def visit(node, local: frozenset, nested: bool):
+        if isinstance(node, ast.Name):
+            if node.id not in local:
+                names.append(node)
+                if nested:
+                    in_scopes.add(node.id)
+            return
+        if isinstance(node, _SCOPES) and node is not definition:
+            local = local | _locals_of(node)
+            nested = True
+        for child in ast.iter_child_nodes(node):
+            visit(child, local, nested)
+    visit(definition, frozenset(), False)
+    return names, in_scopes
+
+
+def _locals_of(scope) -> frozenset:
+    """The names a nested scope binds for itself: its parameters and what it assigns, less those it
+    declares global or nonlocal."""
+    arguments = getattr(scope, "args", None)
+    bound = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg,
+                             arguments.kwarg) if a is not None} if isinstance(arguments, ast.arguments) else set()
+    if hasattr(scope, "generators"):  # a comprehension: its targets
+        bound |= _bound([g.target for g in scope.generators])
+    elif isinstance(scope.body, list):  # (a lambda's body is one expression)
+        bound |= _bound(scope.body)
+    declared = {n for d in ast.walk(scope) if isinstance(d, (ast.Global, ast.Nonlocal)) for n in d.names}
+    return frozenset(bound - declared)
 
 
 def _bound(nodes) -> set[str]:

@@ -80,13 +80,47 @@ def rebound(a, b):
     return a
 
 
+class Body:
+    def __init__(self, p):
+        self.p = p
+
+
+def comprehension_names(bodies, x):
+    for _ in range(3):
+        center = sum(b.p for b in bodies) / len(bodies)  # its own `b`: not the loop's
+        for b in bodies:
+            b.p += 0.1 * (center - b.p) + x
+    return [b.p for b in bodies], [lambda b=b: b for b in bodies]
+
+
 def test_which_names_a_loop_keeps_to_itself():
+    assert private(comprehension_names) == [{"_", "center"}, {"b"}]
     assert private(rebound) == [{"i"}]
     assert private(temporaries) == [{"i", "d", "e"}]
     assert private(in_branches) == [{"i", "k", "m"}]
     assert private(read_after) == [set()]
     assert private(nested) == [{"i"}, {"j", "d"}]
     assert private(closure) == [{"i"}]
+
+
+def test_a_comprehension_naming_a_loop_variable_leaves_the_loop_rolled():
+    """`[b.p for b in bodies]` after `for b in bodies:` in a time loop: the comprehension's `b` is its
+    own, so the time loop need not carry `b` (which no step binds before the loop; it unrolled: a
+    100-step flock of 10 boids took 103 s to compile, 0.3 s now)."""
+    def flock(bodies, x):
+        for _ in range(40):
+            center = sum(b.p for b in bodies) / len(bodies)
+            for b in bodies:
+                b.p += 0.1 * (center - b.p) + x
+        return [b.p for b in bodies]
+
+    def bodies():
+        return [Body(np.array([float(k), 1.0 - k])) for k in range(3)]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "loop ... unrolled" warning
+        check_like_numpy(flock, bodies(), np.array([0.01, 0.02]))
+    assert "stablehlo.while" in solvent.code_hlo(flock, bodies(), np.array([0.01, 0.02]), optimize="none")
 
 
 def test_a_temporary_set_in_one_branch_rolls_its_loop():
