@@ -252,15 +252,10 @@ def correlate(a, v, mode="valid"):
 
 # -- interpolation and integration ----------------------------------------------------------------
 
-def _pick(table, index, n):
-    """table[index] for every entry of a traced int index array in [0, n): a select and a sum."""
-    hit = np.equal(np.reshape(index, shape(index) + (1,)), np.arange(n))
-    return np.sum(np.where(hit, table, 0), axis=-1)
-
-
 @implements(np.interp)
 def interp(x, xp, fp, left=None, right=None, period=None):
-    """Piecewise-linear interpolation; the interval of each x is found by counting xp <= x."""
+    """Piecewise-linear interpolation, NumPy's arithmetic; the interval of each x found by a binary search
+    (counting the xp <= each x cost len(x) * len(xp): 28 s and 8 GB for 10^6 points in 256)."""
     xp, fp = as_array(xp), as_array(fp)
     dtype = np.dtype(np.complex128 if np.dtype(fp.dtype).kind == "c" else np.float64)
     if len(shape(xp)) != 1 or len(shape(fp)) != 1:
@@ -286,9 +281,9 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         xp = concatenated([slice_along(xp, 0, n - 1, n) - period, xp, slice_along(xp, 0, 0, 1) + period], 0)
         fp = concatenated([slice_along(fp, 0, n - 1, n), fp, slice_along(fp, 0, 0, 1)], 0)
     n = shape(xp)[0]
-    j = np.sum(np.less_equal(xp, np.reshape(x, shape(x) + (1,))), axis=-1, dtype=np.int64) - 1
+    j = np.searchsorted(xp, x, side="right").astype(np.int64) - 1  # (a binary search, as NumPy's)
     lo, hi = np.clip(j, 0, n - 1), np.clip(j + 1, 0, n - 1)
-    x0, x1, y0, y1 = _pick(xp, lo, n), _pick(xp, hi, n), _pick(fp, lo, n), _pick(fp, hi, n)
+    x0, x1, y0, y1 = np.take(xp, lo), np.take(xp, hi), np.take(fp, lo), np.take(fp, hi)
     slope = (y1 - y0) / (x1 - x0)
     inner = slope * (x - x0) + y0
     inner = np.where(np.isnan(inner), slope * (x - x1) + y1, inner)
