@@ -166,6 +166,13 @@ class TracedArray:
     base = property(lambda self: None if self._parent is None else self.root(),
                     doc="`ndarray.base`: the array a view reads from, None for an array that owns its data.")
 
+    def __copy__(self):
+        """`copy.copy(a)`, `copy.deepcopy(a)` (and so `dataclasses.asdict`): `a.copy()`, as NumPy's."""
+        return dispatch.HOOKS.array_method(self, "copy")()
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
     def __array_namespace__(self, *, api_version=None):
         """The Array API namespace of a traced array: `solvent.numpy`, as outside `jit`."""
         return dispatch.HOOKS.array_namespace(api_version)

@@ -113,3 +113,25 @@ def test_a_format_spec_formats_the_value_only_while_it_is_known():
     assert solvent.jit(lambda x: f"{np.arange(3).sum():d}" + str(x.shape))(np.ones(2)) == "3(2,)"
     with pytest.raises(solvent.TracerConversionError, match="format"):
         solvent.jit(lambda x: f"{x[0]:.3f}")(np.ones(2))
+
+
+def test_copy_and_deepcopy_copy_as_numpy_does():
+    """copy.deepcopy of a traced array (and dataclasses.asdict of an object holding one) raised an
+    internal pickling error; both copy modules' functions give a.copy(), as NumPy's."""
+    import copy
+    import dataclasses
+
+    @dataclasses.dataclass
+    class State:
+        x: np.ndarray
+        n: int
+
+    def copies(x):
+        y = copy.deepcopy(x)
+        y[0] = 5.0
+        z = copy.copy(x[x > 1.0])
+        d = dataclasses.asdict(State(x, 3))
+        d["x"][2] = -1.0
+        return y, z, x, d["x"], d["n"], dataclasses.astuple(State(x * 2, 4))
+
+    check_like_numpy(copies, np.arange(4.0))
