@@ -55,6 +55,8 @@ def extreme(dtype, sign, nan=False):
     NaNs lose (fmax, fmin: an all-NaN valid part still gives NaN)."""
     if np.issubdtype(dtype, np.floating):
         return np.nan if nan else sign * np.inf
+    if np.dtype(dtype) == np.bool_:
+        return sign > 0
     info = np.iinfo(dtype)
     return info.min if sign < 0 else info.max
 

@@ -24,6 +24,13 @@ def test_argmax_and_argmin_of_loop_dependent_slices_count_from_the_slice():
     check_like_numpy(along, rng.standard_normal(20), rng.standard_normal((20, 20)))
 
 
+def test_extremes_of_boolean_selections_and_builtin_max_of_a_selection():
+    """np.iinfo(bool) raised from inside solvent (ValueError: Invalid integer data type 'b')."""
+    check_like_numpy(lambda x: (max(x[x < 0]), min(x[x > 0]), np.argmax(x[x > 0] > 2.8), (x[x > 0] > 2.8).max(),
+                                (x[x > 0] > 2.8).min(), np.argmin(x[x > 0] > 2.8)),
+                     np.array([3.0, -1.0, 2.5, -3.0, 4.0, -2.0]))
+
+
 def test_reductions_and_elementwise_functions_of_loop_dependent_slices():
     """ufunc.reduce, the nan- reductions, ptp, average, vector norms and clip over growing and
     shrinking slices (NaNs among them), each on the valid part only."""
