@@ -19,7 +19,8 @@ from solvent.errors import TracerConversionError, UnsupportedError
 from solvent.numpy import folding
 from solvent.numpy.indexing import affine
 from solvent.numpy.values import holds_traced, value, wrap
-from solvent.transforms import collected_lists, control_flow, python_objects, regions
+from solvent.transforms import control_flow, regions
+from solvent.transforms.source import entries
 from solvent.transforms.source.builtins import Rows, python_bool
 
 
@@ -119,10 +120,16 @@ def if_stmt(test, true_fn, false_fn, values, names, where=None):
 
     A name left unbound on one path (first bound, or deleted, in one branch) is `Unbound` after
     a traced `if`; finding one means tracing the branches once more without it, the first case
-    dropped unfinished (so the writes its branches made are not made twice).
+    dropped unfinished (so the writes its branches made are not made twice). Attributes and dict
+    items a branch gives other numbers or arrays (`self.bounces += 1`) are chosen as names are.
     """
     if not _traced(test):
         return true_fn(*values) if test else false_fn(*values)
+    return entries.choosing(lambda t, f, values, names: _traced_if(test, t, f, values, names, where),
+                            true_fn, false_fn, values, names)
+
+
+def _traced_if(test, true_fn, false_fn, values, names, where):
     dropped: set[int] = set()
     while True:
         seen: set[int] = set()
@@ -256,8 +263,8 @@ def while_stmt(test_fn, body_fn, values, names, where=None, in_place=(), written
                           "or an array in it), to compile one loop", stacklevel=2)
 
     def run(values, names, slots):
-        test, body = _with_entries(test_fn, slots, len(values) - len(slots), gives=False), \
-            _with_entries(body_fn, slots, len(values) - len(slots))
+        test, body = entries.with_entries(test_fn, slots, len(values) - len(slots), gives=False), \
+            entries.with_entries(body_fn, slots, len(values) - len(slots))
         values = _fill_undefined(values, lambda v: tuple(body(*v)))
         _check_defined(values, names, "while loop", where)
         fixed = _fixed(values, names, in_place)
@@ -272,7 +279,7 @@ def while_stmt(test_fn, body_fn, values, names, where=None, in_place=(), written
             return (*new, _truth(test(*new)))
         return tuple(control_flow.loop(lambda c: c[-1], step, (*values, _truth(first)), [*fixed, False],
                                        written=written))[:-1]
-    return _carrying_entries(run, values, names)
+    return entries.carrying(run, values, names)
 
 
 def _truth(test):
@@ -403,53 +410,12 @@ def _unrolled(steps, body_fn, values, copies=1):
 
 
 def _rolled(bounds, body_fn, values, names, where, in_place, written, copies=1, collected=None):
-    """`for` over `range(*bounds)` as one `stablehlo.while`, carrying what `_carrying_entries` finds."""
+    """`for` over `range(*bounds)` as one `stablehlo.while`, carrying what `entries.carrying` finds."""
     def run(values, names, slots):
-        body = _with_entries(body_fn, slots, len(values) - len(slots), index=True)
+        body = entries.with_entries(body_fn, slots, len(values) - len(slots), index=True)
         return _one_while(bounds, body, values, names, in_place, written, copies, where)
     steps = None if any(_traced(b) for b in bounds) else range(*bounds)
-    return _carrying_entries(run, values, names, steps, collected)
-
-
-def _carrying_entries(run, values, names, steps=None, collected=None):
-    """`run(values, names, slots)`, a loop; where its body gave entries of Python objects other numbers
-    or arrays (`self.t += dt` in a step method), or appended to lists `collected()` names (a loop
-    over the static range `steps`), once more with those entries and lists carried after `values`
-    as names are, the entries then holding the loop's results, the lists their items."""
-    try:
-        return run(values, names, ())
-    except python_objects.ObjectsChanged as error:
-        slots = collected_lists.carried(error.slots, steps, collected() if collected is not None else ())
-        if slots is None:
-            raise
-        k = len(values)
-        carried = run((*values, *(s.initial() for s in slots)), (*names, *map(str, slots)), slots)
-        for slot, v in zip(slots, carried[k:]):
-            slot.finish(v, carried[:k])
-        return carried[:k]
-
-
-def _with_entries(fn, slots, k, index=False, gives=True):
-    """`fn` (a loop's body, or its test: `gives` False) over `k` values followed by what `slots`
-    carries (after the loop index, with `index`): the entries hold those values during the call and
-    what they held before after it (the body is traced, not run); a body also gives their new values."""
-    if not slots:
-        return fn
-
-    def call(*args):
-        first = 1 if index else 0
-        for slot, v in zip(slots, args[first + k:]):
-            slot.enter(v, args[0] if index else None)
-        try:
-            out = fn(*args[:first + k])
-            if not gives:
-                return out
-            held = (out, [s.get() for s in slots if isinstance(s, python_objects.Slot)], args[first:first + k])
-            return (*out, *(s.leave(held) for s in slots))
-        finally:
-            for slot in slots:
-                slot.restore()
-    return call
+    return entries.carrying(run, values, names, steps, collected)
 
 
 def _one_while(bounds, body_fn, values, names, in_place, written, copies, where):
