@@ -47,6 +47,7 @@ class Session(threading.local):
     def __init__(self):
         self.traces: list = []
         self.regions: list[Region] = []
+        self.catching_linalg: list = []  # where each `try` being traced that catches LinAlgError is
 
 
 SESSION = Session()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.core import dispatch, trace
+from solvent.core.session import SESSION
 from solvent.core.traced import padded
 from solvent.errors import UnsupportedError, user_location
 from solvent.numpy import folding, layout, methods
@@ -32,6 +33,13 @@ def _any_masked(values) -> bool:
 
 
 def array_function(func, args, kwargs):
+    if SESSION.catching_linalg and getattr(func, "__module__", None) == "numpy.linalg":
+        where = SESSION.catching_linalg[-1]
+        raise UnsupportedError(
+            f"{qualified_name(func)} inside the `try` at {where[0]}:{where[1]} that catches LinAlgError: compiled, "
+            "NumPy's linear algebra gives nan or inf where NumPy raises (a singular or not positive definite "
+            "matrix), so the handler would never run; test the result instead (np.isfinite(x).all())",
+            user_location())
     if _any_masked(args):
         return traced_bounds.function_on_masked(func, args, kwargs)
     impl, folds = dispatch.FUNCTIONS.get(func), folding.folds_function(func, args, kwargs)

@@ -97,6 +97,32 @@ def test_an_assert_on_a_traced_value_is_refused_naming_it_and_a_static_one_check
         solvent.jit(checks_its_input)(np.ones((2, 2)))
 
 
+def factor_or_jitter(A):
+    try:
+        return np.linalg.cholesky(A)  # the call
+    except np.linalg.LinAlgError:
+        return np.linalg.cholesky(A + 10 * np.eye(len(A)))
+
+
+def sums_or_zero(A):
+    try:
+        total = A.sum()
+    except ValueError:
+        total = 0.0
+    return np.linalg.inv(A) * total
+
+
+def test_linear_algebra_in_a_try_catching_linalg_error_is_refused_naming_the_call():
+    """Compiled, cholesky of a matrix that is not positive definite gives nan: the handler silently
+    never ran (nan where NumPy gives its fallback). Other handlers are as before."""
+    x = -np.eye(2)
+    with pytest.raises(solvent.UnsupportedError, match="catches LinAlgError: compiled") as info:
+        solvent.jit(factor_or_jitter)(x)
+    assert f"{__file__}:{_line(factor_or_jitter, '# the call')}" in str(info.value)
+    np.testing.assert_array_equal(x, -np.eye(2))
+    check_like_numpy(sums_or_zero, 2.0 * np.eye(2))
+
+
 def loops_over_a_selection(x):
     total = 0.0
     for v in np.unique(x):  # the loop

@@ -190,6 +190,15 @@ class _Rewriter(ast.NodeTransformer):
         self.generic_visit(node)
         return node
 
+    def visit_Try(self, node):
+        """A `try` with an `except LinAlgError` handler: its body runs in `statements.no_linalg_errors`."""
+        self.generic_visit(node)
+        if any(h.type is not None and any(getattr(n, "id", getattr(n, "attr", None)) == "LinAlgError"
+                                          for n in ast.walk(h.type)) for h in node.handlers):
+            guard = _helper("no_linalg_errors", self.where(node))
+            node.body = [ast.copy_location(ast.With([ast.withitem(guard)], node.body), node)]
+        return node
+
     def visit_Assert(self, node):
         self.generic_visit(node)
         node.test = _helper("asserted", node.test, self.where(node))

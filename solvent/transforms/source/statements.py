@@ -7,6 +7,7 @@ the plain Python statement; with a traced one it builds the control-flow op.
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Mapping
 
@@ -14,6 +15,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.core import trace
+from solvent.core.session import SESSION
 from solvent.core.traced import TracedArray, TracedScalar, users_hash
 from solvent.errors import TracerConversionError, UnsupportedError
 from solvent.numpy import folding
@@ -26,7 +28,8 @@ from solvent.transforms.source.builtins import Rows, python_bool
 
 #: The forms rewritten code calls (see rewrite.HELPERS).
 __all__ = ["and_", "asserted", "contains", "first_index", "for_range", "for_stmt", "if_stmt", "ifexp", "items",
-           "length", "load", "not_", "or_", "range_items", "refuse", "slice_of", "subscript", "while_stmt"]
+           "length", "load", "no_linalg_errors", "not_", "or_", "range_items", "refuse", "slice_of", "subscript",
+           "while_stmt"]
 
 slice_of = slice  # `a:b:c` in a key the rewrite passes to `subscript`
 _NDARRAY = np.ndarray  # NumPy's own class (tracing puts a stand-in at np.ndarray)
@@ -524,6 +527,18 @@ def items(iterable):
 
 def length(sequence):
     return len(sequence)
+
+
+@contextlib.contextmanager
+def no_linalg_errors(where):
+    """The body of a `try` that catches LinAlgError: NumPy's linear algebra in it is an error (see
+    `numpy.protocol`), since compiled it gives nan or inf where NumPy raises, and the handler would
+    silently never run."""
+    SESSION.catching_linalg.append(where)
+    try:
+        yield
+    finally:
+        SESSION.catching_linalg.pop()
 
 
 def asserted(test, where):
