@@ -204,6 +204,28 @@ def test_a_static_loop_appending_one_item_a_step_rolls_and_collects_them(fn, arg
     assert "stablehlo.while" in solvent.code_hlo(fn, *args, optimize="none")
 
 
+def moving_average(x):
+    return np.array([x[i:i + 5].mean() for i in range(len(x) - 4)]), [i * 2 for i in range(40)]
+
+
+def rolled_images(x):
+    M = x[:64].reshape(8, 8)
+    return [sum(np.roll(M, k + i, k % 2) for k in range(8)) for i in range(10)]  # 16 shifts a step: the rest rolls
+
+
+@pytest.mark.parametrize("fn", [moving_average, rolled_images])
+def test_a_list_comprehension_over_a_range_rolls_where_its_items_are_traced(fn):
+    """`[f(i) for i in range(n)]` was unrolled (500 moving averages: a 13 s first call): it now runs as a
+    loop appending one item a step, rolled by the loop's rules; static items stay Python's."""
+    x = np.random.default_rng(6).random(300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_like_numpy(fn, x)
+    assert "stablehlo.while" in solvent.code_hlo(fn, x, optimize="none")
+    if fn is moving_average:
+        assert [type(v) for v in solvent.jit(fn)(x)[1]] == [int] * 40
+
+
 @pytest.mark.parametrize("fn", [counted_in_a_dict, counted_in_an_attribute])
 def test_a_static_loop_giving_entries_new_numbers_carries_them(fn):
     """A dict item or an attribute the body rebinds to another number is carried as a name is."""

@@ -24,13 +24,13 @@ def choosing(branch, true_fn, false_fn, values, names):
     return result[:k]
 
 
-def carrying(run, values, names, steps=None, collected=None):
+def carrying(run, values, names, steps=None, collected=None, slots=()):
     """`run(values, names, slots)`, a loop; where its body gave entries of Python objects other numbers
     or arrays (`self.t += dt` in a step method), or appended to lists `collected()` names (a loop
     over the static range `steps`), once more with those entries and lists carried after `values`
-    as names are, the entries then holding the loop's results, the lists their items. Carried entries
-    can show others (`self.x` traced makes the `if` that bumps `self.bounces` traced): those join."""
-    k, slots = len(values), []
+    as names are, the entries then holding the loop's results, the lists their items (`slots` are
+    carried from the first: what the caller knows the body changes). Carried entries can show others (`self.x` traced makes the `if` that bumps `self.bounces` traced): those join."""
+    k, slots = len(values), list(slots)
     while True:
         try:
             carried = run((*values, *(s.initial() for s in slots)), (*names, *map(str, slots)), tuple(slots))

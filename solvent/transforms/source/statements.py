@@ -21,14 +21,14 @@ from solvent.errors import TracerConversionError, UnsupportedError
 from solvent.numpy import folding
 from solvent.numpy.indexing import affine
 from solvent.numpy.values import holds_traced, value, wrap
-from solvent.transforms import control_flow, regions
+from solvent.transforms import collected_lists, control_flow, python_objects, regions
 from solvent.transforms.source import entries
 from solvent.transforms.source.builtins import Rows, python_bool
 
 
 #: The forms rewritten code calls (see rewrite.HELPERS).
 __all__ = ["and_", "asserted", "contains", "first_index", "for_range", "for_stmt", "if_stmt", "ifexp", "items",
-           "length", "load", "no_linalg_errors", "not_", "or_", "range_items", "refuse", "slice_of", "subscript",
+           "length", "list_range", "load", "no_linalg_errors", "not_", "or_", "range_items", "refuse", "slice_of", "subscript",
            "while_stmt"]
 
 slice_of = slice  # `a:b:c` in a key the rewrite passes to `subscript`
@@ -312,7 +312,8 @@ SHIFTS_AT_MOST = 16
 _SHIFTS = {f"stablehlo.{name}" for name in ("slice", "dynamic_slice", "concatenate", "pad", "reverse", "gather")}
 
 
-def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), branching=False, collected=None):
+def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), branching=False, collected=None,
+              appended=()):
     """`for i in range(*bounds): body` (body_fn(i, *values)); rolled when traced or long.
 
     A static loop unrolls while the copies of its body, times those of the static loops
@@ -336,17 +337,18 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), br
             if limit is None or len(steps) < 2:
                 return _unrolled(steps, body_fn, values, copies)
             if branching and _takes_branch(body_fn, steps[0], values):
-                return _short_rolled(steps, body_fn, values, names, where, in_place, written, 1, collected)
+                return _short_rolled(steps, body_fn, values, names, where, in_place, written, 1, collected, appended)
             block = session.blocks[-1]
             emitted = len(block.operations)
             values = _unrolled(steps[:1], body_fn, values, copies)
             ops, shifts = _ops_since(block, emitted)
             if ops * (len(steps) - 1) <= UNROLL_OPS_AT_MOST and shifts < SHIFTS_AT_MOST:
                 return _unrolled(steps[1:], body_fn, values, copies)
-            return _short_rolled(steps[1:], body_fn, values, names, where, in_place, written, copies, collected)
+            return _short_rolled(steps[1:], body_fn, values, names, where, in_place, written, copies, collected,
+                                 appended)
         try:
             session.rolled.append(where)
-            return _rolled(bounds, body_fn, values, names, where, in_place, written, collected=collected)
+            return _rolled(bounds, body_fn, values, names, where, in_place, written, 1, collected, appended)
         except (TracerConversionError, UnsupportedError, TypeError, IndexError) as error:
             reason = f"{error.__class__.__name__}: {str(error).splitlines()[0]}"
             if copies > UNROLL_AT_MOST:
@@ -357,7 +359,7 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), br
             warnings.warn(f"{where[0]}:{where[1]}: loop of {len(steps)} steps unrolled: its body "
                           f"cannot run with a traced loop index ({reason})", stacklevel=2)
             return _unrolled(steps, body_fn, values, copies)
-    return _rolled(bounds, body_fn, values, names, where, in_place, written, collected=collected)
+    return _rolled(bounds, body_fn, values, names, where, in_place, written, 1, collected, appended)
 
 
 def _takes_branch(body_fn, index, values) -> bool:
@@ -369,14 +371,14 @@ def _takes_branch(body_fn, index, values) -> bool:
         return False
 
 
-def _short_rolled(steps, body_fn, values, names, where, in_place, written, copies, collected=None):
+def _short_rolled(steps, body_fn, values, names, where, in_place, written, copies, collected=None, appended=()):
     """Steps of a short loop (all, or the rest after its first) rolled, the loops in its body
     counting `copies`; unrolled, as the whole loop would have been, where the body cannot run
     with a traced index."""
     try:
         trace.current().rolled.append(where)
         return _rolled((steps.start, steps.stop, steps.step), body_fn, values, names, where, in_place, written,
-                       copies, collected)
+                       copies, collected, appended)
     except (TracerConversionError, UnsupportedError, TypeError, IndexError):
         return _unrolled(steps, body_fn, values, copies)
 
@@ -412,13 +414,15 @@ def _unrolled(steps, body_fn, values, copies=1):
     return values
 
 
-def _rolled(bounds, body_fn, values, names, where, in_place, written, copies=1, collected=None):
-    """`for` over `range(*bounds)` as one `stablehlo.while`, carrying what `entries.carrying` finds."""
+def _rolled(bounds, body_fn, values, names, where, in_place, written, copies=1, collected=None, appended=()):
+    """`for` over `range(*bounds)` as one `stablehlo.while`, carrying what `entries.carrying` finds
+    and the lists `appended` says the body appends to."""
     def run(values, names, slots):
         body = entries.with_entries(body_fn, slots, len(values) - len(slots), index=True)
         return _one_while(bounds, body, values, names, in_place, written, copies, where)
     steps = None if any(_traced(b) for b in bounds) else range(*bounds)
-    return entries.carrying(run, values, names, steps, collected)
+    lists = [collected_lists.Collected(a, steps) for a in appended]
+    return entries.carrying(run, values, names, steps, collected, lists)
 
 
 def _one_while(bounds, body_fn, values, names, in_place, written, copies, where):
@@ -527,6 +531,24 @@ def items(iterable):
 
 def length(sequence):
     return len(sequence)
+
+
+def list_range(bounds, item, where):
+    """`[item(i) for i in range(*bounds)]`: in Python while the items are static; where the first is
+    traced, the rest as a `for` loop appending one a step (rolled where long, see `collected_lists`)."""
+    steps = range(*bounds)  # (traced bounds: Python's error)
+    if not steps:
+        return []
+    out = [item(steps[0])]
+    if not holds_traced(out[0]):
+        return out + [item(i) for i in steps[1:]]
+
+    def step(i):
+        out.append(item(i))
+        return ()
+    for_range((steps.start + steps.step, steps.stop, steps.step), step, (), (), where,
+              appended=[python_objects.Appended("[...]", out, out[0])])
+    return out
 
 
 @contextlib.contextmanager
