@@ -441,15 +441,13 @@ def _moved(numpy_function, order):
     return apply
 
 
-def _flat(numpy_function):
+def _flat(a, shape=-1, order="C", *, newshape=None, copy=None):
     """np.ravel, np.reshape(a, -1): of a 1-d array, a view of it as it is (as `_moved` makes them)."""
-    def apply(a, *args, **kwargs):
-        shape = (args or (kwargs.get("shape", kwargs.get("newshape", -1)),))[0] if numpy_function is np.reshape else -1
-        if len(a.aval.shape) != 1 or tuple(np.ravel(shape)) != (-1,):
-            raise UnsupportedError(f"np.{numpy_function.__name__} of {a.noun} other than a 1-d one to 1-d (its "
-                                   "shape would depend on the data)")
-        return _moved(numpy_function, lambda ndim: [0])(a)
-    return apply
+    shape = shape if newshape is None else newshape
+    if len(a.aval.shape) != 1 or tuple(np.ravel(shape)) != (-1,):
+        raise UnsupportedError(f"np.ravel or np.reshape of {a.noun} other than a 1-d one to 1-d (its shape would "
+                               "depend on the data)")
+    return _moved(np.ravel, lambda ndim: [0])(a)
 
 
 def _axes(axis, ndim):
@@ -543,7 +541,7 @@ FUNCTIONS.update({
     np.concatenate: _concatenate, np.stack: _stack, np.hstack: _hstack, np.vstack: _vstack, np.append: _append,
     np.transpose: _moved(np.transpose, _transposed), np.swapaxes: _moved(np.swapaxes, _swapped),
     np.moveaxis: _moved(np.moveaxis, _moved_axes), np.expand_dims: _moved(np.expand_dims, _expanded),
-    np.ravel: _flat(np.ravel), np.reshape: _flat(np.reshape),
+    np.ravel: lambda a, order="C": _flat(a), np.reshape: _flat,
     np.linalg.inv: _linalg(np.linalg.inv), np.linalg.cholesky: _linalg(np.linalg.cholesky),
     np.linalg.det: _linalg(np.linalg.det, False), np.linalg.slogdet: _linalg(np.linalg.slogdet, False),
     np.linalg.solve: _solve,

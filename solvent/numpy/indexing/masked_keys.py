@@ -77,8 +77,12 @@ def from_the_end(array, key):
 
 
 def _from_the_end(e, length):
-    def counted(b, high):
-        return wrap(ew.clamp(full(0, (), _I64), ew.binary("add", length, _scalar(b)), high), scalar=True)
+    zero = full(0, (), _I64)
+
+    def counted(b, high):  # negative from the end, clipped into [0, high]
+        b = _scalar(b)
+        return wrap(ew.clamp(zero, ew.select(ew.compare("LT", b, zero), ew.binary("add", length, b), b), high),
+                    scalar=True)
     if length is None:
         return e.value
     if e.kind == INTEGER:

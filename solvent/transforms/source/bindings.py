@@ -104,8 +104,9 @@ def appended_only(statements_, target) -> list[str]:
     return [n for n in appends if uses.count(n) == 1]
 
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
-           ast.DictComp, ast.GeneratorExp)
+#: The nodes that open a scope of their own.
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
+          ast.DictComp, ast.GeneratorExp)
 
 
 def unshared_lists(definition) -> dict[int, set[str]]:
@@ -134,7 +135,7 @@ def unshared_lists(definition) -> dict[int, set[str]]:
     nested: set[tuple] = set()  # (scope, name) mentioned in a scope inside that scope
     for node in ast.walk(definition):
         if isinstance(node, ast.Name):
-            scopes = [a for a in ancestors(node) if isinstance(a, _SCOPES)]
+            scopes = [a for a in ancestors(node) if isinstance(a, SCOPES)]
             mentions.setdefault((id(scopes[0]), node.id), []).append(node)
             nested.update((id(s), node.id) for s in scopes[1:])
     found: dict[int, set[str]] = {}
@@ -142,7 +143,7 @@ def unshared_lists(definition) -> dict[int, set[str]]:
         if not isinstance(loop, ast.For):
             continue
         chain = list(ancestors(loop))
-        here = next(a for a in chain if isinstance(a, _SCOPES))
+        here = next(a for a in chain if isinstance(a, SCOPES))
         found[id(loop)] = set()
         for (owner, name), uses in mentions.items():
             stores = [n for n in uses if not isinstance(n.ctx, ast.Load)]
@@ -172,9 +173,18 @@ def unshared_lists(definition) -> dict[int, set[str]]:
 
 def _declared(scope, name: str) -> bool:
     """Whether `name` is a parameter of `scope` or declared global or nonlocal in it."""
+    return name in parameters(scope) or name in declared(scope)
+
+
+def parameters(scope) -> set[str]:
+    """The parameter names of a function or lambda (none for other scopes)."""
     arguments = getattr(scope, "args", None)
-    parameters = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
-                                  arguments.vararg, arguments.kwarg) if a is not None] \
-        if isinstance(arguments, ast.arguments) else []
-    return name in parameters or any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names
-                                     for n in ast.walk(scope))
+    if not isinstance(arguments, ast.arguments):
+        return set()
+    return {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg,
+                            arguments.kwarg) if a is not None}
+
+
+def declared(scope) -> set[str]:
+    """The names `scope` declares global or nonlocal."""
+    return {n for d in ast.walk(scope) if isinstance(d, (ast.Global, ast.Nonlocal)) for n in d.names}

@@ -29,7 +29,8 @@ def carrying(run, values, names, steps=None, collected=None, slots=()):
     or arrays (`self.t += dt` in a step method), or appended to lists `collected()` names (a loop
     over the static range `steps`), once more with those entries and lists carried after `values`
     as names are, the entries then holding the loop's results, the lists their items (`slots` are
-    carried from the first: what the caller knows the body changes). Carried entries can show others (`self.x` traced makes the `if` that bumps `self.bounces` traced): those join."""
+    carried from the first: what the caller knows the body changes). Carried entries can show others
+    (`self.x` traced makes the `if` that bumps `self.bounces` traced): those join."""
     k, slots = len(values), list(slots)
     while True:
         try:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import ast
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
-           ast.DictComp, ast.GeneratorExp)
+from solvent.transforms.source.bindings import SCOPES, declared, parameters
+
 _INTROSPECTION = {"locals", "vars", "exec", "eval", "dir"}
 
 
@@ -48,7 +48,7 @@ def _own_names(definition) -> tuple[list[ast.Name], set[str]]:
                 if nested:
                     in_scopes.add(node.id)
             return
-        if isinstance(node, _SCOPES) and node is not definition:
+        if isinstance(node, SCOPES) and node is not definition:
             local = local | _locals_of(node)
             nested = True
         for child in ast.iter_child_nodes(node):
@@ -60,15 +60,12 @@ def _own_names(definition) -> tuple[list[ast.Name], set[str]]:
 def _locals_of(scope) -> frozenset:
     """The names a nested scope binds for itself: its parameters and what it assigns, less those it
     declares global or nonlocal."""
-    arguments = getattr(scope, "args", None)
-    bound = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg,
-                             arguments.kwarg) if a is not None} if isinstance(arguments, ast.arguments) else set()
+    bound = parameters(scope)
     if hasattr(scope, "generators"):  # a comprehension: its targets
         bound |= _bound([g.target for g in scope.generators])
     elif isinstance(scope.body, list):  # (a lambda's body is one expression)
         bound |= _bound(scope.body)
-    declared = {n for d in ast.walk(scope) if isinstance(d, (ast.Global, ast.Nonlocal)) for n in d.names}
-    return frozenset(bound - declared)
+    return frozenset(bound - declared(scope))
 
 
 def _bound(nodes) -> set[str]:
@@ -76,7 +73,7 @@ def _bound(nodes) -> set[str]:
     out, stack = set(), list(nodes)
     while stack:
         node = stack.pop()
-        if isinstance(node, _SCOPES):
+        if isinstance(node, SCOPES):
             continue
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             out.add(node.id)

@@ -50,3 +50,15 @@ def test_static_keys_written_into_slices_of_traced_length_count_from_that_length
     rng = np.random.default_rng(19)
     rolled_like_numpy(kernel, rng.standard_normal(18), np.zeros(18))
     check_like_numpy(selected, rng.standard_normal(12))
+
+
+def test_traced_indices_written_into_a_selection_count_as_numpys():
+    """A traced index written into a selection: a non-negative one as it is, a negative one from the
+    selection's length."""
+    def written(x):
+        s = x[x > 0]
+        s[x.argmax() % 2 + 1] = 9.0
+        s[-(x.argmin() % 3) - 1] = 7.0
+        return s, s.sum()
+
+    check_like_numpy(written, np.array([3.0, -1.0, 2.5, -3.0, 4.0, -2.0]))
