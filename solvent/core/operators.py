@@ -22,9 +22,14 @@ def _forward(ufunc):
 
 
 def _power(self, other):
-    """`**`, which takes `np.square` for a Python 2 as ndarray's does: bools square to int8."""
+    """`**`, which takes `np.square` for a Python 2 as ndarray's does: bools square to int8. A Python
+    int (`int(x)`, a weak int) to a negative Python int is Python's float, as `2 ** -3` is."""
     if type(other) is int and other == 2 and self.dtype == np.bool_:
         return np.square(self)
+    if type(other) is int and other < 0 and getattr(self, "weak", False) and self.dtype.kind in "iu":
+        result = np.power(self.astype(np.float64), other)
+        result.weak = True
+        return result
     return np.power(self, other)
 
 
