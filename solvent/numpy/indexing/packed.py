@@ -184,8 +184,8 @@ def reselect(array, key):
         within = ew.binary("and", ops.reshape(array.mask.value, [array.mask.size]), key.spread)
         return _selection(array.spread, 0, _shared_mask(within))
     count = array.lengths[0] if array.ndim == 1 and len(array.lengths) == 1 else None
-    if count is None or not (isinstance(key, traced_bounds.MaskedArray) and key.dtype == np.bool_
-                             and key.ndim == 1 and key.lengths[:1] == (count,)):
+    if count is None or not (isinstance(key, traced_bounds.MaskedArray) and key.dtype == np.bool_ and key.ndim == 1
+                             and key.lengths[0] is not None and same_value(key.lengths[0], count)):
         raise UnsupportedError("indexing an array whose length depends on traced values (x[:k], x[mask]) other "
                                "than by a mask selected the same way; index the array it came from instead")
     cached = vars(key).get("_within")

@@ -7,7 +7,7 @@ from hypothesis import assume, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import solvent
-from differential import assert_same, check_like_numpy
+from differential import assert_same, check_like_numpy, rolled_like_numpy
 
 pytestmark = pytest.mark.filterwarnings("ignore::solvent.RecompileWarning")  # hypothesis draws many shapes
 
@@ -248,3 +248,19 @@ def test_a_selection_first_packed_in_a_traced_branch_is_the_same_after_it():
 
     check_like_numpy(written_in_a_branch, np.random.default_rng(19).standard_normal(12))
     check_like_numpy(written_in_a_branch, -np.random.default_rng(19).standard_normal(12))
+
+
+def test_a_loop_dependent_slice_masked_by_a_mask_of_a_slice_with_the_same_bounds():
+    """dp[:i][a[:i] < a[i]] (longest increasing subsequence): the mask's length is the slice's, each
+    computed anew from i; it was refused, so the loop unrolled (a 5 to 9 s first call at n = 80)."""
+    def longest_increasing(a, tail):
+        n = a.size
+        dp = np.ones(n, dtype=np.int64)
+        for i in range(1, n):
+            m = a[:i] < a[i]
+            if m.any():
+                dp[i] = dp[:i][m].max() + 1
+            tail[i] = a[i:][a[i:] > a[i]].sum()
+        return dp
+
+    rolled_like_numpy(longest_increasing, np.random.default_rng(0).integers(0, 50, 40), np.zeros(40, np.int64))
