@@ -13,7 +13,7 @@ from jaxlib.mlir import ir
 
 from solvent.errors import UnsupportedError
 from solvent.numpy.elementwise import bodies as m
-from solvent.numpy.registry import implements
+from solvent.numpy.registry import UNDISPATCHED, implements
 from solvent.numpy.values import full, is_traced, normalize_axis, shape, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, is_complex, is_float, shape_of
@@ -179,6 +179,9 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
 def sort_complex(a):
     dtype = np.sort_complex(np.ones(1, dtype=a.dtype)).dtype
     return wrap(ew.convert(sort_values([value(a)], len(shape(a)) - 1)[0], dtype), scalar=False)
+
+
+UNDISPATCHED.add(np.lexsort)  # (NumPy asks a tuple of keys, not a list of them)
 
 
 @implements(np.lexsort)

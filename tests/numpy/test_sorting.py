@@ -123,7 +123,7 @@ def test_kind_stable_and_order_arguments():
 def test_lexsort(dtypes):
     first = sample(dtypes[0], (12,), -2, 2, seed=5)
     second = sample(dtypes[1], (12,), -2, 2, seed=6)
-    check(lambda a, b: (np.lexsort((a, b)), np.lexsort((b, a)), np.lexsort((a,))), first, second)
+    check(lambda a, b: (np.lexsort((a, b)), np.lexsort([b, a]), np.lexsort((a,))), first, second)  # (a list too)
     check(lambda a, b: np.lexsort((a, b), axis=0), first.reshape(4, 3), second.reshape(4, 3))
     check(lambda k: np.lexsort(k), np.stack([first.astype(np.float64), second.real.astype(np.float64)]))
 

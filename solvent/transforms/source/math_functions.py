@@ -10,6 +10,7 @@ NumPy's NaN or infinity there.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -112,3 +113,39 @@ def isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0):
     within = np.abs(a - b) <= np.maximum(rel_tol * np.maximum(np.abs(a), np.abs(b)), abs_tol)
     close = np.logical_or(a == b, np.isfinite(a) & np.isfinite(b) & within)
     return scalar_of(close, np.bool_, weak=True)
+
+
+def _integers(args, fn) -> list:
+    """The arguments as int64 scalars, as Python's integer functions take them (a float is a TypeError)."""
+    for a in args:
+        if np.ndim(a) != 0 or np.result_type(a).kind not in "biu":
+            raise TypeError(f"'{np.result_type(a)}' object cannot be interpreted as an integer (math.{fn.__name__})")
+    return [a.astype(np.int64) if is_traced(a) else np.int64(a) for a in args]
+
+
+def _folded(fn, ufunc):
+    """math.gcd and math.lcm of Python ints: the ufunc folded over them, a Python int."""
+    def traced(*args):
+        args = [static(a) for a in args]
+        if not _traced(args):
+            return fn(*args)
+        return scalar_of(functools.reduce(ufunc, _integers(args, fn)), np.int64, weak=True)
+    traced.__name__ = fn.__name__
+    builtin(fn)(traced)
+
+
+_folded(math.gcd, np.gcd)
+_folded(math.lcm, np.lcm)
+
+
+@builtin(math.isqrt)
+def isqrt(n):
+    """The integer square root of a Python int: the float root, corrected by one either way."""
+    n = static(n)
+    if not is_traced(n):
+        return math.isqrt(n)
+    (n,) = _integers([n], math.isqrt)
+    root = np.floor(np.sqrt(n.astype(np.float64))).astype(np.int64)
+    root = np.where(root * root > n, root - 1, root)
+    root = np.where((root + 1) * (root + 1) <= n, root + 1, root)
+    return scalar_of(root, np.int64, weak=True)

@@ -65,3 +65,16 @@ def parts(x):
 
 def test_ldexp_frexp_and_modf_give_pythons_numbers():
     check_like_numpy(parts, np.array([5.0, -27.5, 0.0]))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.integers(0, 2 ** 62), min_size=3, max_size=3))
+def test_integer_functions_of_traced_ints_are_pythons(values):
+    """math.gcd, math.lcm and math.isqrt of int() of traced values raised, naming a Python index."""
+    def f(a):
+        return math.gcd(int(a[0]), int(a[1])), math.lcm(int(a[0]) % 1000, int(a[1]) % 1000, 4), \
+            math.isqrt(int(a[2])), math.isqrt(a[2] % 10 ** 6)
+
+    a = np.array(values)
+    actual, expected = solvent.jit(f)(a), f(a)
+    assert actual == expected and [type(v) for v in actual] == [int] * 4
