@@ -211,6 +211,9 @@ def _converted(obj, dtype, copy, ndmin):
         raise ValueError("Unable to avoid copy while creating an array as requested.")
     elif isinstance(obj, MaskedArray):  # a slice of traced length keeps its mask
         result = obj.astype(obj.dtype if dtype is None else dtype)
+    elif isinstance(obj, (list, tuple)) and any(isinstance(x, MaskedArray) for x in obj):  # np.array(np.nonzero(m))
+        result = np.stack(obj)
+        result = result if dtype is None else result.astype(dtype)
     else:
         result = wrap(value(obj, dtype), scalar=False)
     missing = static_int(ndmin, "np.array's ndmin") - len(result.aval.shape)

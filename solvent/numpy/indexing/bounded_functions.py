@@ -12,7 +12,7 @@ import numpy as np
 from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError
 from solvent.ir.module import same_value
-from solvent.numpy.indexing import chunked_reductions
+from solvent.numpy.indexing import chunked_reductions, masked_keys
 from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, MaskedArray, contracted, elementwise,
                                                   lengths_of, lined_up, make, mask, masked_result, merged_lengths,
                                                   ndim_of, plain_value, read_only_view)
@@ -450,6 +450,14 @@ def _flat(a, shape=-1, order="C", *, newshape=None, copy=None):
     return _moved(np.ravel, lambda ndim: [0])(a)
 
 
+def _take(a, indices, axis=None, out=None, mode="raise"):
+    """np.take of a 1-d array by an integer index array: `masked_keys.taken`."""
+    found = masked_keys.taken(a, indices) if axis in (None, 0, -1) and out is None else None
+    if found is None:
+        raise UnsupportedError(f"np.take of {a.noun} other than of a 1-d one by an integer index array")
+    return found
+
+
 def _axes(axis, ndim):
     """`axis` (an int or a sequence of them) as non-negative axes, in the order given."""
     return [normalize_axis(a, ndim) for a in (axis if isinstance(axis, (tuple, list)) else (axis,))]
@@ -541,7 +549,7 @@ FUNCTIONS.update({
     np.concatenate: _concatenate, np.stack: _stack, np.hstack: _hstack, np.vstack: _vstack, np.append: _append,
     np.transpose: _moved(np.transpose, _transposed), np.swapaxes: _moved(np.swapaxes, _swapped),
     np.moveaxis: _moved(np.moveaxis, _moved_axes), np.expand_dims: _moved(np.expand_dims, _expanded),
-    np.ravel: lambda a, order="C": _flat(a), np.reshape: _flat,
+    np.ravel: lambda a, order="C": _flat(a), np.reshape: _flat, np.take: _take,
     np.linalg.inv: _linalg(np.linalg.inv), np.linalg.cholesky: _linalg(np.linalg.cholesky),
     np.linalg.det: _linalg(np.linalg.det, False), np.linalg.slogdet: _linalg(np.linalg.slogdet, False),
     np.linalg.solve: _solve,

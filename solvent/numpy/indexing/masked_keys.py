@@ -1,16 +1,17 @@
-"""Static keys of a slice of traced length (`traced_bounds.MaskedArray`), counted from that length as
-NumPy counts them from the true one: an element read (`s[-1]`), a 1-d slice read as a view
-(`s[1:]`, `s[::-1]`), and the negative indices and bounds of a write (`s[-2:] = 0`). Counted from
-the full size instead, they would read or write the padding."""
+"""Keys of a slice of traced length (`traced_bounds.MaskedArray`), counted from that length as NumPy
+counts them from the true one: an element read (`s[-1]`), a 1-d slice read as a view (`s[1:]`,
+`s[::-1]`), an integer index array (`u[inv]` after np.unique), and the negative indices and bounds
+of a write (`s[-2:] = 0`). Counted from the full size instead, they would read or write the padding."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from solvent.numpy.indexing.key import ARRAY, INTEGER, MASK, NEW, Entry, normalize
-from solvent.numpy.indexing.traced_bounds import read_only_view, shifted
-from solvent.numpy.values import full, is_traced, value, wrap
+from solvent.numpy.indexing.traced_bounds import MaskedArray, read_only_view, shifted
+from solvent.numpy.values import full, holds_traced, is_traced, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
+from solvent.ops.base import shape_of
 
 _I64 = np.int64
 
@@ -63,6 +64,25 @@ def sliced(array, key):
     past = ew.binary("subtract", full(n - 1, (), _I64), start)
     return read_only_view(array, lambda v: shifted(ops.reverse(v, [0]), 0, past, forward=False),
                           [ew.binary("add", start, full(1, (), _I64))], "a slice")
+
+
+def taken(array, key):
+    """`a[indices]` (`np.take(a, indices)`) of a 1-d masked array by an integer index array: the
+    elements at them, negative ones counted back from the traced length, each clamped into the valid
+    part as traced indices are clamped into an array; None for any other key."""
+    if len(array.lengths) != 1 or isinstance(key, MaskedArray) or \
+            not (is_traced(key) or isinstance(key, (list, np.ndarray)) and not holds_traced(key)):
+        return None  # (a masked or selected index array has rules of its own)
+    indices = key if is_traced(key) else np.asarray(key)
+    if indices.dtype.kind not in "iu" or not np.ndim(indices):
+        return None
+    length = array.lengths[0]
+    k = value(indices, _I64)
+    n = shape_of(k)
+    k = ew.select(ew.compare("LT", k, full(0, n, _I64)), ew.binary("add", k, ops.broadcast_in_dim(length, n, [])), k)
+    last = ops.broadcast_in_dim(ew.binary("subtract", length, full(1, (), _I64)), n, [])
+    k = ew.clamp(full(0, n, _I64), k, ew.binary("maximum", last, full(0, n, _I64)))
+    return np.take(wrap(array.value, scalar=False), wrap(k, scalar=False))
 
 
 def from_the_end(array, key):

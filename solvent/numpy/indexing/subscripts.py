@@ -33,9 +33,10 @@ def _flag_as_mask(array, key):
 def getitem(array, key):
     _check_not_padded(array)
     if isinstance(array, traced_bounds.MaskedArray):
-        found = masked_keys.element(array, key)
-        found = masked_keys.sliced(array, key) if found is None else found
-        return packed.reselect(array, key) if found is None else found
+        for rule in (masked_keys.element, masked_keys.sliced, masked_keys.taken, packed.reselect):
+            found = rule(array, key)
+            if found is not None:
+                return found
     if _is_traced_flag(key):
         return getitem(*_flag_as_mask(array, key))
     if traced_bounds.applies(key, array.shape):  # a slice of traced length (bounds from a rolled loop's index)
