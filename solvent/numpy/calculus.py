@@ -293,7 +293,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     low = element_of(fp, 0) if left is None else left
     high = last if right is None else right
     result = np.where(x > element_of(xp, n - 1), high, np.where(j < 0, low, np.where(j == n - 1, last, inner)))
-    return cast(np.where(np.isnan(x), np.nan, result), dtype)
+    return cast(np.where(np.isnan(x), np.nan, result) if n > 1 else result, dtype)  # (NumPy: fp[0] for one xp)
 
 
 @implements(np.trapezoid)

@@ -43,10 +43,10 @@ def round_(a, decimals=0, out=None):
         result = np.multiply(quotient, np.array(factor % 2 ** bits, f"u{bits // 8}").view(a.dtype))
     else:
         factor = np.array(10.0 ** abs(decimals), np.finfo(a.dtype).dtype)
-        if decimals > 0:  # a true division by it: as a product with 1 / factor, 10% of results were one ulp off
+        if decimals > 0:  # true divisions by it: as products with 1 / factor, 10% of results were one ulp off
             result = _divided(np.rint(np.multiply(a, factor)), factor)
         else:
-            result = np.multiply(np.rint(np.true_divide(a, factor)), factor)
+            result = np.multiply(np.rint(_divided(a, factor)), factor)
     return write_out(out, result) if out is not None else result
 
 

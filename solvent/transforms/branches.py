@@ -149,7 +149,7 @@ class Case:
                 fresh = weakened(of_kind(next(values), scalar), not self.strong[j])
                 out.append(held_copy(padded_as(fresh, made_at), self.views[j]))
             else:
-                either = Either(next(which), choices, of_kind(next(values), scalar))
+                either = Either(next(which), choices, padded_as(of_kind(next(values), scalar), made_at))
                 out.append(held_copy(padded_as(either, made_at), self.views[j]))
         return rebuild(self.template, out)
 

@@ -99,7 +99,7 @@ def _went_on_with(item, held) -> int | None:
     in place (its stand-in unwritten): NumPy's list then holds it as it is at the end of its step."""
     names, entries, before = (leaves_of(part) for part in held)
     if not isinstance(item, TracedArray) or item._parent is not None or np.ndim(item) == 0 or \
-            item.depth < len(SESSION.regions) or len(names) != len(before):
+            item.alternatives() is not None or item.depth < len(SESSION.regions) or len(names) != len(before):
         return None
     holding = [k for k, x in enumerate(names) if isinstance(x, TracedArray) and x.root() is item]
     if len(holding) != 1 or names[holding[0]] is not item or \

@@ -126,6 +126,7 @@ def test_interp_finds_intervals_without_a_point_by_sample_table():
     (10^6 points in 1000 samples asked for 32 GB)."""
     x, xp = np.linspace(-0.1, 1.1, 3000), np.sort(np.random.default_rng(2).random(700))
     check(lambda x, xp, fp: np.interp(x, xp, fp), x, xp, np.cos(xp))
+    check(lambda x: np.interp(x, [1.0], [5.0], left=-1.0), np.array([np.nan, 0.0, 1.0, 2.0]))  # (NaN: fp[0])
     assert "3000x700" not in solvent.code_hlo(lambda x, xp, fp: np.interp(x, xp, fp), x, xp, np.cos(xp))
 
 

@@ -204,6 +204,23 @@ def test_a_static_loop_appending_one_item_a_step_rolls_and_collects_them(fn, arg
     assert "stablehlo.while" in solvent.code_hlo(fn, *args, optimize="none")
 
 
+def out_of_range(x):
+    return [x[i] for i in range(x.shape[0] + 2)]
+
+
+def accumulated(x):
+    y = 0.0
+    return [(y := y + x[i]) for i in range(20)], y
+
+
+def test_a_rolled_comprehension_keeps_pythons_index_error_and_walrus():
+    """Rolled, x[i] past the end would be clamped: the last item is traced first, raising NumPy's
+    IndexError; a `:=` in the element binds the function's name, so it stays Python's comprehension."""
+    with pytest.raises(IndexError, match="out of bounds"):
+        solvent.jit(out_of_range)(np.arange(18.0))
+    check_like_numpy(accumulated, np.arange(20.0))
+
+
 def moving_average(x):
     return np.array([x[i:i + 5].mean() for i in range(len(x) - 4)]), [i * 2 for i in range(40)]
 
@@ -306,6 +323,40 @@ def test_a_traced_branch_chooses_the_attributes_and_items_it_sets(sign):
             assert solvent.jit(bounced, static_argnames="steps")(ours, steps=steps) == bounced(numpys, steps)
         assert (ours.x, ours.v, ours.bounces, ours.log) == (numpys.x, numpys.v, numpys.bounces, numpys.log)
         assert type(ours.bounces) is int and ours.bounces > 0
+
+
+class Pair:
+    def __init__(self):
+        self.n, self.m = 0, 0
+
+
+def set_apart(s, x):
+    if x.sum() > 0:
+        s.n += 1
+    else:
+        s.m = 3  # another attribute than the other branch's
+    return x
+
+
+def appended_through_a_branch(y, c):
+    out = []
+    for i in range(20):
+        if c[i] > 0:
+            y = y * 2  # else the name stays on last step's array: NumPy's list holds it twice
+        out.append(y)
+    y += 1  # changes every item that is this array
+    return out
+
+
+def test_entries_each_branch_sets_and_items_a_branch_may_keep():
+    for sign in (1.0, -1.0):
+        ours, numpys = Pair(), Pair()
+        solvent.jit(set_apart)(ours, sign * np.ones(3))
+        set_apart(numpys, sign * np.ones(3))
+        assert vars(ours) == vars(numpys)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (it unrolls)
+        check_like_numpy(appended_through_a_branch, np.ones(2), np.array([1.0, -1.0] * 10))
 
 
 def read_from_objects(x, table):

@@ -104,6 +104,13 @@ def factor_or_jitter(A):
         return np.linalg.cholesky(A + 10 * np.eye(len(A)))
 
 
+def solve_or_zero(A, b):
+    try:
+        return np.linalg.solve(A, b)
+    except ValueError:  # LinAlgError is a ValueError
+        return np.zeros_like(b)
+
+
 def sums_or_zero(A):
     try:
         total = A.sum()
@@ -120,6 +127,8 @@ def test_linear_algebra_in_a_try_catching_linalg_error_is_refused_naming_the_cal
         solvent.jit(factor_or_jitter)(x)
     assert f"{__file__}:{_line(factor_or_jitter, '# the call')}" in str(info.value)
     np.testing.assert_array_equal(x, -np.eye(2))
+    with pytest.raises(solvent.UnsupportedError, match="catches LinAlgError"):
+        solvent.jit(solve_or_zero)(np.ones((2, 2)), np.ones(2))
     check_like_numpy(sums_or_zero, 2.0 * np.eye(2))
 
 

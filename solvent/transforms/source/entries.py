@@ -10,15 +10,18 @@ from solvent.transforms import collected_lists, python_objects
 def choosing(branch, true_fn, false_fn, values, names):
     """`branch(true_fn, false_fn, values, names)`, a traced `if`; where a branch gave attributes or
     dict items other numbers or arrays (`self.bounces += 1`), once more with them chosen as names are."""
-    try:
-        return branch(true_fn, false_fn, values, names)
-    except python_objects.ObjectsChanged as error:
-        slots = error.slots
-        if not slots or not all(isinstance(slot, python_objects.Slot) for slot in slots):
-            raise
-    k = len(values)
-    result = branch(with_entries(true_fn, slots, k), with_entries(false_fn, slots, k),
-                    (*values, *(slot.initial() for slot in slots)), (*names, *map(str, slots)))
+    k, slots = len(values), []
+    while True:  # (each branch may set entries of its own)
+        try:
+            result = branch(with_entries(true_fn, slots, k), with_entries(false_fn, slots, k),
+                            (*values, *(slot.initial() for slot in slots)), (*names, *map(str, slots)))
+            break
+        except python_objects.ObjectsChanged as error:
+            more = error.slots
+            if not more or not all(isinstance(slot, python_objects.Slot) for slot in more) or \
+                    len(slots) + len(more) > CARRIED_ENTRIES_AT_MOST:
+                raise
+            slots += more
     for slot, v in zip(slots, result[k:]):
         slot.finish(v, result[:k])
     return result[:k]

@@ -120,6 +120,10 @@ class _LoopExits(ast.NodeTransformer):
     visit_While = visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_For
 
 
+#: The exception names whose handlers catch np.linalg.LinAlgError (it and its bases).
+_CATCHING_LINALG_ERRORS = {"LinAlgError", "ValueError", "Exception", "BaseException"}
+
+
 class _Rewriter(ast.NodeTransformer):
     def __init__(self, filename, first_line, private=None, lists=None):
         self.filename = filename
@@ -177,7 +181,8 @@ class _Rewriter(ast.NodeTransformer):
         simple = len(node.generators) == 1 and not loop.ifs and not loop.is_async and \
             isinstance(loop.target, ast.Name) and isinstance(iterator, ast.Call) and _is_range(iterator.func) and \
             not iterator.keywords and 1 <= len(iterator.args) <= 3 and \
-            not any(isinstance(a, ast.Starred) for a in iterator.args)
+            not any(isinstance(a, ast.Starred) for a in iterator.args) and \
+            not any(isinstance(n, ast.NamedExpr) for n in ast.walk(node.elt))  # (`:=` binds outside)
         self.generic_visit(node)
         if not simple:
             return node
@@ -207,10 +212,11 @@ class _Rewriter(ast.NodeTransformer):
         return node
 
     def visit_Try(self, node):
-        """A `try` with an `except LinAlgError` handler: its body runs in `statements.no_linalg_errors`."""
+        """A `try` with a handler that catches LinAlgError (by its name or a base's, or bare): its body
+        runs in `statements.no_linalg_errors`."""
         self.generic_visit(node)
-        if any(h.type is not None and any(getattr(n, "id", getattr(n, "attr", None)) == "LinAlgError"
-                                          for n in ast.walk(h.type)) for h in node.handlers):
+        if any(h.type is None or any(getattr(n, "id", getattr(n, "attr", None)) in _CATCHING_LINALG_ERRORS
+                                     for n in ast.walk(h.type)) for h in node.handlers):
             guard = _helper("no_linalg_errors", self.where(node))
             node.body = [ast.copy_location(ast.With([ast.withitem(guard)], node.body), node)]
         return node

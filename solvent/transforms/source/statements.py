@@ -542,6 +542,7 @@ def list_range(bounds, item, where):
     out = [item(steps[0])]
     if not holds_traced(out[0]):
         return out + [item(i) for i in steps[1:]]
+    item(steps[-1])  # (Python's IndexError at the last index: rolled, a traced index would be clamped)
 
     def step(i):
         out.append(item(i))

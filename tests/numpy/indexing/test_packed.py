@@ -276,3 +276,15 @@ def test_selections_indexed_by_integer_arrays_and_made_arrays():
                 np.array(np.nonzero(M)).T, np.asarray(np.nonzero(M), dtype=np.int32))
 
     check_like_numpy(relabelled, np.array([3, 1, 3, 7, 1, 2]), np.array([[1, 0], [0, 1], [1, 1]]))
+
+
+def test_a_selection_rebound_in_a_traced_branch_and_returned_is_refused_not_returned_padded():
+    """s = x[x > 1]; if ...: s = s * 2; return s came back at its full size, zeros after the valid part."""
+    def rebound(x):
+        s = x[x > 1]
+        if x.sum() > 0:
+            s = s * 2
+        return s
+
+    with pytest.raises(solvent.UnsupportedError, match="length depends on traced values.*returned"):
+        solvent.jit(rebound)(np.array([3.0, -1.0, 2.5, 0.5, 4.0, -2.0, 1.5]))
