@@ -152,9 +152,7 @@ def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace 
         writes = {}
     else:
         session = within
-        with session.inside(block) as region:
-            result = fn(*call_args, **call_kwargs, **(static_kwargs or {}))
-        writes = dict(region.writes)
+        result, writes = _traced_inside(session, block, function, fn, call_args, {**call_kwargs, **(static_kwargs or {})})
     signature = Signature(inputs.paths, avals, [type(x) for x in inputs.objects])
     if within is not None and any(t.padded for t in structure.flatten(result) if isinstance(t, TracedArray)):
         return Built(function, signature, copied, session, result, writes, padded=True)
@@ -175,6 +173,21 @@ def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace 
         function.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
             types, [v.type for v in outputs.values]))
     return Built(function, signature, copied, session, result, writes, outputs.keep)
+
+
+def _traced_inside(session, block, function, fn, args, kwargs):
+    """`fn(*args, **kwargs)` traced into `block`, the body of `function`, within `session` (a call
+    outlined): its result and its writes to arrays from outside. Where it raises, nothing of the
+    attempt stays: its writes are undone and the function is erased."""
+    with session.inside(block) as region:
+        try:
+            return fn(*args, **kwargs), dict(region.writes)
+        except BaseException:
+            for array, old in region.writes.values():
+                array.restore(old)
+            region.discard()
+            function.operation.erase()
+            raise
 
 
 def _new_function(module, name: str, avals: list):

@@ -100,8 +100,11 @@ def _filled(cell) -> bool:
 
 
 def _outline(session, fn, args, kwargs):
-    with python_objects.unchanged(fn, None) as changed:  # (put back: the call inlined makes the changes)
-        built = build_function(session.module, getattr(fn, "__name__", "fn"), fn, (args, kwargs), within=session)
+    try:
+        with python_objects.unchanged(fn, None) as changed:  # (put back: the call inlined makes the changes)
+            built = build_function(session.module, getattr(fn, "__name__", "fn"), fn, (args, kwargs), within=session)
+    except Exception:  # (inlined, the call raises again, its changes made as NumPy's run makes them)
+        return _INLINE
     arguments = set(map(id, built.copied.tracers))
     returns_view = any(t._parent is not None and id(t.root()) in arguments for t in built.outputs)
     # a closure returned that holds a value traced inside would use it from the caller's function

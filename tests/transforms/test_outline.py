@@ -200,3 +200,28 @@ def consumes_a_generator(x):
 def test_a_helper_returning_a_generator_is_inlined():
     # the generator ran in the caller, on the outlined function's arguments: a raw MLIRError
     check_like_numpy(consumes_a_generator, np.arange(3.0))
+
+
+def raises_after_work(x, v):
+    v = v + 1.0
+    raise ValueError("boom")
+
+
+def raises_after_a_write(x, v):
+    v += 1.0  # NumPy's caller sees this write: the exception comes after it
+    raise ValueError("boom")
+
+
+def caught(x, v):
+    for helper in (raises_after_work, raises_after_a_write):
+        try:
+            helper(x, v)
+        except ValueError:
+            pass
+    return v * x
+
+
+def test_a_helper_that_raises_inside_the_callers_try_is_caught_as_in_numpy():
+    """Outlined, the helper's half-built function stayed in the module (an MLIR verification error:
+    block with no terminator); the call now goes inline, where it raises again after its writes."""
+    check_like_numpy(caught, np.ones(3), np.zeros(3))
