@@ -152,7 +152,8 @@ def build_function(module, name, fn, tree, static_kwargs=None, *, within: Trace 
         writes = {}
     else:
         session = within
-        result, writes = _traced_inside(session, block, function, fn, call_args, {**call_kwargs, **(static_kwargs or {})})
+        result, writes = _traced_inside(session, block, function, fn, call_args,
+                                        {**call_kwargs, **(static_kwargs or {})})
     signature = Signature(inputs.paths, avals, [type(x) for x in inputs.objects])
     if within is not None and any(t.padded for t in structure.flatten(result) if isinstance(t, TracedArray)):
         return Built(function, signature, copied, session, result, writes, padded=True)

@@ -532,7 +532,8 @@ COVERED = ("ufuncs and their reduce and accumulate; reductions (sum, prod, mean,
            "functions (where, clip, round, isclose, nan_to_num, real, imag, ...); scans (cumsum, cumprod and their "
            "nan- forms); flip, roll and diff; products (dot, matmul, inner, vdot, tensordot, einsum, outer, "
            "convolve); sort, argsort, searchsorted, trapezoid; median, quantile, percentile and their nan- forms "
-           "of 1-d ones; concatenate, stack, hstack, vstack, append; transpose, swapaxes, moveaxis, expand_dims; ravel and reshape(-1) of 1-d ones; "
+           "of 1-d ones; concatenate, stack, hstack, vstack, append; transpose, swapaxes, moveaxis, expand_dims; "
+           "ravel and reshape(-1) of 1-d ones; take of a 1-d one; "
            "linalg.solve, inv, det, slogdet and cholesky of a square block (A[:k, :k]); copy; reading one element")
 
 

@@ -28,8 +28,8 @@ from solvent.transforms.source.builtins import Rows, python_bool
 
 #: The forms rewritten code calls (see rewrite.HELPERS).
 __all__ = ["and_", "asserted", "contains", "first_index", "for_range", "for_stmt", "if_stmt", "ifexp", "items",
-           "length", "list_range", "load", "no_linalg_errors", "not_", "or_", "range_items", "refuse", "slice_of", "subscript",
-           "while_stmt"]
+           "length", "list_range", "load", "no_linalg_errors", "not_", "or_", "range_items", "refuse", "slice_of",
+           "subscript", "while_stmt"]
 
 slice_of = slice  # `a:b:c` in a key the rewrite passes to `subscript`
 _NDARRAY = np.ndarray  # NumPy's own class (tracing puts a stand-in at np.ndarray)

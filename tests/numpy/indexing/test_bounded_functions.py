@@ -175,8 +175,8 @@ def test_methods_of_a_selection_keep_its_length():
         low = s.astype(np.int64)
         low.fill(7)
         return (vals.mean(), vals.min(), len(vals), len(s.copy()), s.flatten().sum(), np.array(s).max(),
-                np.asarray(s, np.float32).mean(), np.asarray(s, np.float32).var(), np.ravel(s).sum(), s.reshape(-1).sum(), s.T.sum(), s.T,
-                sorted_copy, low.sum(), len(low))
+                np.asarray(s, np.float32).mean(), np.asarray(s, np.float32).var(), np.ravel(s).sum(),
+                s.reshape(-1).sum(), s.T.sum(), s.T, sorted_copy, low.sum(), len(low))
 
     check_like_numpy(kept, np.array([[10, 200, 5], [220, 30, 140]], dtype=np.uint8), 100)
 
