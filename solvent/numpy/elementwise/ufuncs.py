@@ -129,9 +129,10 @@ def call(ufunc, *operands, out=None, dtype=None, where=True, casting="same_kind"
                for v, target in zip(apply(ufunc, operands, dtype), outs)]
     if out is None and any(getattr(x, "affine", None) is not None for x in operands):
         affine.propagate(ufunc, operands, results[0])  # loop index arithmetic, for static-length slices
-    if out is None and ufunc.nout == 1 and any(getattr(x, "weak", False) for x in operands) and \
+    if out is None and any(getattr(x, "weak", False) for x in operands) and \
             all(getattr(x, "weak", False) or is_python_scalar(x) for x in operands):
-        results[0].weak = True  # Python ints in NumPy's loop: their arithmetic stays a Python int
+        for result in results:  # Python ints in NumPy's loop: their arithmetic (divmod too) stays Python's
+            result.weak = True
     return tuple(results) if ufunc.nout > 1 else results[0]
 
 

@@ -129,9 +129,11 @@ def test_the_numbers_they_make_promote_as_python_numbers():
     check_like_numpy(f, x, a)  # float32 stays float32: a Python int/float is weak
 
 
-def test_a_python_int_to_a_negative_power_is_a_float_as_pythons():
-    """int(a[0]) ** -2 raised NumPy's error for integer arrays; Python gives 0.0625."""
-    check_types_like_numpy(lambda a: (int(a[0]) ** -2, int(a[1]) ** 3, int(a[0]) ** -1 * 2), np.array([4, -3]))
+def test_python_int_arithmetic_keeps_pythons_types():
+    """int(a[0]) ** -2 raised NumPy's error for integer arrays (Python gives 0.0625); divmod of Python
+    ints gave NumPy ints."""
+    check_types_like_numpy(lambda a: (int(a[0]) ** -2, int(a[1]) ** 3, int(a[0]) ** -1 * 2, divmod(int(a[1]), 2)),
+                           np.array([4, -3]))  # (divmod of Python ints: Python ints)
 
 
 def test_int_indexes_with_a_traced_value():
