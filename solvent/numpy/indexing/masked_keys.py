@@ -20,6 +20,20 @@ def _scalar(x):
     return value(x, _I64)
 
 
+def _counted(k, length, high):
+    """Integer indices `k` (an int64 value) with their negative entries counted back from the traced
+    `length`, then clamped into [0, `high`] (both 0-d)."""
+    n = shape_of(k)
+    length, high = (ops.broadcast_in_dim(v, n, []) if n else v for v in (length, high))
+    zero = full(0, n, _I64)
+    return ew.clamp(zero, ew.select(ew.compare("LT", k, zero), ew.binary("add", k, length), k), high)
+
+
+def _last(length):
+    """The index of the last element of a traced `length` (0 when it is 0)."""
+    return ew.binary("maximum", ew.binary("subtract", length, full(1, (), _I64)), full(0, (), _I64))
+
+
 def element(array, key):
     """`a[i]` (`a[i, j]`, one integer per axis) of a masked array: one element, a negative index
     counted back from the traced length, clamped into the valid part as traced indices are clamped
@@ -27,12 +41,10 @@ def element(array, key):
     keys = key if isinstance(key, tuple) else (key,)
     if len(keys) != len(array.lengths) or not all(_integer(k) for k in keys):
         return None
-    zero, positions = full(0, (), _I64), []
+    positions = []
     for k, length, n in zip(keys, array.lengths, array.aval.shape):
-        k, end = _scalar(k), full(n, (), _I64) if length is None else length
-        k = ew.select(ew.compare("LT", k, zero), ew.binary("add", k, end), k)
-        last = ew.binary("maximum", ew.binary("subtract", end, full(1, (), _I64)), zero)
-        positions.append(ew.clamp(zero, k, last))
+        end = full(n, (), _I64) if length is None else length
+        positions.append(_counted(_scalar(k), end, _last(end)))
     return wrap(ops.reshape(ops.dynamic_slice(array.value, positions, [1] * len(keys)), ()))
 
 
@@ -77,11 +89,7 @@ def taken(array, key):
     if indices.dtype.kind not in "iu" or not np.ndim(indices):
         return None
     length = array.lengths[0]
-    k = value(indices, _I64)
-    n = shape_of(k)
-    k = ew.select(ew.compare("LT", k, full(0, n, _I64)), ew.binary("add", k, ops.broadcast_in_dim(length, n, [])), k)
-    last = ops.broadcast_in_dim(ew.binary("subtract", length, full(1, (), _I64)), n, [])
-    k = ew.clamp(full(0, n, _I64), k, ew.binary("maximum", last, full(0, n, _I64)))
+    k = _counted(value(indices, _I64), length, _last(length))
     return np.take(wrap(array.value, scalar=False), wrap(k, scalar=False))
 
 
@@ -97,17 +105,13 @@ def from_the_end(array, key):
 
 
 def _from_the_end(e, length):
-    zero = full(0, (), _I64)
-
-    def counted(b, high):  # negative from the end, clipped into [0, high]
-        b = _scalar(b)
-        return wrap(ew.clamp(zero, ew.select(ew.compare("LT", b, zero), ew.binary("add", length, b), b), high),
-                    scalar=True)
+    def counted(b, high):
+        return wrap(_counted(_scalar(b), length, high), scalar=True)
     if length is None:
         return e.value
     if e.kind == INTEGER:
         negative = is_traced(e.value) or e.value < 0
-        return counted(e.value, ew.binary("subtract", length, full(1, (), _I64))) if negative else e.value
+        return counted(e.value, _last(length)) if negative else e.value
     k = e.value
     if k.step not in (None, 1) or any(is_traced(b) for b in (k.start, k.stop)):
         return k
