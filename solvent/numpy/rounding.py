@@ -20,9 +20,12 @@ from solvent.ops.base import create
 
 def _divided(x, factor: np.ndarray):
     """x / factor, a true division: XLA divides by a constant, or by a broadcast scalar, as it multiplies
-    by the reciprocal, so the divisor is an array it cannot see through."""
-    v = value(factor, to_shape=shape(x))
-    return np.true_divide(x, wrap(create("stablehlo.optimization_barrier", [v], [v.type]).result))
+    by the reciprocal, so the divisor is an array it cannot see through, behind one barrier with `x`
+    (a loop batched over its steps widens both alike, not the divisor by a broadcast)."""
+    x = as_array(x)
+    v = [value(x), value(factor, to_shape=shape(x))]
+    barrier = create("stablehlo.optimization_barrier", v, [u.type for u in v])
+    return np.true_divide(wrap(barrier.results[0]), wrap(barrier.results[1]))
 
 
 @implements(np.round, np.around)
@@ -48,6 +51,47 @@ def round_(a, decimals=0, out=None):
         else:
             result = np.multiply(np.rint(_divided(a, factor)), factor)
     return write_out(out, result) if out is not None else result
+
+
+def python_round(x, ndigits: int):
+    """Python's `round(x, ndigits)` of a float (traced float64, `ndigits` static): the float nearest
+    x's exact value rounded half to even at 10**-ndigits, as its decimal digits are (round(2.675, 2)
+    is 2.67, where NumPy's rint(x * 100) / 100 gives 2.68). Exact while |ndigits| <= 22 (10**d is a
+    float64) and, for d < 0, |x| < 2**51; beyond, within an ulp.
+
+    Only an exact half can round either way: then the sign of what `x * 10**d` lost to its
+    rounding, found by Dekker's exact product of halves of x and 10**d, decides (for d < 0, the
+    product of the candidate and 10**-d, exact, against x)."""
+    scale = 10.0 ** abs(ndigits)
+    if ndigits < 0:
+        q = _divided(x, scale)
+        n = np.rint(q)
+        exact = np.abs(x) < 2.0 ** 51
+        n = _stepped(n, exact & (q - n == 0.5) & (2 * x > (2 * n + 1) * scale),
+                     exact & (n - q == 0.5) & (2 * x < (2 * n - 1) * scale))
+        return np.multiply(n, scale)
+    hi = np.multiply(x, scale)
+    n = np.rint(hi)
+    xh, sh = _upper_half(as_array(x)), _upper_half(np.float64(scale))
+    xl, sl = x - xh, scale - sh
+    lost = (((xh * sh - hi) + xh * sl) + xl * sh) + xl * sl
+    odd = np.fmod(n, 2) != 0  # (from 2**52 on, hi is a whole number and a half can be lost)
+    n = _stepped(n, ((hi - n == 0.5) & (lost > 0)) | ((lost == 0.5) & odd),
+                 ((n - hi == 0.5) & (lost < 0)) | ((lost == -0.5) & odd))
+    # (from 2**53 on, an ulp of x is more than 10**-d: x is its own nearest)
+    return np.where(np.abs(hi) < 2.0 ** 53, _divided(n, scale), x)
+
+
+def _stepped(n, up, down):
+    """n + 1 where `up`, n - 1 where `down`, n (with its sign, -0.0 too) elsewhere."""
+    return np.where(up, n + 1, np.where(down, n - 1, n))
+
+
+def _upper_half(x):
+    """x rounded to its upper 26 significant bits (Dekker's split, by its bits): the rest, x minus it,
+    holds 26 at most, so that products of halves are exact."""
+    bits = np.bitwise_and(x.view(np.int64) + 2 ** 26, -(2 ** 27))
+    return bits.view(np.float64)
 
 
 @implements(np.fix)

@@ -48,6 +48,20 @@ def test_round_to_decimals_gives_numpys_doubles_exactly(dtype):
         np.testing.assert_array_equal(solvent.jit(lambda x: np.round(x, decimals))(x100), np.round(x100, decimals))
 
 
+def rounded_by_elements(x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = np.round(x[i], 2)
+    return out
+
+
+def test_round_of_each_element_in_a_loop_divides_truly():
+    """A loop XLA runs as one op over the elements widened the divisor by a broadcast, which XLA then
+    multiplies by as its reciprocal: one result in four was one ulp off (-4.6000000000000005)."""
+    x = np.round(np.random.default_rng(5).uniform(-10, 10, 400), 3)
+    np.testing.assert_array_equal(solvent.jit(rounded_by_elements)(x), rounded_by_elements(x))
+
+
 @pytest.mark.parametrize("dtype", EVERY_DTYPE, ids=str)
 def test_elementwise_functions(dtype):
     x = _sample(dtype)

@@ -12,6 +12,7 @@ give their items to a loop by a traced index, as iterating over the array's rows
 from __future__ import annotations
 
 import builtins
+import operator
 import warnings
 
 import numpy as np
@@ -22,6 +23,7 @@ from solvent.errors import TracerConversionError, UnsupportedError
 from solvent.numpy.folding import static
 from solvent.numpy.registry import builtin
 from solvent.numpy.repeat import repeat_while
+from solvent.numpy.rounding import python_round
 from solvent.numpy.matrix_type import TracedMatrix
 from solvent.numpy.values import PYTHON_TYPES, is_python_scalar, is_traced, probe_array, value, wrap
 
@@ -100,7 +102,10 @@ def round_(number, ndigits=None):
     if not isinstance(number, TracedScalar) or number.dtype.kind not in "iuf":
         kind = f"numpy.{number.dtype.name}" if isinstance(number, TracedScalar) else "numpy.ndarray"
         raise TypeError(f"type {kind} doesn't define __round__ method")
-    if ndigits is not None:  # (of a Python float or int, a Python number again)
+    if ndigits is not None and number.weak and number.dtype.kind == "f":  # a Python float: Python's digits
+        with trace.current().emitting():
+            return scalar_of(python_round(number, operator.index(ndigits)), np.float64, weak=True)
+    if ndigits is not None:  # (of a Python int, a Python int again; of a NumPy float, NumPy's rounding)
         rounded = np.round(number, ndigits)
         return scalar_of(rounded, rounded.dtype, weak=True) if number.weak else rounded
     return scalar_of(np.rint(number) if number.dtype.kind == "f" else number, np.int64, weak=True)
