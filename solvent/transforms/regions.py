@@ -157,6 +157,8 @@ def outside_views(leaves, before) -> list:
     def viewed(x):
         if not isinstance(x, TracedArray):
             return None
+        if x.alternatives() is not None:  # (an Either from an inner branch: its own array is the copy)
+            x = x.alternatives()[2]
         if x.views_of is not None:
             return tuple(root for root, _ in x.views_of)
         if x._parent is not None and not before(x) and all(before(root) for root in roots(x)):

@@ -372,9 +372,28 @@ def previous_iterations_view_written(x):
         v = x[i:i + 2]
 
 
+def view_chosen_in_a_loop_then_written(x):
+    best = x[:2]
+    for i in range(x.shape[0] - 1):  # (the `if` in the body: an Either the loop carries)
+        if x[i:i + 2].sum() > best.sum():
+            best = x[i:i + 2]
+    best[0] = 77.0
+
+
+def view_chosen_in_a_loop_then_read_after_a_write(x):
+    v = x[:2]
+    for i in range(3):
+        if x[i] > 0:
+            v = x[2:4]
+    x += 1.0
+    return v
+
+
 @pytest.mark.parametrize("fn, args", [
     (view_chosen_then_written, (np.arange(5.0), 1)), (view_chosen_then_read_after_a_write, (np.arange(5.0), -1)),
     (view_of_the_last_iteration_written, (np.arange(300.0),)), (previous_iterations_view_written, (np.arange(300.0),)),
+    (view_chosen_in_a_loop_then_written, (np.array([1.0, 5.0, 2.0, 7.0, 3.0, 4.0]),)),
+    (view_chosen_in_a_loop_then_read_after_a_write, (np.array([1.0, 0.0, 0.0, 0.0]),)),
 ])
 def test_a_view_made_in_a_traced_if_or_loop_is_refused_where_its_sharing_would_matter(fn, args):
     """After a traced `if` or loop, a name it bound to a view it made holds a copy: NumPy's view
