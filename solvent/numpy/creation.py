@@ -53,7 +53,8 @@ def fresh(numpy_function):
 
 
 def _shape(shape) -> tuple[int, ...]:
-    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    shape = folding.static(shape)  # (np.zeros(np.array([2, 3])): a known array)
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) or np.ndim(shape) == 1 else (shape,)
     shape = tuple(static_int(n, "the shape of a new array") for n in shape)
     if any(n < 0 for n in shape):
         raise ValueError("negative dimensions are not allowed")
@@ -252,17 +253,25 @@ def _protocol(obj):
     return given if is_traced(given) else obj
 
 
+def _made(result, given):
+    """NumPy's array of host data, as a traced constant (its values known) where it is a new array:
+    a host array would be changed in place by both branches of a traced `if` as each is traced
+    (`s = np.array([1.0, 1.0])`, then `if x[0] > 0: s /= 2`), and refuse traced items. An array
+    given back as it is (np.asarray(a) of an array) stays that array."""
+    return result if result is given or result.base is given else folding.as_known(result)
+
+
 @fresh(np.array)
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
     if not holds_traced(object):
-        return np.array(object, dtype, copy=copy, order=order, subok=subok, ndmin=ndmin)
+        return _made(np.array(object, dtype, copy=copy, order=order, subok=subok, ndmin=ndmin), object)
     return _ordered(_converted(object, dtype, copy, ndmin), object, order, "np.array")
 
 
 @fresh(np.asarray)
 def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     if not holds_traced(a):
-        return np.asarray(a, dtype, order, copy=copy)
+        return _made(np.asarray(a, dtype, order, copy=copy), a)
     return _ordered(_converted(a, dtype, copy, 0), a, order, "np.asarray")
 
 
@@ -276,7 +285,7 @@ def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
 @fresh(np.ascontiguousarray)
 def ascontiguousarray(a, dtype=None, *, like=None):
     if not holds_traced(a):
-        return np.ascontiguousarray(a, dtype)
+        return _made(np.ascontiguousarray(a, dtype), a)
     return _ordered(_converted(a, dtype, None, 1), a, "C", "np.ascontiguousarray")
 
 
@@ -284,7 +293,7 @@ def ascontiguousarray(a, dtype=None, *, like=None):
 def asfortranarray(a, dtype=None, *, like=None):
     """The same values; a copy where NumPy copies (its array is not F-contiguous), as writes tell."""
     if not holds_traced(a):
-        return np.asfortranarray(a, dtype)
+        return _made(np.asfortranarray(a, dtype), a)
     return _ordered(_converted(a, dtype, None, 1), a, "F", "np.asfortranarray")
 
 
@@ -292,7 +301,7 @@ def asfortranarray(a, dtype=None, *, like=None):
 def require(a, dtype=None, requirements=None, *, like=None):
     """Flags (contiguity, alignment, ownership) describe host memory; only `dtype` applies to a traced array."""
     if not holds_traced(a):
-        return np.require(a, dtype, requirements)
+        return _made(np.require(a, dtype, requirements), a)
     return _converted(a, dtype, None, 0)
 
 

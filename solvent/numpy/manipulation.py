@@ -11,6 +11,7 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
 from solvent.errors import UnsupportedError
+from solvent.numpy.folding import static
 from solvent.numpy.registry import implements, refuses
 from solvent.numpy.shape import concatenate, ravel, reshape, static_int, swapaxes, transpose
 from solvent.numpy.values import (as_array, broadcast_value, full, holds_traced, is_python_scalar, is_traced,
@@ -279,7 +280,7 @@ def choose(a, choices, out=None, mode="raise"):
     if mode not in ("raise", "wrap", "clip"):
         raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
     n = len(choices)
-    if mode == "raise" and not is_traced(a) and ((a < 0) | (a >= n)).any():
+    if mode == "raise" and not is_traced(static(a)) and ((static(a) < 0) | (static(a) >= n)).any():
         raise ValueError("invalid entry in choice array")
     dtype = result_type(*choices)
     target = np.broadcast_shapes(a.shape, *[np.shape(c) for c in choices])

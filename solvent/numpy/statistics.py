@@ -17,6 +17,7 @@ from numpy.lib import _function_base_impl as numpy_quantiles
 
 from solvent.errors import UnsupportedError
 from solvent.numpy import order_statistics
+from solvent.numpy.folding import static
 from solvent.numpy.registry import implements
 from solvent.numpy.sorting import searchsorted, sort_values
 from solvent.numpy.values import (broadcast_value, full, holds_traced, is_traced, normalize_axes, result_type, shape,
@@ -530,7 +531,7 @@ def bincount(x, weights=None, minlength=0):
     bits: 2, 256 or 65536 counts, of which a prefix as long as max(x) + 1 or `minlength`, whichever
     is larger, is the result, cut when returned); for wider dtypes at the static length `minlength`,
     values outside [0, minlength) dropped (compiled code cannot raise on negative ones)."""
-    x = x if is_traced(x) else np.asarray(x)
+    x = static(x) if is_traced(x) else np.asarray(x)  # (known values: NumPy's length and errors)
     if minlength is None or operator.index(minlength) < 0:
         raise ValueError("'minlength' must not be negative")
     if len(shape(x)) != 1:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solvent.core.traced import TracedScalar
 from solvent.numpy.values import as_array, is_traced
 
 NEW, SLICE, INTEGER, ARRAY, MASK = "new", "slice", "integer", "array", "mask"
@@ -65,7 +66,7 @@ def kind_of(k):
             return MASK, a
         if a.dtype.kind not in "iu":
             raise IndexError(VALID)
-        return (INTEGER if is_traced(a) and a.ndim == 0 else ARRAY), a
+        return (INTEGER if isinstance(a, TracedScalar) else ARRAY), a  # (a 0-d array: NumPy's copy)
     try:
         return INTEGER, operator.index(k)
     except TypeError:

@@ -22,7 +22,7 @@ from solvent.numpy import folding
 from solvent.numpy.indexing import affine
 from solvent.numpy.values import holds_traced, value, wrap
 from solvent.transforms import collected_lists, control_flow, python_objects, regions
-from solvent.transforms.source import entries
+from solvent.transforms.source import entries, host_arrays
 from solvent.transforms.source.builtins import Rows, python_bool
 
 
@@ -128,6 +128,7 @@ def if_stmt(test, true_fn, false_fn, values, names, where=None):
     """
     if not _traced(test):
         return true_fn(*values) if test else false_fn(*values)
+    values = host_arrays.traced_first((true_fn, false_fn), values, names)
     return entries.choosing(lambda t, f, values, names: _traced_if(test, t, f, values, names, where),
                             true_fn, false_fn, values, names)
 
@@ -264,6 +265,8 @@ def while_stmt(test_fn, body_fn, values, names, where=None, in_place=(), written
                           f"{steps} steps while tracing, each copying its body into the program: compile time "
                           "grows with the steps; loop over range(n), or make the test traced (a solvent.Scalar "
                           "or an array in it), to compile one loop", stacklevel=2)
+
+    values = host_arrays.traced_first((test_fn, body_fn), values, names)
 
     def run(values, names, slots):
         test, body = entries.with_entries(test_fn, slots, len(values) - len(slots), gives=False), \
@@ -417,6 +420,8 @@ def _unrolled(steps, body_fn, values, copies=1):
 def _rolled(bounds, body_fn, values, names, where, in_place, written, copies=1, collected=None, appended=()):
     """`for` over `range(*bounds)` as one `stablehlo.while`, carrying what `entries.carrying` finds
     and the lists `appended` says the body appends to."""
+    values = host_arrays.traced_first((body_fn,), values, names)
+
     def run(values, names, slots):
         body = entries.with_entries(body_fn, slots, len(values) - len(slots), index=True)
         return _one_while(bounds, body, values, names, in_place, written, copies, where)
