@@ -184,12 +184,22 @@ def row_sums(m):
     return sums
 
 
+def rebound(x):
+    means = []
+    for _ in range(300):
+        x = np.cos(x)
+        means.append(x.mean())
+    means = np.array(means)  # (the name rebound after the loop: it unrolled, 14 s at 200 steps)
+    return means
+
+
 @pytest.mark.parametrize("fn, args", [
     (losses, (np.zeros(3), np.linspace(0.0, 1.0, 60).reshape(20, 3), np.linspace(1.0, 2.0, 20))),
     (path, (np.linspace(0.0, 1.0, 8),)),
     (trajectory, (np.array([1.0, 0.0]), 0.05)),
     (counted, (np.ones(3, np.float32),)),
     (row_sums, (np.arange(120.0).reshape(40, 3),)),
+    (rebound, (np.linspace(0.0, 1.0, 5),)),
     (draws, (np.random.default_rng(1),))])
 def test_a_static_loop_appending_one_item_a_step_rolls_and_collects_them(fn, args):
     """A list the body only appends to, one number or array it made each step, is carried as a

@@ -111,10 +111,11 @@ SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.L
 
 def unshared_lists(definition) -> dict[int, set[str]]:
     """For each `for` loop of `definition` (by `id` of its node), the local lists nothing can read while
-    the loop runs, so that it may carry what its body appends (see `appended_only`): bound once, to
-    a new list (`[...]`), before the loop in a block that holds it, and between that binding and the
-    loop, and in the loops around it below the binding, only appended to. An alias (`other = name`)
-    or a function that reads the list would see only what the traced step appended."""
+    the loop runs, so that it may carry what its body appends (see `appended_only`): bound to a new
+    list (`[...]`) before the loop in a block that holds it, rebound only after the loop (outside the
+    loops around it), and between that binding and the loop, and in the loops around it below the
+    binding, only appended to. An alias (`other = name`) or a function that reads the list would see
+    only what the traced step appended."""
     parents = {id(child): node for node in ast.walk(definition) for child in ast.iter_child_nodes(node)}
 
     def ancestors(node):
@@ -128,8 +129,8 @@ def unshared_lists(definition) -> dict[int, set[str]]:
         return isinstance(attribute, ast.Attribute) and attribute.attr == "append" and \
             isinstance(call, ast.Call) and call.func is attribute
 
-    def at(node):
-        return node.lineno, node.col_offset
+    def at(node):  # (names the rewrite made have no place: first, so never a list's binding)
+        return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
 
     mentions: dict[tuple, list[ast.Name]] = {}  # (scope, name) -> its mentions there
     nested: set[tuple] = set()  # (scope, name) mentioned in a scope inside that scope
@@ -144,31 +145,37 @@ def unshared_lists(definition) -> dict[int, set[str]]:
             continue
         chain = list(ancestors(loop))
         here = next(a for a in chain if isinstance(a, SCOPES))
+        inside = {id(n) for n in ast.walk(loop)}
         found[id(loop)] = set()
         for (owner, name), uses in mentions.items():
-            stores = [n for n in uses if not isinstance(n.ctx, ast.Load)]
-            if owner != id(here) or (owner, name) in nested or len(stores) != 1 or _declared(here, name):
+            stores = sorted((n for n in uses if not isinstance(n.ctx, ast.Load)), key=at)
+            if owner != id(here) or (owner, name) in nested or not stores or _declared(here, name):
                 continue
-            binding = parents[id(stores[0])]
-            if isinstance(binding, ast.Tuple) and binding in getattr(parents[id(binding)], "targets", ()):
-                value = parents[id(binding)].value  # (`steps, times = [], []`)
-                made = value.elts[binding.elts.index(stores[0])] if isinstance(value, ast.Tuple) and \
-                    len(value.elts) == len(binding.elts) else None
-                binding = parents[id(binding)]
-            else:
-                made = binding.value if isinstance(binding, ast.Assign) and binding.targets == stores else None
-            if not isinstance(made, (ast.List, ast.ListComp)) or len(binding.targets) != 1:
-                continue
-            block = parents[id(binding)]
-            if block not in chain or at(binding) >= at(loop):
+            binding = _new_list(stores[0], parents)
+            block = parents.get(id(binding))
+            if binding is None or block not in chain or at(binding) >= at(loop):
                 continue
             around = [a for a in chain[:chain.index(block)] if isinstance(a, (ast.For, ast.While))]
-            inside = {id(n) for n in ast.walk(loop)}
             repeated = {id(n) for a in around for n in ast.walk(a)} - inside
+            if any(id(s) in inside or id(s) in repeated or at(s) < at(loop) for s in stores[1:]):
+                continue  # (rebound after the loop, `h = np.array(h)`: the loop has run by then)
             if all(appended(m) or m is stores[0] or id(m) in inside or
                    not (id(m) in repeated or at(binding) < at(m) < at(loop)) for m in uses):
                 found[id(loop)].add(name)
     return found
+
+
+def _new_list(store: ast.Name, parents: dict):
+    """The assignment binding `store` to a new list (`out = []`, `steps, times = [], []`), or None."""
+    binding = parents[id(store)]
+    if isinstance(binding, ast.Tuple) and binding in getattr(parents[id(binding)], "targets", ()):
+        value = parents[id(binding)].value
+        made = value.elts[binding.elts.index(store)] if isinstance(value, ast.Tuple) and \
+            len(value.elts) == len(binding.elts) else None
+        binding = parents[id(binding)]
+    else:
+        made = binding.value if isinstance(binding, ast.Assign) and binding.targets == [store] else None
+    return binding if isinstance(made, (ast.List, ast.ListComp)) and len(binding.targets) == 1 else None
 
 
 def _declared(scope, name: str) -> bool:

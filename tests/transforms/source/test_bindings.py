@@ -46,6 +46,14 @@ def _lists(source: str) -> set[str]:
             out.append(epoch)
             for i in range(9):
                 out.append(x[i])
+    """,
+    """
+    def f(x):
+        out = []
+        for i in range(9):
+            out.append(x[i])
+        out = np.array(out)  # rebound once the loop has run
+        return out
     """])
 def test_a_list_only_appended_to_is_unshared(source):
     assert "out" in _lists(source)
@@ -96,6 +104,21 @@ def test_a_list_only_appended_to_is_unshared(source):
     def f(x):
         if x.ndim:
             out = []
+        for i in range(9):
+            out.append(x[i])
+    """,
+    """
+    def f(x):
+        out = []
+        for epoch in range(3):
+            for i in range(9):
+                out.append(x[i])
+            out = list(out)  # the next epoch appends to this one
+    """,
+    """
+    def f(x):
+        out = []
+        out = [0.0]  # bound twice before the loop
         for i in range(9):
             out.append(x[i])
     """])
