@@ -13,9 +13,9 @@ from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError
 from solvent.ir.module import same_value
 from solvent.numpy.indexing import chunked_reductions, masked_keys
-from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, MaskedArray, contracted, elementwise,
-                                                  lengths_of, lined_up, make, mask, masked_result, merged_lengths,
-                                                  ndim_of, plain_value, read_only_view)
+from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, MaskedArray, broadcast_lined_up,
+                                                  contracted, elementwise, lengths_of, lined_up, make, mask,
+                                                  masked_result, ndim_of, plain_value, read_only_view)
 from solvent.numpy.products import tensordot_axes
 from solvent.numpy.reductions import clipped
 from solvent.numpy.rounding import python_bool
@@ -237,9 +237,7 @@ def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 # -- elementwise: the operands lined up, valid where they are --------------------------------------
 
 def _where(condition, x, y):
-    ndim = max(ndim_of(v) for v in (condition, x, y))
-    lengths = merged_lengths(*[lengths_of(v, ndim) for v in (condition, x, y)])
-    plain, starts, keys = lined_up([condition, x, y], ndim)
+    plain, lengths, starts, keys = broadcast_lined_up([condition, x, y], max(ndim_of(v) for v in (condition, x, y)))
     return masked_result(np.where(*plain).value, lengths, starts, keys)
 
 

@@ -25,6 +25,7 @@ from solvent.core.traced import TracedArray, padded
 from solvent.errors import UnsupportedError, is_library_file, user_location
 from solvent.numpy.indexing import affine, chunked_products, chunked_reductions
 from solvent.numpy.indexing.finite_products import exact_unless_finite
+from solvent.ir.module import same_value
 from solvent.numpy.indexing.key import ARRAY, INTEGER, MASK, NEW, SLICE, normalize
 from solvent.numpy.values import assigned_value, full, is_traced, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
@@ -317,10 +318,22 @@ def setitem(array, key, new):
     axes = parse(key, array.shape)
     shape = [n for a, n in zip(axes, array.shape) if _sliced(a)]
     if isinstance(new, MaskedArray) and list(new.aval.shape) == shape:
-        array.assign(_write_masked(array.value, axes, new))
+        array.assign(_write_masked(array.value, axes, _spread_to(new, [a[2] for a in axes if _sliced(a)])))
         return
     update = new.value if isinstance(new, TracedArray) else value(new, array.dtype)
     array.assign(write(array.value, axes, assigned_value(ew.convert(update, array.dtype), shape)))
+
+
+def _spread_to(new, lengths):
+    """`new`, written into a slice of `lengths`: its first element spread where its length is 1."""
+    apart = [axis for axis, (n, m) in enumerate(zip(new.lengths, lengths[len(lengths) - len(new.lengths):]))
+             if n is not None and (m is None or not same_value(n, m, _LENGTH_DEPTH))]
+    if not apart:
+        return new
+    v, own = new.value, list(new.lengths)  # (its valid part at the front)
+    for axis in apart:
+        v, own[axis] = spread_first(v, axis, new.lengths[axis]), lengths[len(lengths) - len(own) + axis]
+    return make(v, own)
 
 
 def _write_masked(v, axes, new):
@@ -362,16 +375,18 @@ def _to_zero(form, axis, ndim):
         form[1][axis] = form[2][axis] = None
 
 
-def lined_up(inputs, ndim, filled=()):
+def lined_up(inputs, ndim, apart=(), filled=()):
     """The inputs as plain arrays, lined up axis by axis: where every masked input has the same
-    start along an axis, its data stay where they are in the base; elsewhere they move to start at
-    0. Data outside the valid part are zero for the inputs in `filled`, anything for the others
-    (elementwise results are zeroed again). Returns them and the result's starts and keys."""
+    start along an axis (not one of the axes `apart`), its data stay where they are in the base;
+    elsewhere they move to start at 0. Data outside the valid part are zero for the inputs in
+    `filled`, anything for the others (elementwise results are zeroed again). Returns them and the
+    result's starts and keys."""
     forms = [_form(x, ndim, i in filled) for i, x in enumerate(inputs)]
     starts, keys = [], []
     for axis in range(ndim):
         here = [f for f in forms if f is not None and f[3][axis] is not None]
-        key = here[0][2][axis] if here and all(_same(f[2][axis], here[0][2][axis]) for f in here) else None
+        key = here[0][2][axis] if here and axis not in apart and \
+            all(_same(f[2][axis], here[0][2][axis]) for f in here) else None
         starts.append(here[0][1][axis] if key is not None else None)
         keys.append(key)
         for f in forms if key is None else ():
@@ -390,8 +405,46 @@ def lengths_of(x, ndim):
     return [None] * (ndim - len(own)) + own
 
 
-def merged_lengths(*length_lists):
-    return [next((l for l in column if l is not None), None) for column in zip(*length_lists)]
+def broadcast_lined_up(inputs, ndim):
+    """`lined_up` operands of an elementwise op and the result's lengths, by NumPy's broadcasting of
+    lengths known only when the program runs: along an axis where two operands' lengths may differ
+    (x[:k] + x[:j], p + p[:1]), the result is as long as the one that is not 1, and an operand of
+    length 1 spreads its first element over it (where neither is 1 NumPy raises; the compiled
+    program cannot, and gives unspecified values there)."""
+    columns = [lengths_of(x, ndim) for x in inputs]
+    lengths, apart = [], []
+    for axis, column in enumerate(zip(*columns)):
+        known = [n for n in column if n is not None]
+        if any(not same_value(n, known[0], _LENGTH_DEPTH) for n in known[1:]):
+            apart.append(axis)
+            for n in known[1:]:
+                known[0] = ew.select(_is_one(known[0]), n, known[0])
+        lengths.append(known[0] if known else None)
+    _check_extents(inputs, lengths, ndim)
+    plain, starts, keys = lined_up(inputs, ndim, apart)
+    for i, column in enumerate(columns):
+        for axis in apart:
+            if column[axis] is not None:
+                own = axis - (ndim - ndim_of(plain[i]))
+                plain[i] = wrap(spread_first(plain[i].value, own, column[axis]), scalar=False)
+    return plain, lengths, starts, keys
+
+
+_LENGTH_DEPTH = 12  # how many ops deep two lengths are compared (`same_value`): `k` clamped to an axis
+
+
+def _is_one(n) -> ir.Value:
+    return ew.compare("EQ", n, full(1, (), _I64))
+
+
+def spread_first(v, axis: int, n) -> ir.Value:
+    """`v` (its valid part at the front of `axis`), or where that part's length `n` is 1, its first
+    element along `axis` everywhere (NumPy's broadcasting of a length of 1)."""
+    shape = list(shape_of(v))
+    first = ops.slice(v, [0] * len(shape), [1 if d == axis else m for d, m in enumerate(shape)], [1] * len(shape))
+    spread = ops.broadcast_in_dim(ops.reshape(first, [m for d, m in enumerate(shape) if d != axis]), shape,
+                                  [d for d in range(len(shape)) if d != axis])
+    return ew.select(_is_one(n), spread, v)
 
 
 def masked_result(v, lengths, starts=None, keys=None):
@@ -434,9 +487,7 @@ def elementwise(numpy_function, inputs, kwargs):
     """An elementwise function of `inputs` (broadcast as NumPy does) on their lined-up data; valid
     where the inputs are."""
     ndim = max(ndim_of(x) for x in inputs)
-    lengths = merged_lengths(*[lengths_of(x, ndim) for x in inputs])
-    _check_extents(inputs, lengths, ndim)
-    plain, starts, keys = lined_up(inputs, ndim)
+    plain, lengths, starts, keys = broadcast_lined_up(inputs, ndim)
     result = masked_result(numpy_function(*plain, **kwargs).value, lengths, starts, keys)
     if ndim == 1 and isinstance(result, MaskedArray):
         result.recipe = chunked_reductions.recipe(numpy_function, inputs, kwargs, result.value)

@@ -145,3 +145,19 @@ def test_slices_bounded_by_array_data_read_and_write_like_numpy():
     ends = starts + rng.integers(-2, 8, 20)
     starts[:3], ends[:3] = [0, 5, 29], [30, 5, 30]
     check_like_numpy(segments, rng.standard_normal(30), starts, ends, np.zeros(30))
+
+
+def lengths_from_data(x, y, k, j):
+    a, b = x[:int(k)], x[:int(j)]
+    p = x[x > 0]
+    y[:int(k)] = x[:int(j)]
+    return a + b, np.where(a > 1.0, a, b), p * p[:1], p[1:] - p[:-1], y
+
+
+def test_lengths_from_data_broadcast_a_length_of_one_as_numpy_does():
+    """x[:k] + x[:j] with j = 1 spreads x[0] (solvent took k's length and paired the elements: 0, 2,
+    4 for NumPy's 0, 1, 2); x[:k] = y[:j] writes y[0] three times (it wrote y[:3])."""
+    x = np.array([2.0, -1.0, 3.0, 4.0, 0.5])
+    for k, j in [(3, 1), (1, 1), (3, 3), (0, 0)]:
+        check_like_numpy(lengths_from_data, x, np.zeros(5), np.array(k), np.array(j))
+    check_like_numpy(lambda x, k, j: x[:int(k)] * x[:int(j)], x, np.array(1), np.array(4))
