@@ -61,6 +61,14 @@ def refuses_method(*names):
     return register
 
 
+def refuses_builtin(*python_builtins):
+    """`refuses` for Python builtins and `math` functions."""
+    def register(impl):
+        REFUSED.update(python_builtins)
+        return builtin(*python_builtins)(impl)
+    return register
+
+
 def refuses(*numpy_functions):
     """Register an implementation that always raises `UnsupportedError` with its own reason (a
     data-dependent shape, say): the coverage lists the function as not supported."""
@@ -97,7 +105,7 @@ def supported_builtins() -> list[str]:
     """Sorted names of the Python builtins (and `math` functions) that work on traced values in the
     user's own functions."""
     return sorted(fn.__name__ if fn.__module__ == "builtins" else f"{fn.__module__}.{fn.__name__}"
-                  for fn in dispatch.BUILTINS)
+                  for fn in dispatch.BUILTINS if fn not in REFUSED)
 
 
 def supported_methods() -> list[str]:

@@ -15,9 +15,10 @@ import math
 
 import numpy as np
 
+from solvent.errors import UnsupportedError
 from solvent.numpy.folding import static
-from solvent.numpy.registry import builtin
-from solvent.numpy.values import is_traced
+from solvent.numpy.registry import builtin, refuses_builtin
+from solvent.numpy.values import holds_traced, is_traced
 from solvent.transforms.source.builtins import scalar_of
 
 #: math function -> the ufunc computing it on float64 (a Python float's precision).
@@ -149,3 +150,21 @@ def isqrt(n):
     root = np.where(root * root > n, root - 1, root)
     root = np.where((root + 1) * (root + 1) <= n, root + 1, root)
     return scalar_of(root, np.int64, weak=True)
+
+
+def _without_numpy(fn):
+    """A math function NumPy has no counterpart of: refused for traced numbers, naming it (float() of
+    one raised, naming nothing)."""
+    def traced(*args, **kwargs):
+        if not any(holds_traced(a) or is_traced(static(a)) for a in (*args, *kwargs.values())):
+            return fn(*args, **kwargs)
+        raise UnsupportedError(
+            f"math.{fn.__name__} of a traced value: solvent compiles the math functions NumPy has (math.exp as "
+            f"np.exp), and NumPy has no {fn.__name__}; compute it with NumPy's functions, or outside solvent.jit")
+    traced.__name__ = fn.__name__
+    refuses_builtin(fn)(traced)
+
+
+for _fn in (math.erf, math.erfc, math.gamma, math.lgamma, math.fsum, math.dist, math.comb, math.perm,
+            math.factorial, math.nextafter, math.ulp, math.remainder):
+    _without_numpy(_fn)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import solvent
-from differential import check_like_numpy
+from differential import assert_same, check_like_numpy
 from solvent.transforms.source.math_functions import FLOAT, INTEGER, TEST
 
 #: Where each function takes arguments from (0, 1): shifted into its domain.
@@ -78,3 +78,13 @@ def test_integer_functions_of_traced_ints_are_pythons(values):
     a = np.array(values)
     actual, expected = solvent.jit(f)(a), f(a)
     assert actual == expected and [type(v) for v in actual] == [int] * 4
+
+
+@pytest.mark.parametrize("fn", [lambda x: math.erf(x[0]), lambda x: math.gamma(x[0]), lambda x: math.fsum(x),
+                                lambda x: math.factorial(int(x[0]))])
+def test_a_math_function_numpy_lacks_is_refused_naming_it(fn):
+    """Of a traced number it raised float()'s error, which names no function; of a static one it runs."""
+    with pytest.raises(solvent.UnsupportedError, match=r"math\.(erf|gamma|fsum|factorial) of a traced value"):
+        solvent.jit(fn)(np.array([3.0, 0.5]))
+    static = solvent.jit(lambda x: x * math.erf(0.5) + math.factorial(4))
+    assert_same(static(np.ones(2)), np.ones(2) * math.erf(0.5) + 24)
