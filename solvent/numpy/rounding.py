@@ -57,29 +57,39 @@ def python_round(x, ndigits: int):
     """Python's `round(x, ndigits)` of a float (traced float64, `ndigits` static): the float nearest
     x's exact value rounded half to even at 10**-ndigits, as its decimal digits are (round(2.675, 2)
     is 2.67, where NumPy's rint(x * 100) / 100 gives 2.68). Exact while |ndigits| <= 22 (10**d is a
-    float64) and, for d < 0, |x| < 2**51; beyond, within an ulp.
+    float64); beyond, within an ulp.
 
-    Only an exact half can round either way: then the sign of what `x * 10**d` lost to its
-    rounding, found by Dekker's exact product of halves of x and 10**d, decides (for d < 0, the
-    product of the candidate and 10**-d, exact, against x)."""
+    Only an exact half can round either way: then the sign of what a product lost to its rounding,
+    found by Dekker's exact product of halves (`_lost`), decides: of x * 10**d for d >= 0, and of the
+    half times 10**-d, against x, for d < 0."""
+    if ndigits > 308:  # (x has fewer digits; 10**309 is no float)
+        return x
+    if ndigits < -308:
+        return np.where(np.isfinite(x), np.where(np.signbit(x), -0.0, 0.0), x)
     scale = 10.0 ** abs(ndigits)
     if ndigits < 0:
         q = _divided(x, scale)
         n = np.rint(q)
-        exact = np.abs(x) < 2.0 ** 51
-        n = _stepped(n, exact & (q - n == 0.5) & (2 * x > (2 * n + 1) * scale),
-                     exact & (n - q == 0.5) & (2 * x < (2 * n - 1) * scale))
-        return np.multiply(n, scale)
+        product = np.multiply(q, scale)  # (q is the half where it matters: x against it times 10**-d)
+        above = (x - product) - _lost(q, scale, product)
+        n = _stepped(n, (q - n == 0.5) & (above > 0), (n - q == 0.5) & (above < 0))
+        return np.where(np.abs(q) < 2.0 ** 53, np.multiply(n, scale), x)  # (then x is its own nearest, as below)
     hi = np.multiply(x, scale)
     n = np.rint(hi)
-    xh, sh = _upper_half(as_array(x)), _upper_half(np.float64(scale))
-    xl, sl = x - xh, scale - sh
-    lost = (((xh * sh - hi) + xh * sl) + xl * sh) + xl * sl
+    lost = _lost(x, scale, hi)
     odd = np.fmod(n, 2) != 0  # (from 2**52 on, hi is a whole number and a half can be lost)
     n = _stepped(n, ((hi - n == 0.5) & (lost > 0)) | ((lost == 0.5) & odd),
                  ((n - hi == 0.5) & (lost < 0)) | ((lost == -0.5) & odd))
     # (from 2**53 on, an ulp of x is more than 10**-d: x is its own nearest)
     return np.where(np.abs(hi) < 2.0 ** 53, _divided(n, scale), x)
+
+
+def _lost(a, scale: float, product):
+    """a * scale - product exactly (its sign exact), where `product` is a * scale rounded: Dekker's
+    sum of the products of halves of a and `scale`, each exact."""
+    ah, sh = _upper_half(as_array(a)), _upper_half(np.float64(scale))
+    al, sl = a - ah, scale - sh
+    return (((ah * sh - product) + ah * sl) + al * sh) + al * sl
 
 
 def _stepped(n, up, down):
