@@ -439,7 +439,7 @@ def _fresh(name):
             with trace.current().emitting():
                 made = FRESH[name](*args, **kwargs)
                 if is_traced(made) and like is None and folding.small(made) and \
-                        folding.static_arguments(args, kwargs):
+                        folding.static_arguments(args, kwargs) and not any(made is a for a in args):
                     return folding.call(host, args, kwargs, lambda: made)  # NumPy's own values, known
                 return made
         return original(*args, **kwargs)

@@ -411,3 +411,19 @@ def test_fromiter_of_traced_items():
     check_like_numpy(lambda a: (np.fromiter(items_doubled(a), float),
                                 np.fromiter((v + 1 for v in a), np.float32, count=2), np.fromiter(range(4), int)),
                      np.arange(3.0))
+
+
+def normalized_in_place(x):
+    a = np.zeros(2)
+    b = np.asarray(a)  # NumPy's own array, not a copy: writes through b are a's
+    b[0] = x[0]
+    c = np.ones(3)
+    d = np.ascontiguousarray(c)
+    d /= d.sum()
+    return a, c, np.asarray(a) is a
+
+
+def test_asarray_of_an_array_made_in_the_function_is_that_array():
+    """np.zeros(2) is known while tracing, and np.asarray of it was folded into a new constant: a
+    helper's `v = np.asarray(v); v /= v.sum()` then changed nothing."""
+    check(normalized_in_place, np.array([1.0, 2.0]))
