@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,7 +13,7 @@ from jaxlib.mlir.dialects import stablehlo
 from solvent.core.aval import Aval
 from solvent.core.session import SESSION
 from solvent.core.traced import TracedArray
-from solvent.errors import ControlFlowError
+from solvent.errors import ControlFlowError, user_location
 from solvent.numpy.values import carried_value
 from solvent.ops.control import case_op
 from solvent.transforms.branch_writes import hoist
@@ -33,12 +34,22 @@ class _BranchEnd:
     views: list  # per result: the outside arrays it is a view of, made in the branch (`regions.outside_views`)
 
 
+#: How deep in other traced regions a traced `if` warns that the program grows as 2 ** depth.
+NESTED_WARNED = 8
+
+
 class Case:
     """One `stablehlo.case`: every branch traced once, its results as bindings (see `identity`),
     and every outside array some branch writes as an extra result (the others pass it through:
     branches are exclusive, so none needs to see another's writes)."""
 
     def __init__(self, session, index, branches, operands):
+        if len(SESSION.regions) == NESTED_WARNED:
+            where = user_location()
+            warnings.warn(f"{where[0]}:{where[1]}: a traced `if` nested {NESTED_WARNED} deep in other traced branches "
+                          "and loops (a recursion whose stopping test reads array data, say): each one's branches "
+                          "are both traced, so the program doubles with every level; stop the recursion at a static "
+                          "depth, or write it as a loop", stacklevel=2)
         self.implicit: list[TracedArray] = []
         scratch = case_op(index, [], len(branches))
         with Eraser(scratch) as self.eraser:

@@ -6,6 +6,7 @@ that a loop can carry them (`source.statements`)."""
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dis
 import functools
@@ -22,6 +23,7 @@ from solvent.errors import ControlFlowError, EscapedValueError, is_users_file, u
 DEPTH, MOST = 4, 10_000
 
 _FUNCTIONS = (types.FunctionType, types.MethodType, functools.partial)
+_NDARRAY = np.ndarray  # (NumPy's own: while a trace runs, np.ndarray is solvent's stand-in)
 
 
 class _Watch:
@@ -45,6 +47,8 @@ class _Watch:
             return self._function(fn.__func__, depth)
         if isinstance(fn, functools.partial):
             return self._function(fn.func, depth)
+        for name, x in getattr(fn, "reaches", {}).items():  # (what solvent's wrapper hands the user's code)
+            self._reach(name, x, depth)
         code = getattr(fn, "__code__", None)
         if code is None:
             return
@@ -81,6 +85,8 @@ class _Watch:
         self.seen.add(id(x))
         if contents is not None:
             self.saved.append((name, x, contents))
+        if type(x) is _NDARRAY:
+            return
         items = x if contents is None else contents
         for item in itertools.islice(items.values() if isinstance(items, dict) else items, MOST):
             self._reach(name, item, depth - 1)
@@ -201,8 +207,11 @@ def _carriable(v) -> bool:
 
 
 def _contents(x):
-    """A copy of what a watched object holds (None for what is not watched)."""
-    if isinstance(x, (list, set, bytearray)):
+    """A copy of what a watched object holds (None for what is not watched): a NumPy array too (a
+    global's, or one of strings; a traced body writing it would write it whatever the data)."""
+    if type(x) is _NDARRAY:
+        return x.copy() if x.size <= MOST else None
+    if isinstance(x, (list, set, bytearray, collections.deque)):
         return list(x)
     if isinstance(x, dict):
         return dict(x)
@@ -216,14 +225,21 @@ def _contents(x):
 
 
 def _same(new, old) -> bool:
+    if type(old) is _NDARRAY:
+        return new.dtype == old.dtype and new.shape == old.shape and new.tobytes() == old.tobytes()
     if isinstance(old, dict):
         return new.keys() == old.keys() and all(new[k] is old[k] for k in old)
     return len(new) == len(old) and all(a is b for a, b in zip(new, old))
 
 
 def _put(x, old) -> None:
-    if isinstance(x, (list, bytearray)):
+    if type(x) is _NDARRAY:
+        x[...] = old
+    elif isinstance(x, (list, bytearray)):
         x[:] = old
+    elif isinstance(x, collections.deque):
+        x.clear()
+        x.extend(old)
     elif isinstance(x, (dict, set)):
         x.clear()
         x.update(old)

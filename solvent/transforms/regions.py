@@ -275,11 +275,12 @@ def probe(fn):
     return _traced_apart(fn)
 
 
-def writes(fn) -> bool:
+def writes(fn, objects: bool = False) -> bool:
     """Whether `fn()`, traced once into a throwaway region (its writes undone), writes an array from
-    outside it (a random generator's state, an array updated in place)."""
+    outside it (a random generator's state, an array updated in place), or with `objects` changes a
+    Python object it reaches (`c.bump()` setting an attribute)."""
     written = []
-    _traced_apart(fn, written=written)
+    _traced_apart(fn, written=written, objects=objects)
     return bool(written)
 
 
@@ -292,9 +293,10 @@ def takes_branch(fn) -> bool:
     return bool(found)
 
 
-def _traced_apart(fn, look=lambda block: None, written=None):
+def _traced_apart(fn, look=lambda block: None, written=None, objects=False):
     """What `fn()` returns, traced into a block that `look` sees before it is erased; the writes made
-    there, to arrays and to Python objects, are undone (the arrays listed in `written`)."""
+    there, to arrays and to Python objects, are undone (the arrays listed in `written`, and with
+    `objects` the names of the objects changed)."""
     session = trace.current()
     with session.emitting():
         scratch = case_op(value(np.int32(0)), [], 1)
@@ -302,9 +304,11 @@ def _traced_apart(fn, look=lambda block: None, written=None):
         record = Region()
         try:
             with (session.inside(block) as record, raised_in("the body of a traced loop"),
-                  python_objects.unchanged(fn, None)):
+                  python_objects.unchanged(fn, None) as changed):
                 result = fn()
             look(block)
+            if objects:
+                written += changed
         finally:
             for array, old in record.writes.values():
                 array.restore(old)

@@ -2,6 +2,7 @@
 the loop unrolled where they grow, a clear error where the change would depend on the data; never a
 silent wrong result."""
 
+import collections
 import inspect
 import warnings
 
@@ -285,8 +286,41 @@ def steps_of_a_while(x):
     return x + len(steps)
 
 
+def queued_in_a_branch(x):
+    queue = collections.deque([0])
+    if x[0] > 0:
+        queue.append(1)  # (a deque was not watched: NumPy's length 1 or 2, solvent's always 2)
+    return x * len(queue)
+
+
+def extended_in_a_branch(x):
+    out = [7.0]
+    if x[0] > 0:
+        out += [1.0]  # (a list a name holds: the branch changes it in place, and it always ran)
+    return x * len(out)
+
+
+class Bumper:
+    def __init__(self):
+        self.n = 0
+
+    def bump(self):
+        self.n += 1
+        return True
+
+
+def bumped_by_and(x):
+    c = Bumper()
+    if x[0] > 0 and c.bump():  # (the right operand's change always happened)
+        x = x + 1.0
+    return x * c.n
+
+
 @pytest.mark.parametrize("fn, name, statement", [(logged_in_a_branch, "log", "log.append"),
-                                                 (steps_of_a_while, "steps", "steps.append")])
+                                                 (steps_of_a_while, "steps", "steps.append"),
+                                                 (queued_in_a_branch, "queue", "queue.append"),
+                                                 (extended_in_a_branch, "out", "out +="),
+                                                 (bumped_by_and, "c", "def bump")])
 @pytest.mark.parametrize("sign", [1.0, -1.0])
 def test_a_traced_branch_or_loop_changing_a_python_object_is_an_error(fn, name, statement, sign):
     x = sign * np.arange(1.0, 11.0)

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solvent.core.traced import TracedArray
+
 
 @dataclass(frozen=True)
 class Affine:
@@ -80,7 +82,7 @@ def propagate(ufunc, operands, result) -> None:
 def static_slice(key: slice, n: int):
     """(start, length) of a slice with traced bounds whose length is the same for every value of
     the loop index and that always lies inside [0, n); None otherwise."""
-    if key.step not in (None, 1):
+    if key.step is not None and (isinstance(key.step, TracedArray) or key.step != 1):
         return None
     start = _form(0 if key.start is None else key.start)
     stop = _form(n if key.stop is None else key.stop)

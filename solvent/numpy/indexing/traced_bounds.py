@@ -72,7 +72,7 @@ def parse(key, shape):
         n = shape[e.dim]
         if e.kind == INTEGER:
             axes.append(("index", _clamp(e.value, n)))
-        elif e.value.step in (None, 1):
+        elif e.value.step is None or not is_traced(e.value.step) and e.value.step == 1:
             axes.append(_forward(e.value, n))
         else:
             axes.append(_backward(e.value, n))

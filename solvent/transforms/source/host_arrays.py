@@ -22,10 +22,10 @@ from solvent.numpy.folding import as_known
 
 def traced_first(fns, values, names) -> tuple:
     """`values` (what a region carries, as `names`) with host arrays made traced, and the same for the
-    names of the user's function that the region's functions `fns` read (cells of that call's own
-    frame, not of enclosing scopes, whose arrays outlive the call); one traced array per host array,
-    so that names sharing one still share it. Another name for one (not a cell) cannot be rebound:
-    an error names it."""
+    names of the user's function that the region's functions `fns` read (cells of the frames of this
+    trace, not of enclosing scopes, whose arrays outlive the call); one traced array per host array,
+    so that names sharing one still share it. Another name for one, or for a view of one, cannot be
+    rebound: an error names it."""
     frames = _user_frames()
     cells = _own_cells(fns, {(name, id(f.f_locals.get(name))) for f in frames for name in f.f_code.co_cellvars})
     if not cells and not any(_changeable(v) for v in values):
@@ -41,13 +41,17 @@ def traced_first(fns, values, names) -> tuple:
     for cell in cells:
         cell.cell_contents = traced(cell.cell_contents)
     values = tuple(traced(v) for v in values)
-    for name, v in (frames[0].f_locals.items() if frames else ()):
-        if name not in names and id(v) in made and made[id(v)][0] is v:
-            raise UnsupportedError(
-                f"`{name}` is a NumPy array made on the host (not from the function's traced arguments) that a "
-                "traced `if` or loop may change in place under another name: solvent makes it a traced array for "
-                "that, but cannot rebind this name to it; make it with np.array(...) or np.zeros(...), or copy it "
-                "(np.array(a)) before the `if` or loop")
+    originals = [original for original, _ in made.values()]
+    for k, frame in enumerate(frames):
+        for name, v in frame.f_locals.items():
+            if type(v) is _NDARRAY and not name.startswith("__solvent") and not (k == 0 and name in names) and any(
+                    v is original or np.may_share_memory(v, original) for original in originals):
+                raise UnsupportedError(
+                    f"`{name}` is a NumPy array made on the host (not from the function's traced arguments), or a "
+                    "view of one, that a traced `if` or loop may change in place under another name: solvent makes "
+                    "that name's array a traced one, but cannot rebind this name to it; make the array with "
+                    "np.array(...) or np.zeros(...), or copy it (np.array(a)), before the `if` or loop, and take "
+                    "views of it after")
     return values
 
 

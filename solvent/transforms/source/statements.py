@@ -22,7 +22,7 @@ from solvent.numpy import folding
 from solvent.numpy.indexing import affine
 from solvent.numpy.values import holds_traced, value, wrap
 from solvent.transforms import collected_lists, control_flow, python_objects, regions
-from solvent.transforms.source import entries, host_arrays
+from solvent.transforms.source import entries, host_arrays, static_items
 from solvent.transforms.source.builtins import Rows, python_bool
 
 
@@ -144,6 +144,7 @@ def _traced_if(test, true_fn, false_fn, values, names, where):
                 seen.update(k for k, v in enumerate(outcome) if isinstance(v, (Undefined, Unbound)))
                 return tuple(None if k in dropped or isinstance(v, (Undefined, Unbound)) else v
                              for k, v in enumerate(outcome))
+            run.reaches = dict(zip(names, values))  # (a list a name holds: `out += [1]` changes it in place)
             return run
 
         try:
@@ -196,9 +197,10 @@ def or_(*operands):
 
 
 def _short_circuit(result, operand, combine, skip_if: bool):
-    """`combine(result, operand())` for a traced `result`; where `operand` writes (regions.writes),
-    in a traced branch taken only where `result` is not `skip_if`, so its writes happen only there."""
-    if np.ndim(result) or not regions.writes(operand):
+    """`combine(result, operand())` for a traced `result`; where `operand` writes or changes a Python
+    object (regions.writes), in a traced branch taken only where `result` is not `skip_if`, so its
+    writes happen only there (and a change to an object is refused as in any traced branch)."""
+    if np.ndim(result) or not regions.writes(operand, objects=True):
         return combine(result, operand())
     decided = lambda: np.logical_or(result, False)  # noqa: E731  (its truth, as the other branch's bool)
     undecided = lambda: combine(result, operand())  # noqa: E731
@@ -490,8 +492,18 @@ def for_stmt(iterable, body_fn, values, names, where=None, in_place=(), written=
         return for_range((len(rows),), lambda i, *v: body_fn(rows[i], *v), values, names, where, in_place, written,
                          collected=collected)
     items = iterable if isinstance(iterable, (list, tuple, range)) else list(iterable)
+    read = static_items.reader(items) if len(items) > 1 and trace.current() is not None else None
+    if read is not None:  # (numbers: a long loop rolls, reading them by its index)
+        return for_range((len(items),), lambda k, *v: body_fn(read(k) if is_traced(k) else items[k], *v), values,
+                         names, where, in_place, written, collected=collected)
     session = trace.current()
-    return _unrolled(items, body_fn, tuple(values), (session.copies if session is not None else 1) * len(items))
+    emitted = len(session.blocks[-1].operations) if session is not None else 0
+    values = _unrolled(items, body_fn, tuple(values), (session.copies if session is not None else 1) * len(items))
+    if len(items) > STATIC_STEPS_WARNED and where and len(session.blocks[-1].operations) > emitted:
+        warnings.warn(f"{where[0]}:{where[1]}: a `for` over {len(items)} Python items ran unrolled, each step "
+                      "copying its body into the program: compile time grows with the items; make them an array "
+                      "and loop over its rows (or over range(n)) to compile one loop", stacklevel=2)
+    return values
 
 
 class RangeItems:

@@ -9,6 +9,7 @@ in-place writes alike.
 import re
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 import solvent
@@ -161,3 +162,13 @@ def test_lengths_from_data_broadcast_a_length_of_one_as_numpy_does():
     for k, j in [(3, 1), (1, 1), (3, 3), (0, 0)]:
         check_like_numpy(lengths_from_data, x, np.zeros(5), np.array(k), np.array(j))
     check_like_numpy(lambda x, k, j: x[:int(k)] * x[:int(j)], x, np.array(1), np.array(4))
+
+
+def test_a_traced_step_is_refused_as_such():
+    """`is_prime[i * i::i] = False` compared the traced step with None, whose error spoke of Python objects."""
+    def sieve_step(x, k):
+        x[int(k)::int(k)] = 0.0
+        return x
+
+    with pytest.raises(solvent.UnsupportedError, match="a step other than 1 or -1"):
+        solvent.jit(sieve_step)(np.arange(10.0), np.array(3))

@@ -91,3 +91,61 @@ def test_np_array_of_host_data_is_a_traced_constant_with_numpys_values():
         return np.zeros(shape) + x[idx].sum(), x[np.array(1)]
 
     check_like_numpy(f, np.arange(4.0))
+
+
+TABLE = np.array([1.0, 2.0, 3.0])
+
+
+def global_bumped(x):
+    if x[0] > 0:
+        TABLE[0] += 1.0  # (a constant of the program: changed once while tracing, whatever the data)
+    return x * 2.0
+
+
+def held_in_a_list(x):
+    c = np.tile([0.0], 2)
+    held = [c]
+    if x[0] > 0:
+        held[0][1] += 1.0
+    return c
+
+
+def strings_set(x):
+    names = np.array(["a", "b"])
+    if x[0] > 0:
+        names[0] = "z"
+    return x * len(names[0])
+
+
+@pytest.mark.parametrize("fn", [global_bumped, held_in_a_list, strings_set])
+def test_a_host_array_a_traced_branch_writes_where_it_cannot_be_traced_is_an_error(fn):
+    """A global's array, one reached through a list, and one of strings: the branch's write was made
+    whatever the data (and stayed in the global)."""
+    with pytest.raises(solvent.ControlFlowError, match="changes the Python object"):
+        solvent.jit(fn)(np.array([-1.0, 2.0]))
+    np.testing.assert_array_equal(TABLE, [1.0, 2.0, 3.0])
+
+
+def viewed(x):
+    c = np.tile([0.0], 3)
+    v = c[1:]
+    if x[0] > 0:
+        v[0] += 1.0
+    return c
+
+
+def bump(c, x):
+    if x[0] > 0:
+        c[0] += 1
+
+
+def bumped_by_a_helper(x):
+    c = np.tile([0], 2)
+    bump(c, x)
+    return c
+
+
+@pytest.mark.parametrize("fn, name", [(viewed, "c"), (bumped_by_a_helper, "c")])
+def test_a_view_or_a_callers_name_for_a_host_array_a_branch_changes_is_refused_by_name(fn, name):
+    with pytest.raises(solvent.UnsupportedError, match=f"`{name}` is a NumPy array made on the host"):
+        solvent.jit(fn)(np.array([1.0, 2.0]))

@@ -351,6 +351,7 @@ def polynomial_steps(x, steps):
     return x
 
 
+@pytest.mark.filterwarnings("ignore:.*a `for` over 300 Python items ran unrolled")  # (NumPy scalars: unrolled)
 def test_a_short_loop_whose_first_step_is_big_rolls_the_rest():
     """Copies of a big body only lengthen the module, and XLA's compile: the first step stays,
     the rest roll."""

@@ -1,0 +1,37 @@
+"""Items of a Python list or iterator of numbers (or of tuples of them, `itertools.combinations`,
+`enumerate` of a list of floats) that a `for` loop over them reads by a traced index, so that a long
+loop over them rolls as one over `range` does instead of copying its body once per item."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solvent.core import trace
+from solvent.numpy.folding import as_known
+from solvent.transforms.source.builtins import scalar_of
+
+_DTYPES = {int: np.int64, float: np.float64}
+
+
+def reader(items):
+    """`read(k)`: item `k` with a traced `k`, each number a Python number's stand-in (a weak int64 or
+    float64) as the rows of columns of one Python type give it; None where items are not all numbers
+    of one type per position, or all tuples of one length of such."""
+    tuples = all(type(item) is tuple for item in items)
+    columns = list(zip(*items)) if tuples else [items]
+    if not items or (tuples and len({len(item) for item in items}) != 1):
+        return None
+    kinds = [{type(v) for v in column} for column in columns]
+    if any(len(kind) != 1 or next(iter(kind)) not in _DTYPES for kind in kinds):
+        return None
+    try:
+        host = [np.array(column, _DTYPES[next(iter(kind))]) for column, kind in zip(columns, kinds)]
+    except OverflowError:  # (a Python int beyond int64)
+        return None
+    with trace.current().emitting():
+        tables = [as_known(column) for column in host]
+
+    def read(k):
+        row = tuple(scalar_of(table[k], table.dtype, weak=True) for table in tables)
+        return row if tuples else row[0]
+    return read

@@ -1,0 +1,51 @@
+"""A long `for` over a Python list or iterator of numbers rolls, reading its items by a traced index
+(solvent.transforms.source.static_items); other items unroll, with a warning when there are many."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+import solvent
+from differential import check_like_numpy
+
+
+def closest_pair(P):
+    best, pair = np.inf, (0, 0)
+    for i, j in itertools.combinations(range(P.shape[0]), 2):
+        d = np.sum((P[i] - P[j]) ** 2)
+        if d < best:
+            best, pair = d, (i, j)
+    return best, pair
+
+
+def weighted(x, weights):
+    total = 0.0
+    for k, w in enumerate(weights):
+        total += w * x[k % 3]
+    return total, k, w
+
+
+@pytest.mark.parametrize("fn, args", [
+    (closest_pair, (np.random.default_rng(0).random((30, 2)),)),
+    (weighted, (np.arange(3.0), [0.5 * k for k in range(200)])),
+])
+def test_a_long_loop_over_python_numbers_rolls_and_keeps_pythons_types(fn, args):
+    """Closest pair over itertools.combinations of 30 points: 435 copies of the body, 8.8 s first
+    call; the pair found (and the last item) are Python numbers, as in NumPy's loop."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_like_numpy(fn, *args)
+    assert "stablehlo.while" in solvent.code_hlo(fn, *args, optimize="none")
+
+
+def mixed(x, items):
+    for v in items:
+        x = x * v
+    return x, v
+
+
+def test_items_of_mixed_types_unroll_as_python_runs_them_and_warn_when_many():
+    with pytest.warns(UserWarning, match="a `for` over 100 Python items ran unrolled"):
+        check_like_numpy(mixed, np.ones(2), [1, 1.0] * 50)
