@@ -45,9 +45,16 @@ def escapes_through(x, kind):
     return kept[0]
 
 
+def filtered(x):
+    positive = [v for v in x
+                if v > 0]  # (bool() of the traced test raised, its advice about `if` statements)
+    return positive
+
+
 CASES = [
     (return_in_for_over_traced_range, (np.ones(2), solvent.Scalar(np.int64(4))), "for i in range(n)", "for"),
     (while_else, (np.ones(2),), "while x.sum() > 0", "else"),
+    (filtered, (np.ones(2),), "if v > 0", "a comprehension's `if`"),
 ]
 
 

@@ -190,6 +190,15 @@ class _Rewriter(ast.NodeTransformer):
         return ast.copy_location(_helper("list_range", ast.Tuple(iterator.args, ast.Load()), item,
                                          self.where(node)), node)
 
+    def visit_comprehension(self, node):
+        """A comprehension's `if`s: Python's, or while traced an error saying why (bool() raised)."""
+        wheres = [self.where(test) for test in node.ifs]
+        self.generic_visit(node)
+        node.ifs = [_helper("refuse", test, ast.Constant("a comprehension's `if`"), where, ast.Constant(
+            "how many items it keeps is known only when the program runs: select with a mask instead (x[x > 0]), "
+            "or keep every item and choose with np.where")) for test, where in zip(node.ifs, wheres)]
+        return node
+
     def visit_IfExp(self, node):
         self.generic_visit(node)
         return _helper("ifexp", node.test, ast.Lambda(_no_arguments(), node.body),

@@ -591,10 +591,10 @@ def asserted(test, where):
     return test
 
 
-def refuse(test, construct, where):
+def refuse(test, construct, where, advice=None):
     """The test of a statement solvent cannot capture: fine while static, an error if traced."""
     if _traced(test):
         raise UnsupportedError(
             f"{construct} at {where[0]}:{where[1]} depends on a traced value and cannot be captured; "
-            "assign results to variables in the branches and return after the statement", location=where)
+            f"{advice or 'assign results to variables in the branches and return after the statement'}", location=where)
     return test
