@@ -26,7 +26,7 @@ from solvent.numpy import folding, layout
 from solvent.numpy.indexing.traced_bounds import MaskedArray
 from solvent.numpy.matrix_type import TracedMatrix
 from solvent.numpy.registry import UNDISPATCHED, implements
-from solvent.numpy.shape import broadcast_arrays, ravel, read_only, static_int, undecided, view
+from solvent.numpy.shape import TRACED_INDEX, broadcast_arrays, ravel, read_only, static_int, undecided, view
 from solvent.numpy.values import (as_array, broadcast_value, full as full_value, holds_traced, is_traced,
                                   normalize_axis, result_type, value, wrap)
 from solvent.ops import elementwise as ew, shape as ops
@@ -75,7 +75,7 @@ def _host(host_array):
 
 def _static_only(name, *arguments):
     if any(is_traced(folding.static(a)) for a in arguments):
-        raise UnsupportedError(f"np.{name} with traced arguments; pass Python numbers (static) instead")
+        raise UnsupportedError(f"np.{name} with traced arguments; pass Python numbers (static) instead {TRACED_INDEX}")
 
 
 @fresh(np.zeros)
@@ -139,6 +139,7 @@ def arange(start, stop=None, step=None, dtype=None, *, like=None, device=None):
 
 @fresh(np.linspace)
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    num = static_int(num, "np.linspace's num (its number of samples)")
     if is_traced(start) or is_traced(stop):
         samples, step = _traced_linspace(start, stop, num, endpoint, dtype, axis)
         return (samples, step) if retstep else samples

@@ -247,13 +247,18 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     return concatenate([expand_dims(a, axis) for a in arrays], axis, out, dtype, casting)
 
 
+#: Why a number the user wrote as a loop's index is traced, for errors that need it static.
+TRACED_INDEX = ("(a loop's index is traced where the loop runs as one compiled loop: a long one, or one that "
+                "breaks or returns on array data)")
+
+
 def static_int(x, what: str) -> int:
     """`x` as a Python int; a traced value is refused, since shapes and counts are fixed at compile time
     (unless NumPy computed it at trace time: see `folding`)."""
     x = folding.static(x)
     if is_traced(x):
         raise UnsupportedError(f"{what} must be a static Python int, not a traced value: shapes are fixed "
-                               "when the program is compiled; pass it as a Python int")
+                               f"when the program is compiled; pass it as a Python int {TRACED_INDEX}")
     return operator.index(x)
 
 

@@ -427,3 +427,20 @@ def test_asarray_of_an_array_made_in_the_function_is_that_array():
     """np.zeros(2) is known while tracing, and np.asarray of it was folded into a new constant: a
     helper's `v = np.asarray(v); v /= v.sum()` then changed nothing."""
     check(normalized_in_place, np.array([1.0, 2.0]))
+
+
+def doubled_until_close(a):
+    previous = 0.0
+    for k in range(1, 12):  # (its break on data makes k traced)
+        x = np.linspace(0.0, 1.0, 2 ** k + 1)
+        estimate = np.mean(np.exp(a[0] * x))
+        if abs(estimate - previous) < 1e-6:
+            break
+        previous = estimate
+    return estimate
+
+
+def test_linspace_of_a_traced_count_says_why_the_count_is_traced():
+    """It said np.linspace was not supported."""
+    with pytest.raises(solvent.UnsupportedError, match=r"np\.linspace's num .*a loop's index is traced"):
+        solvent.jit(doubled_until_close)(np.array([1.0]))
