@@ -499,7 +499,7 @@ def for_stmt(iterable, body_fn, values, names, where=None, in_place=(), written=
     session = trace.current()
     emitted = len(session.blocks[-1].operations) if session is not None else 0
     values = _unrolled(items, body_fn, tuple(values), (session.copies if session is not None else 1) * len(items))
-    if len(items) > STATIC_STEPS_WARNED and where and len(session.blocks[-1].operations) > emitted:
+    if len(items) > STATIC_STEPS_WARNED and where and session and len(session.blocks[-1].operations) > emitted:
         warnings.warn(f"{where[0]}:{where[1]}: a `for` over {len(items)} Python items ran unrolled, each step "
                       "copying its body into the program: compile time grows with the items; make them an array "
                       "and loop over its rows (or over range(n)) to compile one loop", stacklevel=2)
