@@ -17,7 +17,7 @@ import types
 import numpy as np
 
 from solvent.core.traced import TracedArray
-from solvent.errors import ControlFlowError, EscapedValueError, is_users_file, user_location
+from solvent.errors import ControlFlowError, EscapedValueError, UnsupportedError, is_users_file, user_location
 
 #: How far the watch looks into nested containers, and how many objects (and items of one) at most.
 DEPTH, MOST = 4, 10_000
@@ -281,16 +281,24 @@ def keeping_no_traced_values(fn):
         yield
         failed = False
     finally:
-        names = []
+        names, written = [], []
         for name, x, old in watch.saved:
             new = _contents(x)
-            if not _same(new, old) and _holds_traced(new.values() if isinstance(new, dict) else new):
+            if not _same(new, old) and type(x) is _NDARRAY:
+                _put(x, old)
+                written.append(name)
+            elif not _same(new, old) and _holds_traced(new.values() if isinstance(new, dict) else new):
                 _put(x, old)
                 names.append(name)
         for name, holder, old in watch.bound:
             if _holds_traced([_bound_value(holder, name)]):
                 _rebind(holder, name, old)
                 names.append(name)
+    if written and not failed:
+        raise UnsupportedError(
+            f"the function writes into the NumPy array `{written[0]}` (a global's or a closure's): compiled, the "
+            "array is a constant of the program, written once while tracing, not at every call; pass it as an "
+            "argument (the call writes into it), or return the new values", watch.where or user_location())
     if names and not failed:
         raise EscapedValueError(
             f"the function stores a traced value in the Python object `{names[0]}` (a global, a closure or an "

@@ -290,6 +290,17 @@ def isinstance_(obj, classinfo):
     return isinstance(obj, classinfo)
 
 
+@builtin(type)
+def type_(obj, *rest):
+    """type() of a traced value: what NumPy's run gives (int for a Python int's stand-in, a loop's
+    index; np.float64 for NumPy's scalar; np.ndarray)."""
+    if rest or not is_traced(obj):
+        return builtins.type(obj, *rest)
+    if isinstance(obj, TracedScalar):
+        return PYTHON_TYPES[obj.dtype.kind] if obj.weak else obj.dtype.type
+    return np.matrix if isinstance(obj, TracedMatrix) else np.ndarray  # (while tracing, solvent's stand-in)
+
+
 @builtin(max)
 def max_(*args, key=None, default=_NOTHING):
     """max() with traced items: the first largest by `>` (so a NaN is skipped unless it comes first)."""

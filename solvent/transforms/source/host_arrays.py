@@ -5,6 +5,7 @@ stay. Before such a region is traced they become traced arrays (constants, their
 
 from __future__ import annotations
 
+import itertools
 import sys
 import types
 
@@ -14,7 +15,7 @@ from jaxlib.mlir import ir
 
 from solvent.core import trace
 from solvent.core.session import SESSION
-from solvent.errors import UnsupportedError, is_library_file, user_location
+from solvent.errors import UnsupportedError, is_library_file, is_users_file, user_location
 from solvent.ir.context import context
 from solvent.ir.module import location
 from solvent.numpy.folding import as_known
@@ -44,15 +45,33 @@ def traced_first(fns, values, names) -> tuple:
     originals = [original for original, _ in made.values()]
     for k, frame in enumerate(frames):
         for name, v in frame.f_locals.items():
-            if type(v) is _NDARRAY and not name.startswith("__solvent") and not (k == 0 and name in names) and any(
-                    v is original or np.may_share_memory(v, original) for original in originals):
+            if not name.startswith("__solvent") and not (k == 0 and name in names) and _reaches(v, originals):
                 raise UnsupportedError(
-                    f"`{name}` is a NumPy array made on the host (not from the function's traced arguments), or a "
-                    "view of one, that a traced `if` or loop may change in place under another name: solvent makes "
-                    "that name's array a traced one, but cannot rebind this name to it; make the array with "
+                    f"`{name}` is (or views, or holds) a NumPy array made on the host (not from the function's "
+                    "traced arguments) that a traced `if` or loop may change in place under another name: solvent "
+                    "makes that name's array a traced one, but cannot put it here; make the array with "
                     "np.array(...) or np.zeros(...), or copy it (np.array(a)), before the `if` or loop, and take "
-                    "views of it after")
+                    "views of it, or put it in lists, after")
     return values
+
+
+def _reaches(v, originals, depth: int = 3) -> bool:
+    """Whether `v` is one of `originals`, views one, or holds one (in a list, tuple, dict, an object's
+    attributes, a function's default arguments)."""
+    if type(v) is _NDARRAY:
+        return any(v is original or np.may_share_memory(v, original) for original in originals)
+    if isinstance(v, (list, tuple, set)):
+        items = v
+    elif isinstance(v, dict):
+        items = v.values()
+    elif isinstance(v, types.FunctionType):
+        items = v.__defaults__ or ()
+    elif isinstance(getattr(v, "__dict__", None), dict) and is_users_file(getattr(sys.modules.get(
+            type(v).__module__), "__file__", None)):
+        items = vars(v).values()
+    else:
+        return False
+    return depth > 0 and any(_reaches(x, originals, depth - 1) for x in itertools.islice(items, 1000))
 
 
 def _constant(v):

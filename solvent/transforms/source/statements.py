@@ -36,10 +36,12 @@ _NDARRAY = np.ndarray  # NumPy's own class (tracing puts a stand-in at np.ndarra
 
 
 def subscript(x, key):
-    """`x[key]`; a NumPy array (a constant of the program) indexed with traced values is made a
-    traced constant first, since NumPy's own indexing cannot take them (`TABLE[i]` in a rolled loop)."""
+    """`x[key]`; a NumPy array (a constant of the program), or a list of numbers, indexed with traced
+    values is made a traced constant first, since NumPy's own indexing cannot take them (`TABLE[i]`)."""
     if type(x) is _NDARRAY and _holds_traced(key):
         x = folding.traced_constant(x)
+    elif isinstance(x, (list, tuple)) and is_traced(key) and (read := static_items.reader(x)) is not None:
+        return read(key)  # (Python numbers: `weights[i]`, an item of a loop that breaks on data)
     elif isinstance(x, Mapping) and _holds_traced(key):  # (a key found by identity would never match)
         raise TracerConversionError("a dict looked up with a traced value: which entry is only known when the "
                                     "compiled program runs; look it up with a static key, or use an array")
@@ -321,17 +323,15 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), br
               appended=()):
     """`for i in range(*bounds): body` (body_fn(i, *values)); rolled when traced or long.
 
-    A static loop unrolls while the copies of its body, times those of the static loops
-    around it, stay within the `unroll` option; longer ones become one `stablehlo.while`,
-    so the module grows with the source, not with the trip counts. So does the rest of a short
-    one whose first step emitted so many ops (counting those in its loops and branches) that
-    copies of it would exceed `UNROLL_OPS_AT_MOST` (Game of Life by cells, 8 generations of
-    16x16: a 3.5 s first call unrolled, 1.3 s so). A short one whose body (`branching`: it holds
-    an `if`) takes a traced branch rolls whole: copies of a branch never fuse, so each would be
-    one more thunk for XLA to compile and run (Game of Life by cells at 16x16, 8 generations:
-    first call 1.7 -> 0.1 s, each call 660 -> 64 us). So does the rest of one whose first step
-    moves data many ways (`SHIFTS_AT_MOST`).
-    """
+    A static loop unrolls while the copies of its body, times those of the static loops around it,
+    stay within the `unroll` option; longer ones become one `stablehlo.while`, so the module grows
+    with the source, not with the trip counts. So does the rest of a short one whose first step
+    emitted so many ops (in its loops and branches too) that copies of it would exceed
+    `UNROLL_OPS_AT_MOST` (Game of Life by cells, 8 generations of 16x16: a 3.5 s first call
+    unrolled, 1.3 s so). A short one whose body (`branching`: it holds an `if`) takes a traced
+    branch rolls whole: copies of a branch never fuse (Game of Life by cells at 16x16, 8
+    generations: first call 1.7 -> 0.1 s, each call 660 -> 64 us). So does the rest of one whose
+    first step moves data many ways (`SHIFTS_AT_MOST`)."""
     values = tuple(values)
     if not any(_traced(b) for b in bounds):
         steps = range(*[int(b) for b in bounds])
@@ -354,7 +354,7 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), br
         try:
             session.rolled.append(where)
             return _rolled(bounds, body_fn, values, names, where, in_place, written, 1, collected, appended)
-        except (TracerConversionError, UnsupportedError, TypeError, IndexError) as error:
+        except (TracerConversionError, UnsupportedError, TypeError, IndexError, AttributeError) as error:
             reason = f"{error.__class__.__name__}: {str(error).splitlines()[0]}"
             if copies > UNROLL_AT_MOST:
                 raise UnsupportedError(
@@ -384,7 +384,7 @@ def _short_rolled(steps, body_fn, values, names, where, in_place, written, copie
         trace.current().rolled.append(where)
         return _rolled((steps.start, steps.stop, steps.step), body_fn, values, names, where, in_place, written,
                        copies, collected, appended)
-    except (TracerConversionError, UnsupportedError, TypeError, IndexError):
+    except (TracerConversionError, UnsupportedError, TypeError, IndexError, AttributeError):
         return _unrolled(steps, body_fn, values, copies)
 
 
@@ -491,12 +491,12 @@ def for_stmt(iterable, body_fn, values, names, where=None, in_place=(), written=
                 "(for v, keep in zip(x, mask): if keep: ...), or use NumPy on the selection", location=where)
         return for_range((len(rows),), lambda i, *v: body_fn(rows[i], *v), values, names, where, in_place, written,
                          collected=collected)
-    items = iterable if isinstance(iterable, (list, tuple, range)) else list(iterable)
-    read = static_items.reader(items) if len(items) > 1 and trace.current() is not None else None
-    if read is not None:  # (numbers: a long loop rolls, reading them by its index)
+    items, session = iterable if isinstance(iterable, (list, tuple, range)) else list(iterable), trace.current()
+    read = static_items.reader(items) if session and session.unroll is not None and \
+        session.copies * len(items) > session.unroll else None  # (numbers: a long loop rolls, reading them)
+    if read is not None:
         return for_range((len(items),), lambda k, *v: body_fn(read(k) if is_traced(k) else items[k], *v), values,
                          names, where, in_place, written, collected=collected)
-    session = trace.current()
     emitted = len(session.blocks[-1].operations) if session is not None else 0
     values = _unrolled(items, body_fn, tuple(values), (session.copies if session is not None else 1) * len(items))
     if len(items) > STATIC_STEPS_WARNED and where and session and len(session.blocks[-1].operations) > emitted:

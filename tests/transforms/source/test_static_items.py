@@ -49,3 +49,45 @@ def mixed(x, items):
 def test_items_of_mixed_types_unroll_as_python_runs_them_and_warn_when_many():
     with pytest.warns(UserWarning, match="a `for` over 100 Python items ran unrolled"):
         check_like_numpy(mixed, np.ones(2), [1, 1.0] * 50)
+
+
+def first_over(x):
+    s = 0.0
+    for v in [0, 1, 2, 3]:  # (a break on data: the loop runs traced, reading the list by its index)
+        if x[v] > 1.0:
+            break
+        s = s + x[v]
+    return s
+
+
+def grown_while_read(x):
+    items = [1, 2, 3]
+    s = 0.0
+    for v in items:  # (short: Python's loop, which sees the items appended)
+        s = s + v * x[0]
+        if len(items) < 6:
+            items.append(10)
+    return s
+
+
+def typed(x):
+    n = 0
+    for v in range(20):
+        if type(v) is int and type(x) is np.ndarray:
+            n += 1
+    return n, type(x[0]).__name__
+
+
+def bits(x):
+    t = 0.0
+    for v in [1, 2, 3, 4, 5] * 20:  # (no bit_length on a traced int: unrolled, as Python runs it)
+        if v.bit_length() > 2:
+            t += v * x[0]
+    return t
+
+
+@pytest.mark.parametrize("fn", [first_over, grown_while_read, typed, bits])
+@pytest.mark.filterwarnings("ignore:.*unrolled")
+def test_items_read_by_a_traced_index_or_in_python_as_numpy_runs_them(fn):
+    for x in (np.array([0.5, -1.0, 2.0, 3.0]), np.array([2.0, 0.0, 0.0, 0.0])):
+        check_like_numpy(fn, x)
