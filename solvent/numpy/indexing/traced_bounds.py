@@ -332,7 +332,7 @@ def _spread_to(new, lengths):
         return new
     v, own = new.value, list(new.lengths)  # (its valid part at the front)
     for axis in apart:
-        v, own[axis] = spread_first(v, axis, new.lengths[axis]), lengths[len(lengths) - len(own) + axis]
+        v, own[axis] = _spread_first(v, axis, new.lengths[axis]), lengths[len(lengths) - len(own) + axis]
     return make(v, own)
 
 
@@ -426,7 +426,7 @@ def broadcast_lined_up(inputs, ndim):
         for axis in apart:
             if column[axis] is not None:
                 own = axis - (ndim - ndim_of(plain[i]))
-                plain[i] = wrap(spread_first(plain[i].value, own, column[axis]), scalar=False)
+                plain[i] = wrap(_spread_first(plain[i].value, own, column[axis]), scalar=False)
     return plain, lengths, starts, keys
 
 
@@ -437,7 +437,7 @@ def _is_one(n) -> ir.Value:
     return ew.compare("EQ", n, full(1, (), _I64))
 
 
-def spread_first(v, axis: int, n) -> ir.Value:
+def _spread_first(v, axis: int, n) -> ir.Value:
     """`v` (its valid part at the front of `axis`), or where that part's length `n` is 1, its first
     element along `axis` everywhere (NumPy's broadcasting of a length of 1)."""
     shape = list(shape_of(v))
