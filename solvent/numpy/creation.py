@@ -53,8 +53,8 @@ def fresh(numpy_function):
 
 
 def _shape(shape) -> tuple[int, ...]:
-    shape = folding.static(shape)  # (np.zeros(np.array([2, 3])): a known array)
-    shape = tuple(shape) if isinstance(shape, (tuple, list)) or np.ndim(shape) == 1 else (shape,)
+    known = folding.static(shape)  # (a known array too: np.zeros(np.array([2, 3])))
+    shape = tuple(known) if isinstance(known, (tuple, list)) or np.ndim(known) == 1 else (known,)
     shape = tuple(static_int(n, "the shape of a new array") for n in shape)
     if any(n < 0 for n in shape):
         raise ValueError("negative dimensions are not allowed")
@@ -229,8 +229,7 @@ def _converted(obj, dtype, copy, ndmin):
 
 
 def _ordered(result, original, order, name: str):
-    """NumPy's `order=` ("C" or "F") for `result`, which is `original` itself where no copy was asked
-    for: that array where its layout already is that order, a copy in it otherwise (see `layout`)."""
+    """NumPy's `order=` ("C"/"F") for `result` (`original` if no copy was asked): it, or a copy in that order."""
     if order not in ("C", "F") or not is_traced(result) or isinstance(result, TracedScalar):
         return result
     if result is not original:  # a new array: laid out in `order`
@@ -255,10 +254,8 @@ def _protocol(obj):
 
 
 def _made(result, given):
-    """NumPy's array of host data, as a traced constant (its values known) where it is a new array:
-    a host array would be changed in place by both branches of a traced `if` as each is traced
-    (`s = np.array([1.0, 1.0])`, then `if x[0] > 0: s /= 2`), and refuse traced items. An array
-    given back as it is (np.asarray(a) of an array) stays that array."""
+    """NumPy's new array of host data as a traced constant (values known): a host array would take both
+    branches' in-place changes while a traced `if` is traced. np.asarray(a) of an array stays `a`."""
     return result if result is given or result.base is given else folding.as_known(result)
 
 
@@ -448,10 +445,9 @@ def _fresh(name):
 
 
 class _NDArrayType(type):
-    """Metaclass of the `np.ndarray` stand-in: calls from traced code make traced arrays, and a
-    traced array (not a NumPy scalar) is an instance there (`if not isinstance(x, np.ndarray):
-    x = np.stack(...)` takes NumPy's path); everything else (issubclass, other threads, NumPy
-    itself) sees ndarray."""
+    """Metaclass of the `np.ndarray` stand-in: calls from traced code make traced arrays, and a traced
+    array (not a NumPy scalar) is an instance there (`if not isinstance(x, np.ndarray): x = np.stack(...)`
+    takes NumPy's path); everything else (issubclass, other threads, NumPy itself) sees ndarray."""
 
     def __call__(cls, shape, dtype=float, buffer=None, offset=0, strides=None, order=None):
         if (buffer is None and trace.is_tracing()
@@ -474,6 +470,10 @@ _REAL_NDARRAY = np.ndarray
 
 class _TracingNDArray(np.ndarray, metaclass=_NDArrayType):
     """`np.ndarray(shape)` while tracing (NumPy does not dispatch constructors either)."""
+    __qualname__ = "ndarray"  # (and __name__, below: type(x).__name__ in the user's code)
+
+
+_TracingNDArray.__name__ = "ndarray"
 
 
 _originals["ndarray"] = _REAL_NDARRAY

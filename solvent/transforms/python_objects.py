@@ -57,6 +57,9 @@ class _Watch:
             self.where = (code.co_filename, code.co_firstlineno)
         if own:
             self._bindings(fn, code)
+            defaults = getattr(fn, "__defaults__", None) or ()  # (`buf=np.zeros(3)`: one array for every call)
+            for name, x in zip(code.co_varnames[code.co_argcount - len(defaults):code.co_argcount], defaults):
+                self._reach(name, x, depth)
         for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
             with contextlib.suppress(ValueError):  # a cell not yet filled
                 x = cell.cell_contents
@@ -296,7 +299,8 @@ def keeping_no_traced_values(fn):
                 names.append(name)
     if written and not failed:
         raise UnsupportedError(
-            f"the function writes into the NumPy array `{written[0]}` (a global's or a closure's): compiled, the "
+            f"the function writes into the NumPy array `{written[0]}` (a global's, a closure's or a default "
+            "argument's): compiled, the "
             "array is a constant of the program, written once while tracing, not at every call; pass it as an "
             "argument (the call writes into it), or return the new values", watch.where or user_location())
     if names and not failed:

@@ -40,7 +40,7 @@ def subscript(x, key):
     values is made a traced constant first, since NumPy's own indexing cannot take them (`TABLE[i]`)."""
     if type(x) is _NDARRAY and _holds_traced(key):
         x = folding.traced_constant(x)
-    elif isinstance(x, (list, tuple)) and is_traced(key) and (read := static_items.reader(x)) is not None:
+    elif isinstance(x, (list, tuple)) and is_traced(key) and (read := static_items.bounded(x, key)) is not None:
         return read(key)  # (Python numbers: `weights[i]`, an item of a loop that breaks on data)
     elif isinstance(x, Mapping) and _holds_traced(key):  # (a key found by identity would never match)
         raise TracerConversionError("a dict looked up with a traced value: which entry is only known when the "
@@ -479,9 +479,8 @@ def _traced_index(bounds):
 
 
 def for_stmt(iterable, body_fn, values, names, where=None, in_place=(), written=(), collected=None):
-    """`for x in iterable: body` over a static iterable (lists, tuples), or over a traced array's
-    first axis (or `enumerate`/`zip` of traced arrays) as a loop over its rows (rolled when long,
-    like `for_range`)."""
+    """`for x in iterable: body` over a static iterable (lists, tuples; of numbers rolled when long), or
+    over a traced array's first axis (or `enumerate`/`zip` of traced arrays) as `for_range` over rows."""
     if isinstance(iterable, Rows) or (is_traced(iterable) and iterable.ndim and iterable.known is None):
         rows = iterable  # each step reads the row as the array is then, as NumPy's iterator does
         if getattr(rows, "padded", False):
@@ -542,8 +541,9 @@ def first_index(sequence):
 
 
 def items(iterable):
-    """The items of a `for` loop's iterable, indexable (arrays index by their first axis)."""
-    return iterable if hasattr(iterable, "__getitem__") and hasattr(iterable, "__len__") else list(iterable)
+    """The items of a `for` loop's iterable, indexable (arrays by their first axis, numbers by a traced index)."""
+    found = iterable if hasattr(iterable, "__getitem__") and hasattr(iterable, "__len__") else list(iterable)
+    return static_items.Numbers(found) if isinstance(found, (list, tuple)) else found
 
 
 def length(sequence):

@@ -8,6 +8,7 @@ import numpy as np
 
 from solvent.core import trace
 from solvent.numpy.folding import as_known
+from solvent.numpy.values import is_traced
 from solvent.transforms.source.builtins import scalar_of
 
 _DTYPES = {int: np.int64, float: np.float64}
@@ -35,3 +36,31 @@ def reader(items):
         row = tuple(scalar_of(table[k], table.dtype, weak=True) for table in tables)
         return row if tuples else row[0]
     return read
+
+
+def bounded(items, key):
+    """`reader(items)` for a traced `key` whose range is known to lie inside them (a rolled loop's
+    index, or a Python int); Python's IndexError where it leaves them; None otherwise."""
+    form = getattr(key, "affine", None)
+    if form is None:
+        return None
+    first, last = form.bounds()
+    if not (0 <= first and last < len(items) or -len(items) <= first and last < 0):
+        raise IndexError(f"{type(items).__name__} index out of range (the loop's index reaches {first}..{last}, "
+                         f"of {len(items)} items)")
+    return reader(items)
+
+
+class Numbers:
+    """The items of a loop over a list or tuple (the list itself, which may grow), by their position:
+    by a traced position too, which the loop's test keeps in range, where they are numbers."""
+
+    def __init__(self, items):
+        self.items = items
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, k):
+        read = reader(self.items) if is_traced(k) else None
+        return read(k) if read is not None else self.items[k]

@@ -158,10 +158,17 @@ def written_at_the_top(x):
     return x * 2.0
 
 
-def test_a_global_array_written_outside_any_branch_is_an_error_and_kept():
-    with pytest.raises(solvent.UnsupportedError, match="writes into the NumPy array `TABLE`"):
-        solvent.jit(written_at_the_top)(np.ones(2))
+def counted_in_a_default(x, calls=np.zeros(1)):
+    calls[0] += 1.0  # (one array for every call: NumPy counts the calls)
+    return x + calls
+
+
+@pytest.mark.parametrize("fn, name", [(written_at_the_top, "TABLE"), (counted_in_a_default, "calls")])
+def test_a_global_or_default_array_written_outside_any_branch_is_an_error_and_kept(fn, name):
+    with pytest.raises(solvent.UnsupportedError, match=f"writes into the NumPy array `{name}`"):
+        solvent.jit(fn)(np.ones(2))
     np.testing.assert_array_equal(TABLE, [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(counted_in_a_default.__defaults__[0], [0.0])
 
 
 @pytest.mark.parametrize("fn, name", [(viewed, "c"), (bumped_by_a_helper, "c"), (held, "holder")])

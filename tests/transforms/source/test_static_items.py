@@ -75,7 +75,7 @@ def typed(x):
     for v in range(20):
         if type(v) is int and type(x) is np.ndarray:
             n += 1
-    return n, type(x[0]).__name__
+    return n, type(x[0]).__name__, type(x).__name__
 
 
 def bits(x):
@@ -91,3 +91,19 @@ def bits(x):
 def test_items_read_by_a_traced_index_or_in_python_as_numpy_runs_them(fn):
     for x in (np.array([0.5, -1.0, 2.0, 3.0]), np.array([2.0, 0.0, 0.0, 0.0])):
         check_like_numpy(fn, x)
+
+
+WEIGHTS = [3, 1, 4, 1, 5, 9, 2, 6]
+
+
+def past_the_end(x):
+    s = 0.0
+    for i in range(20):
+        s = s + x[i] * WEIGHTS[i + 1]  # (read by the rolled index: it was clamped)
+    return s
+
+
+@pytest.mark.filterwarnings("ignore:.*unrolled")
+def test_a_list_read_past_its_end_by_a_loop_index_raises_pythons_index_error():
+    with pytest.raises(IndexError):
+        solvent.jit(past_the_end)(np.ones(20))
