@@ -247,7 +247,7 @@ class _Inputs:
         tracer.host_array = isinstance(leaf, np.ndarray)
         tracer.memory = _memory(leaf)
         if isinstance(leaf, TracedArray):
-            tracer.stands_for = leaf
+            tracer.stands_for, tracer.weak = leaf, leaf.weak  # (an outlined helper's: a Python number stays one)
         return self._keep(tracer, leaf, path)
 
     def _keep(self, tracer: TracedArray, leaf, path) -> TracedArray:

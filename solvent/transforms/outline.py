@@ -38,7 +38,9 @@ def outlined(fn, key=None):
         if session is None or _closure_holds_traced(fn) or _holds_traced((args, kwargs), padded=True):
             return fn(*args, **kwargs)  # a slice of traced length has no parameter type: inlined, it keeps its mask
         cache = session.outlined
-        key = (identity, structure.signature_key((args, kwargs)))
+        leaves = structure.copy_structure((args, kwargs), lambda leaf, i: leaf).leaves
+        weak = tuple(getattr(leaf, "weak", False) for leaf in leaves)  # (Python numbers' stand-ins stay such)
+        key = (identity, structure.signature_key((args, kwargs)), weak)
         entry = cache.get(key)
         if entry is None:
             entry = cache[key] = _outline(session, fn, args, kwargs)

@@ -225,3 +225,18 @@ def test_a_helper_that_raises_inside_the_callers_try_is_caught_as_in_numpy():
     """Outlined, the helper's half-built function stayed in the module (an MLIR verification error:
     block with no terminator); the call now goes inline, where it raises again after its writes."""
     check_like_numpy(caught, np.ones(3), np.zeros(3))
+
+
+def doubled(a):
+    return a * 2
+
+
+def scaled_by_helpers(x):
+    return x * doubled(float(x[0])), doubled(float(x[1])), doubled(int(x[2])), doubled(x[0])
+
+
+def test_a_python_number_given_to_a_helper_stays_one():
+    """float(x[0]) given to an outlined helper came back np.float64, so float32 code got float64."""
+    x = np.array([1.5, 2.0, 3.0], np.float32)
+    check_like_numpy(scaled_by_helpers, x)
+    assert [type(v) for v in solvent.jit(scaled_by_helpers)(x)[1:]] == [float, int, np.float32]
