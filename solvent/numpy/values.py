@@ -220,9 +220,10 @@ def write_out(out, result: TracedArray, casting: str = "same_kind", where_from: 
             raise UnsupportedError("out= with several arrays")
         out = out[0]
     if isinstance(out, np.ndarray):
-        raise UnsupportedError("writing into a NumPy array that is not an argument of the compiled function: "
-                               "a global's, a closure's or an attribute's array (self.w) is a constant of the "
-                               "program; pass the array (or its object) as an argument to update it")
+        raise UnsupportedError("writing a traced value into a NumPy array on the host: a global's, a closure's or "
+                               "an attribute's array (self.w) is a constant of the program, so pass the array (or "
+                               "its object) as an argument to update it; one made from one (w = G.copy()) is made "
+                               "with NumPy on the host, so make it with np.array(G) or np.zeros(...) instead")
     if not is_traced(out):
         raise UnsupportedError("out= must be an array traced by solvent (an argument or a fresh array)")
     if not np.can_cast(result.dtype, out.dtype, casting):

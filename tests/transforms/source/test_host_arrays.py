@@ -175,3 +175,15 @@ def test_a_global_or_default_array_written_outside_any_branch_is_an_error_and_ke
 def test_a_view_or_a_callers_name_for_a_host_array_a_branch_changes_is_refused_by_name(fn, name):
     with pytest.raises(solvent.UnsupportedError, match=rf"`{name}` is \(or views, or holds\) a NumPy array made"):
         solvent.jit(fn)(np.array([1.0, 2.0]))
+
+
+def added_into_a_copy(x):
+    w = TABLE.copy()  # (NumPy's copy, on the host)
+    w += x
+    return w
+
+
+def test_a_traced_value_written_into_a_host_copy_says_how_to_make_it():
+    """The message called the copy a global's or an attribute's array."""
+    with pytest.raises(solvent.UnsupportedError, match=r"w = G.copy\(\).*np.array\(G\)"):
+        solvent.jit(added_into_a_copy)(np.ones(3))
