@@ -19,6 +19,10 @@ def probe_array(x) -> np.ndarray:
     return np.broadcast_to(np.array(1, dtype=x.dtype), (1,) * len(x.shape))
 
 
+#: NumPy's own ndarray class (while a trace runs, `np.ndarray` is solvent's stand-in: numpy.creation).
+NDARRAY = np.ndarray
+
+
 def is_traced(x) -> bool:
     return isinstance(x, TracedArray)
 

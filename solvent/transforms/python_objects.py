@@ -18,12 +18,12 @@ import numpy as np
 
 from solvent.core.traced import TracedArray
 from solvent.errors import ControlFlowError, EscapedValueError, UnsupportedError, is_users_file, user_location
+from solvent.numpy.values import NDARRAY
 
 #: How far the watch looks into nested containers, and how many objects (and items of one) at most.
 DEPTH, MOST = 4, 10_000
 
 _FUNCTIONS = (types.FunctionType, types.MethodType, functools.partial)
-_NDARRAY = np.ndarray  # (NumPy's own: while a trace runs, np.ndarray is solvent's stand-in)
 
 
 class _Watch:
@@ -88,7 +88,7 @@ class _Watch:
         self.seen.add(id(x))
         if contents is not None:
             self.saved.append((name, x, contents))
-        if type(x) is _NDARRAY:
+        if type(x) is NDARRAY:
             return
         items = x if contents is None else contents
         for item in itertools.islice(items.values() if isinstance(items, dict) else items, MOST):
@@ -212,7 +212,7 @@ def _carriable(v) -> bool:
 def _contents(x):
     """A copy of what a watched object holds (None for what is not watched): a NumPy array too (a
     global's, or one of strings; a traced body writing it would write it whatever the data)."""
-    if type(x) is _NDARRAY:
+    if type(x) is NDARRAY:
         return x.copy() if x.size <= MOST else None
     if isinstance(x, (list, set, bytearray, collections.deque)):
         return list(x)
@@ -228,7 +228,7 @@ def _contents(x):
 
 
 def _same(new, old) -> bool:
-    if type(old) is _NDARRAY:
+    if type(old) is NDARRAY:
         return new.dtype == old.dtype and new.shape == old.shape and new.tobytes() == old.tobytes()
     if isinstance(old, dict):
         return new.keys() == old.keys() and all(new[k] is old[k] for k in old)
@@ -236,7 +236,7 @@ def _same(new, old) -> bool:
 
 
 def _put(x, old) -> None:
-    if type(x) is _NDARRAY:
+    if type(x) is NDARRAY:
         x[...] = old
     elif isinstance(x, (list, bytearray)):
         x[:] = old
@@ -287,7 +287,7 @@ def keeping_no_traced_values(fn):
         names, written = [], []
         for name, x, old in watch.saved:
             new = _contents(x)
-            if not _same(new, old) and type(x) is _NDARRAY:
+            if not _same(new, old) and type(x) is NDARRAY:
                 _put(x, old)
                 written.append(name)
             elif not _same(new, old) and _holds_traced(new.values() if isinstance(new, dict) else new):

@@ -19,6 +19,7 @@ from solvent.errors import UnsupportedError, is_library_file, is_users_file, use
 from solvent.ir.context import context
 from solvent.ir.module import location
 from solvent.numpy.folding import as_known
+from solvent.numpy.values import NDARRAY
 
 
 def traced_first(fns, values, names) -> tuple:
@@ -58,7 +59,7 @@ def traced_first(fns, values, names) -> tuple:
 def _reaches(v, originals, depth: int = 3) -> bool:
     """Whether `v` is one of `originals`, views one, or holds one (in a list, tuple, dict, an object's
     attributes, a function's default arguments)."""
-    if type(v) is _NDARRAY:
+    if type(v) is NDARRAY:
         return any(v is original or np.may_share_memory(v, original) for original in originals)
     if isinstance(v, (list, tuple, set)):
         items = v
@@ -87,10 +88,7 @@ def _constant(v):
 
 
 def _changeable(v) -> bool:
-    return type(v) is _NDARRAY and v.dtype.kind in "biufc"
-
-
-_NDARRAY = np.ndarray  # (NumPy's own: while a trace runs, np.ndarray is solvent's stand-in)
+    return type(v) is NDARRAY and v.dtype.kind in "biufc"
 
 
 def _user_frames() -> list:

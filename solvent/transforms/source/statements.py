@@ -20,7 +20,7 @@ from solvent.core.traced import TracedArray, TracedScalar, users_hash
 from solvent.errors import TracerConversionError, UnsupportedError
 from solvent.numpy import folding
 from solvent.numpy.indexing import affine
-from solvent.numpy.values import holds_traced, value, wrap
+from solvent.numpy.values import NDARRAY, holds_traced, value, wrap
 from solvent.transforms import collected_lists, control_flow, python_objects, regions
 from solvent.transforms.source import entries, host_arrays, static_items
 from solvent.transforms.source.builtins import Rows, python_bool
@@ -32,13 +32,12 @@ __all__ = ["and_", "asserted", "contains", "first_index", "for_range", "for_stmt
            "subscript", "while_stmt"]
 
 slice_of = slice  # `a:b:c` in a key the rewrite passes to `subscript`
-_NDARRAY = np.ndarray  # NumPy's own class (tracing puts a stand-in at np.ndarray)
 
 
 def subscript(x, key):
     """`x[key]`; a NumPy array (a constant of the program), or a list of numbers, indexed with traced
     values is made a traced constant first, since NumPy's own indexing cannot take them (`TABLE[i]`)."""
-    if type(x) is _NDARRAY and _holds_traced(key):
+    if type(x) is NDARRAY and _holds_traced(key):
         x = folding.traced_constant(x)
     elif isinstance(x, (list, tuple)) and is_traced(key) and (read := static_items.bounded(x, key)) is not None:
         return read(key)  # (Python numbers: `weights[i]`, an item of a loop that breaks on data)
@@ -494,8 +493,9 @@ def for_stmt(iterable, body_fn, values, names, where=None, in_place=(), written=
     read = static_items.reader(items) if session and session.unroll is not None and \
         session.copies * len(items) > session.unroll else None  # (numbers: a long loop rolls, reading them)
     if read is not None:
-        return for_range((len(items),), lambda k, *v: body_fn(read(k) if is_traced(k) else items[k], *v), values,
-                         names, where, in_place, written, collected=collected)
+        numbers = static_items.Numbers(items, read)
+        return for_range((len(items),), lambda k, *v: body_fn(numbers[k], *v), values, names, where, in_place,
+                         written, collected=collected)
     emitted = len(session.blocks[-1].operations) if session is not None else 0
     values = _unrolled(items, body_fn, tuple(values), (session.copies if session is not None else 1) * len(items))
     if len(items) > STATIC_STEPS_WARNED and where and session and len(session.blocks[-1].operations) > emitted:

@@ -55,12 +55,12 @@ class Numbers:
     """The items of a loop over a list or tuple (the list itself, which may grow), by their position:
     by a traced position too, which the loop's test keeps in range, where they are numbers."""
 
-    def __init__(self, items):
-        self.items = items
+    def __init__(self, items, read=None):
+        self.items, self.read = items, read  # (`read`: tables made before a loop, which all its traces use)
 
     def __len__(self):
         return len(self.items)
 
     def __getitem__(self, k):
-        read = reader(self.items) if is_traced(k) else None
+        read = (self.read or reader(self.items)) if is_traced(k) else None
         return read(k) if read is not None else self.items[k]
