@@ -13,7 +13,7 @@ import types
 from enzyme_ad.jax import enzyme_call, optimization_passes
 from jaxlib.mlir import ir
 
-from solvent.passes import empty_values, loop_broadcasts, signless_carries, two_way_cases
+from solvent.passes import data_slices, empty_values, loop_broadcasts, signless_carries, two_way_cases
 from solvent.passes.diagnose import ENZYME_OPS, Undiagnosed, explained
 from solvent.ir.module import find_function, in_loop, parse, to_text
 
@@ -102,7 +102,10 @@ def _lowering_enzyme(stages: list[str]) -> list[str]:
 #:   function of that array: np.sqrt(x + 0j) gave nan + 0j at x = -4 (NumPy 2j), and so did log,
 #:   arcsin, arccos, arctanh and arccosh where the real function is undefined;
 #: - concat_insert_dim_reduce crashed the process (SIGSEGV) on a concatenate of reduces with two
-#:   results each: np.array([x[0].argmax(), x[1].argmax()]).
+#:   results each: np.array([x[0].argmax(), x[1].argmax()]);
+#: - mul_simplify, with add_simplify and add_const_prop, rewrote forever a loop writing at a wrapped
+#:   index (`for i in range(24): x[i - 1] = x[i] * 2` never compiled); benchmarks/kernels.py is as
+#:   fast without it (geomean 9.11x over NumPy against 8.96x with it, one run each).
 WRONG = ["convert_convert_float", "convert_convert_int", "transpose_fft", "concat_broadcast_slice",
          "while_op_induction_replacement", "compare_op_canon", "compare_ext", "abs_positive_simplify",
          "cse_reduce_transposed", "reduce_pad",
@@ -111,7 +114,8 @@ WRONG = ["convert_convert_float", "convert_convert_int", "transpose_fft", "conca
          "compare_negate_const_simplify", "binop_const_simplify",
          "compare_subtract_const_simplify", "select_known_predicate_operand", "pow_simplify",
          "power_multiply_to_power", "exponential_minus_one_fuse", "slice_pad",
-         "while_elementwise_reduction_to_reduce", "elementwise_complex_simplify", "concat_insert_dim_reduce"]
+         "while_elementwise_reduction_to_reduce", "elementwise_complex_simplify", "concat_insert_dim_reduce",
+         "mul_simplify"]
 
 
 #: Enzyme-HLO patterns valid only without NaN or infinities (used under no_nan=True): negated
@@ -160,7 +164,8 @@ LOOP_INPUT_READS = "remove_loop_carried_dependencies_from_while_load_operations"
 #: Patterns that have emitted invalid IR for a valid module together with others, so a pipeline
 #: that fails runs again without them (enzyme-ad 0.0.16: with select_op_canon, on a CSR product
 #: whose row bounds come from data, "number of output elements (1600) doesn't match expected
-#: number of elements (20)").
+#: number of elements (20)"); and that gather slices wrongly, so a module whose loops slice where
+#: data says runs without them from the first (`data_slices`).
 FRAGILE = ("greedy_while_loop_batch_fission",)
 
 
@@ -312,8 +317,10 @@ def run(module_text: str, level: str, no_nan: bool = False) -> str:
         module_text = signless_carries.signless(callees_first(module_text))
     else:  # (a module Enzyme differentiates or batches keeps the cases `transforms.equivalents` made)
         module_text = two_way_cases.as_ifs(module_text)
-    names = [op.sym_name.value for op in parse(module_text).body.operations]
-    without = ()
+    parsed = parse(module_text)
+    names = [op.sym_name.value for op in parsed.body.operations]
+    without = FRAGILE if data_slices.sliced_by_data(parsed) else ()
+    passes = passes_for(module_text, level, no_nan, without)
     try:
         name, module = _run(names, module_text, passes, level)
     except Undiagnosed:

@@ -1,5 +1,7 @@
 """Every optimize level produces a module XLA compiles, and the result matches NumPy."""
 
+import os
+import re
 import subprocess
 import sys
 
@@ -401,3 +403,27 @@ def test_rewrites_keep_numpys_values_where_xla_alone_does(kind, data):
         by_xla = np.asarray(jax.jit(jax_fn)(a, b))
     wrong = ~_close(solvent.jit(fn)(a, b), want) & _close(by_xla, want)
     assert not wrong.any(), f"{expression} at a={a[wrong][:3]}, b={b[wrong][:3]}"
+
+
+SHIFTED_WRITES = """
+import numpy as np
+import solvent
+
+def shifted(x):
+    for i in range(24):  # rolled: i - 1 wraps to the end at i = 0
+        x[i - 1] = x[i] * 2
+    return x
+
+x = np.arange(24.0)
+np.testing.assert_array_equal(solvent.jit(shifted)(x.copy()), shifted(x.copy()))
+"""
+
+
+def test_a_write_at_a_wrapped_index_in_a_loop_compiles(tmp_path):
+    # found by a survey: mul_simplify, add_simplify and add_const_prop rewrote this loop forever
+    assert not re.search(r"[;=]mul_simplify<", passes.pipeline("all"))
+    program = tmp_path / "shifted.py"  # (a file, so that solvent reads the source and rolls the loop)
+    program.write_text(SHIFTED_WRITES)
+    done = subprocess.run([sys.executable, str(program)], timeout=240, capture_output=True, text=True,
+                          env={**os.environ, "SOLVENT_CACHE_DIR": ""})
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -1,0 +1,55 @@
+"""Loops that slice an array where data says, at a fixed offset in another dimension
+(`m[idx[i], 1:3]`, a wrapped `m[i - 1, 2]`), which enzyme-ad 0.0.16's
+`greedy_while_loop_batch_fission` gets wrong: it gathers the slices of every iteration at once
+but drops the fixed offsets, so `m[idx[i], 2]` read column 0. `pipelines.run` leaves the pattern
+out for a module holding such a loop."""
+
+from __future__ import annotations
+
+from jaxlib.mlir import ir
+
+from solvent.ir.module import ancestors, constant_integer, defining_op
+from solvent.passes.reads_after_writes import _affine, _counters
+
+
+def sliced_by_data(module: ir.Module) -> bool:
+    """Whether a loop of `module` takes a dynamic slice at a start that changes with its iterations
+    other than as an affine function of its counters, beside a fixed start other than 0 in another
+    dimension (or a slice of the block at such an offset)."""
+    found = []
+
+    def visit(op):
+        if op.name == "stablehlo.dynamic_slice" and len(op.operands) > 2:
+            loop = next((parent for parent in ancestors(op) if parent.name == "stablehlo.while"), None)
+            kinds = [_kind(start, loop) for start in op.operands[1:]] if loop is not None else []
+            sliced = any(user.name == "stablehlo.slice" and any(_starts(user)) for user in _users(op))
+            if "data" in kinds and ("fixed" in kinds or sliced):
+                found.append(op)
+        return ir.WalkResult.ADVANCE
+    module.operation.walk(visit)
+    return bool(found)
+
+
+def _kind(start, loop) -> str:
+    """"zero", "fixed" (the same at every iteration), "affine" (in the loop's counters) or "data"."""
+    if _fixed(start, loop):
+        return "zero" if defining_op(start) is not None and constant_integer(start) == 0 else "fixed"
+    return "data" if _affine(start, loop.regions[1].blocks[0], _counters(loop)) is None else "affine"
+
+
+def _fixed(value, loop, depth: int = 8) -> bool:
+    """Whether `value` is made outside `loop`, or inside it from such values only (`c[0]` of an
+    array the loop does not carry)."""
+    op = defining_op(value)
+    owner = (op if op is not None else ir.BlockArgument(value).owner.owner).operation
+    if owner != loop.operation and loop.operation not in [parent.operation for parent in ancestors(owner)]:
+        return True
+    return op is not None and depth > 0 and not op.regions and all(_fixed(x, loop, depth - 1) for x in op.operands)
+
+
+def _users(op):
+    return [use.owner for use in op.results[0].uses]
+
+
+def _starts(op) -> list[int]:
+    return list(ir.DenseI64ArrayAttr(op.attributes["start_indices"]))
