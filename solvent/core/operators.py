@@ -17,8 +17,18 @@ COMPARISONS = {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.gr
 UNARY = {"neg": np.negative, "pos": np.positive, "abs": np.absolute, "invert": np.invert}
 
 
+def _python(result, *operands):
+    """Python's arithmetic on Python numbers (a loop's index, `int(x)`: weak scalars) gives Python
+    numbers; NumPy's functions of them give NumPy's (`np.sqrt(float(x))` is an np.float64)."""
+    if any(getattr(x, "weak", False) for x in operands) and \
+            all(getattr(x, "weak", False) or type(x) in (bool, int, float, complex) for x in operands):
+        for r in result if isinstance(result, tuple) else (result,):
+            r.weak = True
+    return result
+
+
 def _forward(ufunc):
-    return lambda self, other: ufunc(self, other)
+    return lambda self, other: _python(ufunc(self, other), self, other)
 
 
 def _power(self, other):
@@ -30,11 +40,11 @@ def _power(self, other):
         result = np.power(self.astype(np.float64), other)
         result.weak = True
         return result
-    return np.power(self, other)
+    return _python(np.power(self, other), self, other)
 
 
 def _reflected(ufunc):
-    return lambda self, other: ufunc(other, self)
+    return lambda self, other: _python(ufunc(other, self), self, other)
 
 
 def _inplace(ufunc):
@@ -50,8 +60,8 @@ def install(cls) -> None:
     for name, ufunc in COMPARISONS.items():
         setattr(cls, f"__{name}__", _forward(ufunc))
     for name, ufunc in UNARY.items():
-        setattr(cls, f"__{name}__", lambda self, ufunc=ufunc: ufunc(self))
+        setattr(cls, f"__{name}__", lambda self, ufunc=ufunc: _python(ufunc(self), self))
     cls.__pow__ = _power
-    cls.__divmod__ = lambda self, other: np.divmod(self, other)
-    cls.__rdivmod__ = lambda self, other: np.divmod(other, self)
+    cls.__divmod__ = lambda self, other: _python(np.divmod(self, other), self, other)
+    cls.__rdivmod__ = lambda self, other: _python(np.divmod(other, self), self, other)
     cls.__hash__ = lambda self: id(self)

@@ -30,6 +30,7 @@ class TracedArray:
 
     __array_priority__ = 1000  # win NumPy's operator dispatch against ndarray
     affine = None  # for an integer known to be scale * i + offset of a rolled loop's index (numpy.indexing.affine)
+    interval = None  # (low, high) of an integer computed from such indices (numpy.indexing.affine)
     weak = False   # a rolled loop's index, a Python int in NumPy's loop: promotes as one (NEP 50)
     padded = False  # a slice with traced bounds, zero past its valid part (numpy.indexing.traced_bounds)
     argument = False  # one of the program's inputs (its shape is the caller's)
@@ -252,6 +253,12 @@ class TracedScalar(TracedArray):
 
     def __round__(self, ndigits=None):
         return dispatch.BUILTINS[round](self, ndigits)
+
+    def __mul__(self, other):  # `[0] * n`: Python repeats the sequence by n.__index__, as for NumPy's ints
+        return NotImplemented if isinstance(other, (list, tuple, str, bytes)) else TracedArray.__mul__(self, other)
+
+    def __rmul__(self, other):
+        return NotImplemented if isinstance(other, (list, tuple, str, bytes)) else TracedArray.__rmul__(self, other)
 
 
 class ScalarOrArray(TracedArray):

@@ -78,7 +78,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     total = np.sum(a, axis=axis, dtype=work, keepdims=keepdims, where=where)
     result = np.true_divide(total, _count(a, axis, where, keepdims))
     result = wrap(ew.convert(value(result), result_dtype), scalar=shape(result) == ())
-    return write_out(out, result) if out is not None else result
+    return write_out(out, result, "unsafe") if out is not None else result
 
 
 @implements(np.var)
@@ -98,7 +98,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     total = np.sum(squared, axis=axis, dtype=result_dtype, keepdims=keepdims, where=where)
     result = np.true_divide(total, np.maximum(np.subtract(_count(a, axis, where, keepdims), ddof), 0))
     result = wrap(ew.convert(value(result), result_dtype), scalar=shape(result) == ())
-    return write_out(out, result) if out is not None else result
+    return write_out(out, result, "unsafe") if out is not None else result
 
 
 @implements(np.std)
@@ -138,7 +138,7 @@ def _arg_extremum(direction):
 
         _, index = reduce_op([v, indices], inits, [axis], body)
         result = reshape(wrap(index), kept_shape) if keepdims else wrap(index)
-        return write_out(out, result) if out is not None else result
+        return write_out(out, result, "unsafe") if out is not None else result
     return apply
 
 
@@ -209,7 +209,7 @@ def _cumulative_api(ufunc):
         if include_initial:
             first = full(ufunc.identity, [1 if i == axis else n for i, n in enumerate(shape(x))], result.dtype)
             result = wrap(concatenate([first, value(result)], axis), scalar=False)
-        return write_out(out, result) if out is not None else result
+        return write_out(out, result, "unsafe") if out is not None else result
     return apply
 
 
@@ -293,7 +293,7 @@ def _divided(total, count, out=None):
     """total / count in total's dtype (NumPy's _divide_by_count); NaN where count <= 0."""
     quotient = np.where(np.greater(count, 0), np.true_divide(total, count), np.nan)
     result = wrap(ew.convert(value(quotient), total.dtype), scalar=shape(total) == ())
-    return write_out(out, result) if out is not None else result
+    return write_out(out, result, "unsafe") if out is not None else result
 
 
 @implements(np.nanvar)

@@ -35,8 +35,10 @@ def outlined(fn, key=None):
     @functools.wraps(fn)
     def call(*args, **kwargs):
         session = trace.current()
-        if session is None or _closure_holds_traced(fn) or _holds_traced((args, kwargs), padded=True):
+        if session is None or _closure_holds_traced(fn) or _holds_traced((args, kwargs), padded=True) or \
+                _holds_traced((args, kwargs), iterator=True):
             return fn(*args, **kwargs)  # a slice of traced length has no parameter type: inlined, it keeps its mask
+            # (and an iterator gives each call other items)
         cache = session.outlined
         leaves = structure.copy_structure((args, kwargs), lambda leaf, i: leaf).leaves
         weak = tuple(getattr(leaf, "weak", False) for leaf in leaves)  # (Python numbers' stand-ins stay such)
@@ -55,12 +57,12 @@ def _closure_holds_traced(fn) -> bool:
     return _holds_traced(fn, depth=1)
 
 
-def _holds_traced(obj, depth: int = 4, padded: bool = False) -> bool:
+def _holds_traced(obj, depth: int = 4, padded: bool = False, iterator: bool = False) -> bool:
     """Whether a value the function returns as a Python object (a closure, a partial, an object)
-    reaches a traced array (`padded`: one of traced length) through its closure, arguments or
-    attributes, `depth` steps down."""
+    reaches a traced array (`padded`: one of traced length; `iterator`: an iterator instead) through
+    its closure, arguments or attributes, `depth` steps down."""
     if isinstance(obj, TracedArray):
-        return obj.padded or not padded
+        return not iterator and (obj.padded or not padded)
     if depth == 0 or obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, type)):
         return False
     if hasattr(obj, "__next__"):  # a generator or iterator runs its code later, in the caller
@@ -80,7 +82,7 @@ def _holds_traced(obj, depth: int = 4, padded: bool = False) -> bool:
         parts = list(obj.values())
     else:
         parts = list(getattr(obj, "__dict__", {}).values())
-    return any(_holds_traced(part, depth - 1, padded) for part in parts)
+    return any(_holds_traced(part, depth - 1, padded, iterator) for part in parts)
 
 
 def _statics(node):
@@ -105,6 +107,8 @@ def _outline(session, fn, args, kwargs):
     try:
         with python_objects.unchanged(fn, None) as changed:  # (put back: the call inlined makes the changes)
             built = build_function(session.module, getattr(fn, "__name__", "fn"), fn, (args, kwargs), within=session)
+    except python_objects.LostIterator:
+        raise
     except Exception:  # (inlined, the call raises again, its changes made as NumPy's run makes them)
         return _INLINE
     arguments = set(map(id, built.copied.tracers))

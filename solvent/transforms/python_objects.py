@@ -7,6 +7,7 @@ that a loop can carry them (`source.statements`)."""
 from __future__ import annotations
 
 import collections
+import collections.abc
 import contextlib
 import dis
 import functools
@@ -17,7 +18,8 @@ import types
 import numpy as np
 
 from solvent.core.traced import TracedArray
-from solvent.errors import ControlFlowError, EscapedValueError, UnsupportedError, is_users_file, user_location
+from solvent.errors import (ControlFlowError, EscapedValueError, SolventError, UnsupportedError, is_users_file,
+                            user_location)
 from solvent.numpy.values import NDARRAY
 
 #: How far the watch looks into nested containers, and how many objects (and items of one) at most.
@@ -35,6 +37,7 @@ class _Watch:
         self.saved: list[tuple[str, object, object]] = []   # (name, object, its contents)
         self.bound: list[tuple[str, object, object]] = []   # (name, a cell or globals dict, its value there)
         self.seen: set[int] = set()
+        self.lost: list[str] = []                             # iterators changed that cannot be put back
         self.where: tuple[str, int] | None = None            # where the user's first function met starts
         self._function(fn, DEPTH)
 
@@ -88,7 +91,7 @@ class _Watch:
         self.seen.add(id(x))
         if contents is not None:
             self.saved.append((name, x, contents))
-        if type(x) is NDARRAY:
+        if type(x) is NDARRAY or isinstance(contents, _Position):
             return
         items = x if contents is None else contents
         for item in itertools.islice(items.values() if isinstance(items, dict) else items, MOST):
@@ -109,6 +112,8 @@ class _Watch:
                 continue
             names.append(name)
             _put(x, old)
+            if isinstance(old, _Position) and not _same(_contents(x), old):
+                self.lost.append(name)
             if slots is None:
                 continue
             if isinstance(old, dict) and new.keys() == old.keys() and all(
@@ -220,6 +225,10 @@ def _contents(x):
         return dict(x)
     if isinstance(x, (type, types.ModuleType)):
         return None
+    if _is_iterator(x):
+        with contextlib.suppress(TypeError, AttributeError):  # (one that cannot be pickled is not watched)
+            return _Position(x)
+        return None
     attributes = getattr(x, "__dict__", None)
     module = sys.modules.get(type(x).__module__)
     if not isinstance(attributes, dict) or not is_users_file(getattr(module, "__file__", None)):
@@ -227,7 +236,44 @@ def _contents(x):
     return dict(attributes)
 
 
+class _Position:
+    """Where an iterator stands: its `__reduce__`, with those of the iterators it draws from (a list's
+    or a range's iterator is put back by `__setstate__`), or the instruction a generator stopped at."""
+
+    def __init__(self, x, depth=DEPTH):
+        if isinstance(x, types.GeneratorType):
+            self.state = ("generator", x.gi_frame.f_lasti if x.gi_frame is not None else None)
+            return
+        reduced = x.__reduce__()
+        self.state = (reduced[0], tuple(_Position(a, depth - 1) if depth and _is_iterator(a) else a
+                                        for a in reduced[1]), *reduced[2:3])
+
+    def __eq__(self, other):
+        return _equal(self.state, other.state)
+
+    def put(self, x) -> None:
+        """Where it can: the iterator `x` back at this position."""
+        if len(self.state) == 3 and hasattr(x, "__setstate__"):
+            x.__setstate__(self.state[2])
+        if self.state[0] != "generator":
+            for inner, position in zip(x.__reduce__()[1], self.state[1]):
+                if isinstance(position, _Position):
+                    position.put(inner)
+
+
+def _is_iterator(x) -> bool:
+    return isinstance(x, collections.abc.Iterator) and not isinstance(x, (str, bytes))
+
+
+def _equal(a, b) -> bool:
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_equal(u, v) for u, v in zip(a, b))
+    return a is b or isinstance(a, (_Position, int, range, type(None))) and type(a) is type(b) and a == b
+
+
 def _same(new, old) -> bool:
+    if isinstance(old, _Position):
+        return old == new
     if type(old) is NDARRAY:
         return new.dtype == old.dtype and new.shape == old.shape and new.tobytes() == old.tobytes()
     if isinstance(old, dict):
@@ -236,7 +282,9 @@ def _same(new, old) -> bool:
 
 
 def _put(x, old) -> None:
-    if type(x) is NDARRAY:
+    if isinstance(old, _Position):
+        old.put(x)
+    elif type(x) is NDARRAY:
         x[...] = old
     elif isinstance(x, (list, bytearray)):
         x[:] = old
@@ -264,10 +312,16 @@ def unchanged(fn, what: str | None):
     finally:
         changed, slots = watch.put_back()
         names += changed
+    if watch.lost:
+        raise LostIterator(
+            f"{what or 'a body solvent traces apart'} advances the iterator `{watch.lost[0]}` (with next(), or a loop over it), which solvent "
+            "traces once whatever the data and cannot put back; read its items into a list before it "
+            "(items = list(...)) and index that", watch.where or user_location())
     if names and what is not None:
         listed = ", ".join(f"`{n}`" for n in names)
         raise ObjectsChanged(
-            f"{what} changes the Python object {listed} (appends to it, or sets an item or attribute): "
+            f"{what} changes the Python object {listed} (appends to it, sets an item or attribute, or advances "
+            "it): "
             "solvent traces such a body once, whatever the data, so the change would not follow the data; "
             "count or collect in arrays or in names the body assigns instead", watch.where or user_location(),
             slots=slots)
@@ -290,7 +344,8 @@ def keeping_no_traced_values(fn):
             if not _same(new, old) and type(x) is NDARRAY:
                 _put(x, old)
                 written.append(name)
-            elif not _same(new, old) and _holds_traced(new.values() if isinstance(new, dict) else new):
+            elif not _same(new, old) and not isinstance(old, _Position) and _holds_traced(
+                    new.values() if isinstance(new, dict) else new):
                 _put(x, old)
                 names.append(name)
         for name, holder, old in watch.bound:
@@ -317,6 +372,11 @@ def _holds_traced(items, depth: int = 3) -> bool:
                 v.values() if isinstance(v, dict) else v, depth - 1):
             return True
     return False
+
+
+class LostIterator(SolventError):
+    """A traced body advanced an iterator that cannot be rewound (a generator): not an error that
+    unrolling the loop could mend, since the trace has taken its items."""
 
 
 class ObjectsChanged(ControlFlowError):

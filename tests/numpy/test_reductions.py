@@ -327,3 +327,19 @@ def test_half_sums_round_as_numpy_does():
                                    np.sin(a).sum(axis=1), np.mean(np.sin(a)), x.sum(),
                                    x.reshape(10, 100).sum(axis=0), x.reshape(10, 100).sum(axis=1)),
                      flags, halves, rtol=0, atol=0)
+
+
+def reduced_into_integers(a, sums, runs, means):
+    np.sum(a, axis=0, out=sums[0])
+    np.max(a, axis=0, out=sums[1])
+    np.add.reduce(a, axis=0, out=sums[2])
+    np.cumsum(a, axis=0, out=runs)
+    np.mean(a, axis=0, out=means)
+    return sums, runs, means
+
+
+def test_reductions_cast_into_an_integer_out_as_numpy_does():
+    """NumPy casts a reduction's result into `out=` unsafely: it raised a casting TypeError."""
+    a = np.arange(6.0).reshape(2, 3) + 0.5
+    check_like_numpy(reduced_into_integers, a, np.zeros((3, 3), np.int64), np.zeros((2, 3), np.int32),
+                     np.zeros(3, np.int64))

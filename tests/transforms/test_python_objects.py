@@ -224,12 +224,23 @@ def accumulated(x):
     return [(y := y + x[i]) for i in range(20)], y
 
 
+def bumped(x):
+    x[0] += 1.0
+    return x[0]
+
+
+def bumped_in_a_comprehension(x):
+    return [bumped(x) for _ in range(3)], [bumped(x[i:]) for i in range(20)]
+
+
 def test_a_rolled_comprehension_keeps_pythons_index_error_and_walrus():
     """Rolled, x[i] past the end would be clamped: the last item is traced first, raising NumPy's
-    IndexError; a `:=` in the element binds the function's name, so it stays Python's comprehension."""
+    IndexError; a `:=` in the element binds the function's name, so it stays Python's comprehension.
+    That trace of the last item made its writes once more (`[step(x) for _ in range(3)]` stepped 4 times)."""
     with pytest.raises(IndexError, match="out of bounds"):
         solvent.jit(out_of_range)(np.arange(18.0))
     check_like_numpy(accumulated, np.arange(20.0))
+    check_like_numpy(bumped_in_a_comprehension, np.zeros(20))
 
 
 def moving_average(x):
@@ -316,11 +327,20 @@ def bumped_by_and(x):
     return x * c.n
 
 
+def drawn_in_a_branch(x):
+    items = iter([2.0, 3.0])
+    s = 0.0
+    if x[0] > 0:
+        s = next(items)  # (an iterator was not watched: NumPy's 2 + 3 or 0 + 2, solvent's 0 + 3 for the second)
+    return x * (s + next(items))
+
+
 @pytest.mark.parametrize("fn, name, statement", [(logged_in_a_branch, "log", "log.append"),
                                                  (steps_of_a_while, "steps", "steps.append"),
                                                  (queued_in_a_branch, "queue", "queue.append"),
                                                  (extended_in_a_branch, "out", "out +="),
-                                                 (bumped_by_and, "c", "def bump")])
+                                                 (bumped_by_and, "c", "def bump"),
+                                                 (drawn_in_a_branch, "items", "next(items)")])
 @pytest.mark.parametrize("sign", [1.0, -1.0])
 def test_a_traced_branch_or_loop_changing_a_python_object_is_an_error(fn, name, statement, sign):
     x = sign * np.arange(1.0, 11.0)
@@ -331,6 +351,56 @@ def test_a_traced_branch_or_loop_changing_a_python_object_is_an_error(fn, name, 
     line = start + next(k for k, text in enumerate(source) if statement in text)
     assert f"test_python_objects.py:{line}" in str(error.value)  # the body's first line
     np.testing.assert_array_equal(x, before)
+
+
+def drawn_in_a_rolled_loop(x):
+    weights = iter(range(1, 100))
+    s = 0.0
+    for i in range(20):
+        s += x[i % 3] * next(weights)  # (the trace of the rolled body drew one item for every step)
+    return s
+
+
+def generated_in_a_rolled_loop(x):
+    weights = (k * k for k in range(100))
+    s = 0.0
+    for i in range(20):
+        s += x[i % 3] * next(weights)
+    return s
+
+
+def test_an_iterator_advanced_by_a_rolled_loop_unrolls_or_is_an_error():
+    """A list's or range's iterator is put back after the trace (the loop then unrolls, drawing as
+    NumPy's run does); a generator cannot be, and is an error that says to make it a list."""
+    x = np.array([1.0, -2.0, 0.5])
+    with pytest.warns(UserWarning, match="unrolled.*changes the Python object `weights`"):
+        check_like_numpy(drawn_in_a_rolled_loop, x)
+    with pytest.raises(solvent.SolventError, match="advances the iterator `weights`.*list"):
+        solvent.jit(generated_in_a_rolled_loop)(x)
+
+
+def helper_drawing(x, items):
+    return x * next(items)
+
+
+def drawn_by_a_helper(x):
+    items = (v for v in [1.0, 2.0, 3.0])
+    return helper_drawing(x, items) + 10 * helper_drawing(x, items)
+
+
+def merged_in_a_branch(x):
+    d = {"a": x[0], "b": 1.0}
+    if x[1] > 0:
+        d |= {"a": x[1]}  # (in place: the name's dict was read back as the trace left it, put back)
+    return d["a"] * d["b"]
+
+
+def test_helpers_drawing_from_an_iterator_and_dicts_merged_in_place_follow_numpy():
+    """A helper given an iterator was traced once and called again, its item a constant: 11x
+    where NumPy gives 21x."""
+    check_like_numpy(drawn_by_a_helper, np.array([1.0, 2.0]))
+    for sign in (1.0, -1.0):
+        check_like_numpy(merged_in_a_branch, sign * np.array([1.0, 2.0]))
 
 
 class Ball:

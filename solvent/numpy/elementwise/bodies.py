@@ -535,19 +535,26 @@ def bitwise_count(x):
 
 
 def frexp(x):
-    """(mantissa in [0.5, 1), exponent) from the bits; zero, inf and NaN come back as (x, 0)."""
+    """(mantissa in [0.5, 1), exponent) from the bits, a subnormal's shifted up by its leading zeros
+    in integers (XLA's CPU flushes subnormal floats to zero in arithmetic); zero, inf and NaN come
+    back as (x, 0)."""
     info, bits = np.finfo(dtype_of(x)), int_like(dtype_of(x))
     bias, width = info.maxexp - 2, info.nmant
-    tiny = ew.compare("LT", ew.unary("abs", x), const(x, info.smallest_normal))
-    scaled = ew.select(tiny, ew.binary("multiply", x, const(x, 2.0 ** (width + 1))), x)  # subnormals
-    raw = bitcast(scaled, bits)
-    field = ew.binary("and", ew.binary("shift_right_logical", raw, const(raw, width)),
-                      const(raw, (1 << (info.nexp)) - 1))
-    exponent = ew.binary("subtract", field, ew.select(tiny, const(raw, bias + width + 1), const(raw, bias)))
+    raw = bitcast(x, bits)
+    sign = const(raw, np.iinfo(bits).min)
+    magnitude = ew.binary("and", raw, ew.unary("not", sign))
+    field = ew.binary("shift_right_logical", magnitude, const(raw, width))
+    tiny = ew.compare("EQ", field, const(raw, 0))
+    shift = ew.select(tiny, ew.binary("subtract", ew.unary("count_leading_zeros", magnitude), const(raw, info.nexp)),
+                      const(raw, 0))
+    normal = ew.binary("shift_left", magnitude, shift)  # (a subnormal's leading bit where a normal's is)
+    exponent = ew.binary("subtract", ew.binary("shift_right_logical", normal, const(raw, width)),
+                         ew.binary("add", shift, const(raw, bias)))
     exponent_mask = ((1 << info.nexp) - 1) << width
-    mantissa = bitcast(ew.binary("or", ew.binary("and", raw, const(raw, ~exponent_mask)),
-                                 const(raw, bias << width)), dtype_of(x))
-    special = ew.binary("or", ew.compare("EQ", x, const(x, 0)), ew.unary("not", isfinite(x)))
+    mantissa = bitcast(ew.binary("or", ew.binary("and", ew.binary("or", normal, ew.binary("and", raw, sign)),
+                                                 const(raw, ~exponent_mask)), const(raw, bias << width)), dtype_of(x))
+    special = ew.binary("or", ew.compare("EQ", magnitude, const(raw, 0)),
+                        ew.compare("EQ", field, const(raw, (1 << info.nexp) - 1)))
     return ew.select(special, x, mantissa), ew.select(special, const(raw, 0), exponent)
 
 

@@ -14,7 +14,7 @@ from solvent.numpy import folding
 from solvent.numpy.elementwise import bodies as m, trigonometric as trig
 from solvent.numpy.indexing import affine
 from solvent.numpy.registry import implements
-from solvent.numpy.values import (broadcast_value, dtype_key, full, is_python_scalar, is_traced,
+from solvent.numpy.values import (broadcast_value, dtype_key, full, is_traced,
                                   normalize_axis, normalize_axes, probe_array, shape, value, wrap, write_out)
 from solvent.ops import elementwise as ew, scan
 from solvent.ops.base import dtype_of, one, shape_of
@@ -84,7 +84,7 @@ def apply(ufunc, operands, dtype=None) -> list:
     beyond = _beyond_range(ufunc, operands)
     if beyond is not None:
         return [full(beyond, out_shape, np.bool_)]
-    in_dtypes, out_dtypes = loop_dtypes(ufunc, operands, dtype)
+    in_dtypes, out_dtypes = loop_dtypes(ufunc, operands, dtype if dtype is not None else _python_power(ufunc, operands))
     _check_static_exponent(ufunc, operands, in_dtypes)
     values = [value(x, d, out_shape) for x, d in zip(operands, in_dtypes)]
     results = body(*values)
@@ -99,6 +99,21 @@ def _check_static_exponent(ufunc, operands, in_dtypes):
         return
     if np.any(np.asarray(operands[1]) < 0):
         raise ValueError("Integers to negative integer powers are not allowed.")
+
+
+def _python_power(ufunc, operands):
+    """Python's int ** int is a float where the exponent is negative: float64 for a traced exponent
+    known to be negative (`2 ** -k` of a rolled loop's index), int64 for one known not to be; an
+    error where its sign is not known while tracing."""
+    if ufunc is not np.power or not is_traced(operands[1]) or any(dtype_key(x) is not int for x in operands):
+        return None
+    span = affine.interval(operands[1])
+    if span is not None and (span[0] >= 0 or span[1] < 0):
+        return None if span[0] >= 0 else np.float64
+    raise UnsupportedError(
+        "`n ** k` of Python ints with a traced k that may be negative: Python gives an int where k >= 0 and a "
+        "float where k < 0, and the compiled program must know which while tracing; write a float base "
+        "(2.0 ** k) for a float, or a NumPy integer (np.int64(2) ** k) for NumPy's integer power")
 
 
 COMPARISONS = {np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal}
@@ -127,12 +142,8 @@ def call(ufunc, *operands, out=None, dtype=None, where=True, casting="same_kind"
         raise ValueError(f"The 'out' tuple must have exactly {ufunc.nout} entries: one per ufunc output")
     results = [_store(ufunc, wrap(v), target, where, casting)
                for v, target in zip(apply(ufunc, operands, dtype), outs)]
-    if out is None and any(getattr(x, "affine", None) is not None for x in operands):
+    if out is None and any(getattr(x, "affine", None) or getattr(x, "interval", None) for x in operands):
         affine.propagate(ufunc, operands, results[0])  # loop index arithmetic, for static-length slices
-    if out is None and any(getattr(x, "weak", False) for x in operands) and \
-            all(getattr(x, "weak", False) or is_python_scalar(x) for x in operands):
-        for result in results:  # Python ints in NumPy's loop: their arithmetic (divmod too) stays Python's
-            result.weak = True
     return tuple(results) if ufunc.nout > 1 else results[0]
 
 
@@ -185,7 +196,7 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=n
     if keepdims:
         v = one("stablehlo.reshape", [v], [1 if i in axes else n for i, n in enumerate(x.shape)], out_dtype)
     result = wrap(v)
-    return write_out(out, result) if out is not None else result
+    return write_out(out, result, "unsafe") if out is not None else result
 
 
 def identity_of(ufunc, dtype):
@@ -217,10 +228,10 @@ def accumulate(ufunc, array, axis=0, dtype=None, out=None):
     out_dtype = ufunc.accumulate(probe_array(x), axis=axis, dtype=dtype).dtype
     if 0 in x.shape:
         result = wrap(full(0, x.shape, out_dtype), scalar=False)
-        return write_out(out, result) if out is not None else result
+        return write_out(out, result, "unsafe") if out is not None else result
     v = scan.inclusive(value(x, out_dtype), axis, TABLE[ufunc], full(identity_of(ufunc, out_dtype), (), out_dtype))
     result = wrap(v, scalar=False)
-    return write_out(out, result) if out is not None else result
+    return write_out(out, result, "unsafe") if out is not None else result
 
 
 def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
@@ -246,7 +257,7 @@ def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
         piece = wrap(slice_op(v, lo, hi, [1] * x.ndim), scalar=False)
         pieces.append(reduce(ufunc, piece, axis, out_dtype, keepdims=True).value)
     result = wrap(concatenate(pieces, axis), scalar=False)
-    return write_out(out, result) if out is not None else result
+    return write_out(out, result, "unsafe") if out is not None else result
 
 
 def outer(ufunc, a, b, **kwargs):

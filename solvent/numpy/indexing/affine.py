@@ -2,8 +2,10 @@
 static range, so that `a[i:i + k]` is a slice of static length `k` (a dynamic slice of the
 array, updated in place), not a slice of traced length.
 
-A rolled `for i in range(...)` marks its index; `+`, `-` and `*` with Python integers carry
-the form along; anything else forgets it.
+A rolled `for i in range(...)` marks its index; `+`, `-` and `*` with Python integers, and
+negation, carry the form along; anything else forgets it. Integer arithmetic on such forms (of
+several loops' indices, `i + j`, `k % 2`) keeps the interval its values lie in, which decides what
+Python's `n ** k` gives (an int, or a float where k < 0).
 """
 
 from __future__ import annotations
@@ -39,11 +41,13 @@ def mark_loop_index(index, start, stop, step: int) -> None:
             return
         low, high = min(values[0], values[-1]), max(values[0], values[-1])
     else:
-        first, last = _form(start), _form(stop)
+        first, last = interval(start), interval(stop)
         if first is None or last is None:
             return
-        low, high = ((first.bounds()[0], last.bounds()[1] - 1) if step > 0 else
-                     (last.bounds()[0] + 1, first.bounds()[1]))
+        low, high = (first[0], last[1] - 1) if step > 0 else (last[0] + 1, first[1])
+        if _form(start) is None or _form(stop) is None:  # (bounds from `k % 3`: no form, an interval)
+            index.interval = (low, high) if low <= high else None
+            return
     if low <= high:
         index.affine = Affine(index, 1, 0, low, high)
 
@@ -58,8 +62,39 @@ def _form(x):
     return None
 
 
+def interval(x) -> tuple[int, int] | None:
+    """(lowest, highest) value of an integer, known while tracing (a Python int, a loop's index and
+    arithmetic on them); None where unknown."""
+    if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+        return int(x), int(x)
+    form = getattr(x, "affine", None)
+    return form.bounds() if form is not None else getattr(x, "interval", None)
+
+
+def _interval(ufunc, spans):
+    """The interval of `ufunc` of integers in `spans`, or None."""
+    if ufunc is np.negative:
+        return -spans[0][1], -spans[0][0]
+    if ufunc is np.absolute:
+        low, high = spans[0]
+        return (max(low, -high, 0) if low > 0 or high < 0 else 0), max(-low, high)
+    (a, b), (c, d) = spans
+    ends = (a * c, a * d, b * c, b * d)
+    divisor = c if c == d and c > 0 else None
+    return {np.add: (a + c, b + d), np.subtract: (a - d, b - c), np.multiply: (min(ends), max(ends)),
+            np.remainder: (((a, b) if 0 <= a and b < divisor else (0, divisor - 1)) if divisor else None),
+            np.floor_divide: ((a // divisor, b // divisor) if divisor else None)}.get(ufunc)
+
+
 def propagate(ufunc, operands, result) -> None:
-    """Give `result` of `ufunc(*operands)` its affine form, where the operands have one."""
+    """Give `result` of `ufunc(*operands)` its affine form, or its interval, where the operands
+    have them."""
+    spans = [interval(x) for x in operands]
+    if all(spans) and len(spans) == ufunc.nin and ufunc in _INTERVALS and np.dtype(result.dtype).kind in "iu":
+        result.interval = _interval(ufunc, spans)
+    if ufunc is np.negative and getattr(operands[0], "affine", None) is not None:
+        form = operands[0].affine
+        result.affine = Affine(form.index, -form.scale, -form.offset, form.low, form.high)
     if ufunc not in (np.add, np.subtract, np.multiply) or len(operands) != 2:
         return
     a, b = _form(operands[0]), _form(operands[1])
@@ -77,6 +112,9 @@ def propagate(ufunc, operands, result) -> None:
         sign = 1 if ufunc is np.add else -1
         scale, offset = a.scale + sign * b.scale, a.offset + sign * b.offset
     result.affine = Affine(base.index, scale, offset, base.low, base.high)
+
+
+_INTERVALS = {np.negative, np.absolute, np.add, np.subtract, np.multiply, np.remainder, np.floor_divide}
 
 
 def static_slice(key: slice, n: int):

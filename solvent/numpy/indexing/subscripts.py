@@ -17,6 +17,7 @@ from solvent.numpy.indexing.masks import (Selected, broadcast_selected, in_augme
                                           read_selected, selected_shape, write_selected)
 from solvent.numpy.shape import view
 from solvent.numpy.values import assigned_value, is_traced, value, wrap
+from solvent.ops import elementwise as ew
 
 # -- entry points -----------------------------------------------------------------------------
 
@@ -89,11 +90,20 @@ def setitem(array, key, new):
         return setitem(*_flag_as_mask(array, key), new)
     if traced_bounds.applies(key, array.shape):
         return traced_bounds.setitem(array, key, new)
+    if _masks_alike(array, key) and np.ndim(new) == 0:  # (`s[s > 2] = 0`: both packed at the front, alike)
+        array.assign(ew.select(key.value, value(new, array.dtype, array.shape), array.value))
+        return
     if is_advanced(key):
         return _setitem_advanced(array, key, new)
     index = parse(key, array.shape)
     update = assigned_value(value(new, array.dtype), index.result_shape)
     array.assign(write(array.value, index, update))
+
+
+def _masks_alike(array, key) -> bool:
+    """A boolean key of data-dependent length for an array of the same: element by element."""
+    return isinstance(array, traced_bounds.MaskedArray) and isinstance(key, traced_bounds.MaskedArray) and \
+        key.dtype == np.bool_ and key.shape == array.shape
 
 
 def _setitem_advanced(array, key, new):

@@ -68,6 +68,9 @@ def with_entries(fn, slots, k, index=False, gives=True):
             out = fn(*args[:first + k])
             if not gives:
                 return out
+            holders = [s.holder for s in slots if isinstance(s, python_objects.Slot) and s.item]
+            out = tuple(dict(v) if any(v is h for h in holders) else v for v in out)  # (`d |= {...}`: d, as
+            # the body left it, not as restored below)
             held = (out, [s.get() for s in slots if isinstance(s, python_objects.Slot)], args[first:first + k])
             return (*out, *(s.leave(held) for s in slots))
         finally:

@@ -26,7 +26,7 @@ FLOAT = {math.sqrt: np.sqrt, math.exp: np.exp, math.expm1: np.expm1, math.log10:
          math.log1p: np.log1p, math.sin: np.sin, math.cos: np.cos, math.tan: np.tan, math.asin: np.arcsin,
          math.acos: np.arccos, math.atan: np.arctan, math.sinh: np.sinh, math.cosh: np.cosh, math.tanh: np.tanh,
          math.asinh: np.arcsinh, math.acosh: np.arccosh, math.atanh: np.arctanh, math.fabs: np.fabs,
-         math.degrees: np.degrees, math.radians: np.radians, math.atan2: np.arctan2, math.hypot: np.hypot,
+         math.degrees: np.degrees, math.radians: np.radians, math.atan2: np.arctan2,
          math.pow: np.power, math.copysign: np.copysign, math.fmod: np.fmod, math.cbrt: np.cbrt,
          math.exp2: np.exp2}
 #: math function -> the ufunc whose float result Python gives as an int.
@@ -52,8 +52,8 @@ def _registered(table, result):
     for fn, ufunc in table.items():
         def traced(*args, fn=fn, ufunc=ufunc):
             args = [static(a) for a in args]
-            if not _traced(args):
-                return fn(*args)
+            if not _traced(args) or len(args) != ufunc.nin:
+                return fn(*args)  # (for another count of arguments: Python's TypeError)
             return result(ufunc(*_real(args, fn)))
         traced.__name__ = fn.__name__
         builtin(fn)(traced)
@@ -62,6 +62,17 @@ def _registered(table, result):
 _registered(FLOAT, lambda v: scalar_of(v, np.float64, weak=True))
 _registered(INTEGER, lambda v: scalar_of(v, np.int64, weak=True))
 _registered(TEST, lambda v: scalar_of(v, np.bool_, weak=True))
+
+
+@builtin(math.hypot)
+def hypot(*coordinates):
+    """The length of a vector of any number of coordinates, a Python float."""
+    args = [static(a) for a in coordinates]
+    if not _traced(args):
+        return math.hypot(*args)
+    values = _real(args, math.hypot)
+    return scalar_of(functools.reduce(np.hypot, values) if len(values) > 1 else np.abs(values[0]), np.float64,
+                     weak=True)
 
 
 @builtin(math.ldexp)

@@ -7,7 +7,6 @@ the plain Python statement; with a traced one it builds the control-flow op.
 
 from __future__ import annotations
 
-import contextlib
 import warnings
 from collections.abc import Mapping
 
@@ -15,7 +14,6 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.core import trace
-from solvent.core.session import SESSION
 from solvent.core.traced import TracedArray, TracedScalar, users_hash
 from solvent.errors import TracerConversionError, UnsupportedError
 from solvent.numpy import folding
@@ -24,6 +22,7 @@ from solvent.numpy.values import NDARRAY, holds_traced, value, wrap
 from solvent.transforms import collected_lists, control_flow, python_objects, regions
 from solvent.transforms.source import entries, host_arrays, static_items
 from solvent.transforms.source.builtins import Rows, python_bool
+from solvent.transforms.source.refusals import asserted, no_linalg_errors, refuse, unknown as _traced
 
 
 #: The forms rewritten code calls (see rewrite.HELPERS).
@@ -114,11 +113,6 @@ for _op in ("lt", "le", "eq", "ne", "gt", "ge", "neg", "pos", "abs", "invert"):
     setattr(Unbound, f"__{_op}__", Unbound.__solvent_refuse__)
 
 
-def _traced(x) -> bool:
-    """Whether `x` is traced and its value is not known at trace time (see `numpy.folding`)."""
-    return is_traced(x) and x.known is None
-
-
 def if_stmt(test, true_fn, false_fn, values, names, where=None):
     """`if test: ... else: ...` assigning `names`; returns their values afterwards.
 
@@ -198,14 +192,23 @@ def or_(*operands):
 
 
 def _short_circuit(result, operand, combine, skip_if: bool):
-    """`combine(result, operand())` for a traced `result`; where `operand` writes or changes a Python
-    object (regions.writes), in a traced branch taken only where `result` is not `skip_if`, so its
-    writes happen only there (and a change to an object is refused as in any traced branch)."""
-    if np.ndim(result) or not regions.writes(operand, objects=True):
-        return combine(result, operand())
-    decided = lambda: np.logical_or(result, False)  # noqa: E731  (its truth, as the other branch's bool)
-    undecided = lambda: combine(result, operand())  # noqa: E731
-    return control_flow.cond(result, decided, undecided) if skip_if else control_flow.cond(result, undecided, decided)
+    """Python's `result and operand()` (`or`: `skip_if`) for a traced `result`: the operand's value
+    where `result` is true (false), else `result`, promoted as a traced `if`'s branches are (scalar
+    bools: NumPy's `combine`). Where `operand` writes or changes a Python object (regions.writes),
+    it runs in that branch alone, so its writes happen only there (and a change to an object is
+    refused as in any traced branch)."""
+    kept = lambda: result  # noqa: E731
+    if regions.writes(operand, objects=True):
+        return control_flow.cond(result, kept, operand) if skip_if else control_flow.cond(result, operand, kept)
+    other = operand()
+    if np.ndim(result) == 0 and _is_bool(result) and _is_bool(other):
+        return combine(result, other)
+    given = lambda: other  # noqa: E731
+    return control_flow.cond(result, kept, given) if skip_if else control_flow.cond(result, given, kept)
+
+
+def _is_bool(x) -> bool:
+    return isinstance(x, (bool, np.bool_)) or getattr(x, "dtype", None) == np.bool_
 
 
 def contains(item, container):
@@ -221,7 +224,8 @@ def contains(item, container):
 
 
 def not_(value):
-    return np.logical_not(value) if _traced(value) else not value
+    """Python's `not`: a Python bool, of a traced value too."""
+    return python_bool(np.logical_not(value)) if _traced(value) else not value
 
 
 def _fill_undefined(values, run_body):
@@ -371,6 +375,8 @@ def _takes_branch(body_fn, index, values) -> bool:
     step then raises the error NumPy's would)."""
     try:
         return control_flow.takes_branch(lambda: body_fn(index, *values))
+    except python_objects.LostIterator:
+        raise
     except Exception:  # noqa: BLE001  the step traced for real raises it again, or runs
         return False
 
@@ -515,7 +521,11 @@ class RangeItems:
         return len(range(self.start, self.stop, self.step))
 
     def __getitem__(self, index):
-        return self.start + index * self.step
+        item = self.start + index * self.step
+        if is_traced(item) and len(self):  # (the loop's test keeps the index in range: so are its items)
+            values = range(self.start, self.stop, self.step)
+            item.interval = min(values[0], values[-1]), max(values[0], values[-1])
+        return item
 
 
 def range_items(where, *bounds):
@@ -559,7 +569,14 @@ def list_range(bounds, item, where):
     out = [item(steps[0])]
     if not holds_traced(out[0]):
         return out + [item(i) for i in steps[1:]]
-    item(steps[-1])  # (Python's IndexError at the last index: rolled, a traced index would be clamped)
+    def last():  # (Python's IndexError at the last index, where a traced index would be clamped; traced
+        try:     # apart, so that the writes the item makes are made once)
+            item(steps[-1])
+        except IndexError as error:
+            return error
+    error = regions.probe(last)
+    if error is not None:
+        raise error
 
     def step(i):
         out.append(item(i))
@@ -567,34 +584,3 @@ def list_range(bounds, item, where):
     for_range((steps.start + steps.step, steps.stop, steps.step), step, (), (), where,
               appended=[python_objects.Appended("[...]", out, out[0])])
     return out
-
-
-@contextlib.contextmanager
-def no_linalg_errors(where):
-    """The body of a `try` that catches LinAlgError: NumPy's linear algebra in it is an error (see
-    `numpy.protocol`), since compiled it gives nan or inf where NumPy raises, and the handler would
-    silently never run."""
-    SESSION.catching_linalg.append(where)
-    try:
-        yield
-    finally:
-        SESSION.catching_linalg.pop()
-
-
-def asserted(test, where):
-    """The test of an `assert`, checked by Python while static; traced, an error: the compiled program
-    cannot stop part way (nor leave the caller's arrays as they were at that point)."""
-    if _traced(test):
-        raise UnsupportedError(
-            f"`assert` at {where[0]}:{where[1]} tests a traced value, which the compiled program cannot stop on; "
-            "check it on the arguments before the call or on the results after it", location=where)
-    return test
-
-
-def refuse(test, construct, where, advice=None):
-    """The test of a statement solvent cannot capture: fine while static, an error if traced."""
-    if _traced(test):
-        raise UnsupportedError(
-            f"{construct} at {where[0]}:{where[1]} depends on a traced value and cannot be captured; "
-            f"{advice or 'assign results to variables in the branches and return after the statement'}", location=where)
-    return test

@@ -8,6 +8,7 @@ import numpy as np
 
 from solvent.core import trace
 from solvent.numpy.folding import as_known
+from solvent.numpy.indexing import affine
 from solvent.numpy.values import is_traced
 from solvent.transforms.source.builtins import scalar_of
 
@@ -40,11 +41,11 @@ def reader(items):
 
 def bounded(items, key):
     """`reader(items)` for a traced `key` whose range is known to lie inside them (a rolled loop's
-    index, or a Python int); Python's IndexError where it leaves them; None otherwise."""
-    form = getattr(key, "affine", None)
-    if form is None:
+    index and arithmetic on it, `k % 4`); Python's IndexError where it leaves them; None otherwise."""
+    span = affine.interval(key)
+    if span is None:
         return None
-    first, last = form.bounds()
+    first, last = span
     if not (0 <= first and last < len(items) or -len(items) <= first and last < 0):
         raise IndexError(f"{type(items).__name__} index out of range (the loop's index reaches {first}..{last}, "
                          f"of {len(items)} items)")

@@ -229,6 +229,22 @@ def test_a_selection_masked_again_by_a_mask_selected_the_same_way(x):
     assert_same(solvent.jit(selects_again)(x), selects_again(x))
 
 
+def written_again(x):
+    m = x > 0
+    s = x[m]
+    s[s > 2] = 0.0  # (wrote the first slots of the selection, one per True entry, not those entries)
+    u = np.unique(x)
+    u[u < 1] = -1.0
+    x[m] = s
+    return s, s.sum(), u, x
+
+
+@settings(max_examples=30, deadline=None)
+@given(VALUES)
+def test_a_selection_written_at_a_mask_of_its_own_values(x):
+    assert_same(solvent.jit(written_again)(x.copy()), written_again(x.copy()))
+
+
 def test_matmul_of_two_selections():
     """matmul is a generalized ufunc: a selection's in-place shortcut for ufuncs does not apply."""
     check_like_numpy(lambda x: (x[x > 0] @ x[x > 0], np.matmul(x[x > 0], x[x > 0])),

@@ -2,6 +2,7 @@
 
 import functools
 import numbers
+import warnings
 
 import numpy as np
 import pytest
@@ -164,6 +165,47 @@ def test_python_int_arithmetic_keeps_pythons_types():
     ints gave NumPy ints."""
     check_types_like_numpy(lambda a: (int(a[0]) ** -2, int(a[1]) ** 3, int(a[0]) ** -1 * 2, divmod(int(a[1]), 2)),
                            np.array([4, -3]))  # (divmod of Python ints: Python ints)
+
+
+def loop_index_powers(x):
+    s, signs = 0.0, 0
+    for k in range(1, 40):  # rolled: k is traced, known to lie in [1, 39]
+        s += x[k % 3] * 2 ** -k + 3 ** (k % 4) - 10 ** (k // 8 - 5)
+        for j in range(k % 3):
+            signs += (-1) ** (k + j)
+    return s, signs
+
+
+def test_python_int_powers_of_a_loop_index_are_pythons():
+    """`2 ** -k` of a rolled loop's index gave int64's 0 where Python gives a float: the sign of the
+    exponent is known from the loop's range."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (rolled, not unrolled for an exponent of unknown sign)
+        check_types_like_numpy(loop_index_powers, np.array([1.5, -2.0, 0.25]))
+
+
+def test_a_python_int_power_whose_exponent_may_be_negative_is_refused():
+    with pytest.raises(solvent.UnsupportedError, match=r"may be negative.*2\.0 \*\* k"):
+        solvent.jit(lambda x: 2 ** int(x[0]))(np.array([-1.0]))
+
+
+def numpy_of_python_numbers(a8, a32, b):
+    s = a8[0]
+    for i in range(20):  # (rolled: i is a Python int, np.abs of it NumPy's int64)
+        s = a8[0] + np.abs(i - 50)
+    return s, a32 + np.sqrt(float(b[0])), np.add(float(b[1]), 1.0), np.floor_divide(int(b[0]), 3), -int(b[0])
+
+
+def test_numpy_functions_of_python_numbers_give_numpys_scalars():
+    """np.abs(i - 50) of a loop's index stayed a Python int: int8 + it wrapped to -125 (NumPy 131)."""
+    check_types_like_numpy(numpy_of_python_numbers, np.array([100, 100], np.int8), np.ones(2, np.float32),
+                           np.array([2.0, 3.5]))
+
+
+def test_a_sequence_repeated_by_a_traced_count_is_refused():
+    """[0] * int(a[0]) gave an array of one zero times the count."""
+    with pytest.raises(TypeError, match="Python index"):
+        solvent.jit(lambda a: len([0.0] * int(a[0])))(np.array([4.0]))
 
 
 def test_int_indexes_with_a_traced_value():

@@ -67,6 +67,26 @@ def test_ldexp_frexp_and_modf_give_pythons_numbers():
     check_like_numpy(parts, np.array([5.0, -27.5, 0.0]))
 
 
+def subnormal_parts(x):
+    return [math.frexp(v) for v in x], np.frexp(x)
+
+
+def test_frexp_of_subnormals_is_exact():
+    """XLA's CPU flushed the subnormal scaled into range: math.frexp(1e-310) gave (0.5, -1075)."""
+    check_like_numpy(subnormal_parts, np.array([1e-310, -2.5e-320, 5e-324, np.finfo(float).smallest_normal, 3.0]))
+
+
+def lengths(x):
+    return math.hypot(x[0]), math.hypot(x[0], x[1], x[2]), math.hypot(*x), math.hypot(x[1], 4.0)
+
+
+def test_hypot_of_any_number_of_coordinates():
+    """math.hypot(a, b, c) took c for NumPy's `out` and gave hypot(a, b)."""
+    check_like_numpy(lengths, np.array([2.5, -3.7, 0.49, 1.0]))
+    with pytest.raises(TypeError):
+        solvent.jit(lambda x: math.sqrt(x[0], x[1]))(np.ones(2))
+
+
 @settings(max_examples=20, deadline=None)
 @given(st.lists(st.integers(0, 2 ** 62), min_size=3, max_size=3))
 def test_integer_functions_of_traced_ints_are_pythons(values):

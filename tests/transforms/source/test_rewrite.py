@@ -240,6 +240,21 @@ def test_and_or_not_and_chained_comparisons(sx):
         assert bool(np.asarray(actual)) == bool(expected)
 
 
+def operands_kept(a):
+    tol = a[0] or 1e-8
+    total = 0.0
+    for i in range(20):  # (rolled)
+        total += a[i % 4] or 10.0
+    return a[1] + tol, a[1] and a[3], float(a[0]) or 2.0, total
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_and_and_or_give_the_operand_python_gives(sign):
+    """`a[0] or 1e-8` gave True: `and` and `or` of numbers that are not bools give an operand."""
+    for a in (sign * np.array([0.0, 2.5, -1.0, 7.0]), sign * np.array([3.0, 0.0, 1.0, 0.0])):
+        check_like_numpy(operands_kept, a)
+
+
 def static_control_flow(x, mode, n):
     if mode == "double":
         x = x * 2

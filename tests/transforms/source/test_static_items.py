@@ -107,3 +107,18 @@ def past_the_end(x):
 def test_a_list_read_past_its_end_by_a_loop_index_raises_pythons_index_error():
     with pytest.raises(IndexError):
         solvent.jit(past_the_end)(np.ones(20))
+
+
+def cycled(x):
+    s = 0.0
+    for i in range(20):
+        s = s + x[i] * WEIGHTS[i % 8] - WEIGHTS[(i // 3) % 4]  # (in range whatever i is: read by i, rolled)
+    return s
+
+
+def test_a_list_read_at_an_index_kept_in_range_by_arithmetic_rolls():
+    """WEIGHTS[i % 8] unrolled the loop, warning that i was used as a Python index."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_like_numpy(cycled, np.arange(20.0))
+    assert "stablehlo.while" in solvent.code_hlo(cycled, np.arange(20.0), optimize="none")

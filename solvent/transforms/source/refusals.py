@@ -1,0 +1,46 @@
+"""What rewritten statements that solvent cannot capture on traced values call: their tests are
+fine while static (plain Python), an error naming the line once traced."""
+
+from __future__ import annotations
+
+import contextlib
+
+from solvent.core.session import SESSION
+from solvent.errors import UnsupportedError
+from solvent.numpy.values import is_traced
+
+
+def unknown(x) -> bool:
+    """Whether `x` is traced and its value is not known at trace time (see `numpy.folding`)."""
+    return is_traced(x) and x.known is None
+
+
+@contextlib.contextmanager
+def no_linalg_errors(where):
+    """The body of a `try` that catches LinAlgError: NumPy's linear algebra in it is an error (see
+    `numpy.protocol`), since compiled it gives nan or inf where NumPy raises, and the handler would
+    silently never run."""
+    SESSION.catching_linalg.append(where)
+    try:
+        yield
+    finally:
+        SESSION.catching_linalg.pop()
+
+
+def asserted(test, where):
+    """The test of an `assert`, checked by Python while static; traced, an error: the compiled program
+    cannot stop part way (nor leave the caller's arrays as they were at that point)."""
+    if unknown(test):
+        raise UnsupportedError(
+            f"`assert` at {where[0]}:{where[1]} tests a traced value, which the compiled program cannot stop on; "
+            "check it on the arguments before the call or on the results after it", location=where)
+    return test
+
+
+def refuse(test, construct, where, advice=None):
+    """The test of a statement solvent cannot capture: fine while static, an error if traced."""
+    if unknown(test):
+        raise UnsupportedError(
+            f"{construct} at {where[0]}:{where[1]} depends on a traced value and cannot be captured; "
+            f"{advice or 'assign results to variables in the branches and return after the statement'}", location=where)
+    return test
