@@ -314,9 +314,9 @@ def unchanged(fn, what: str | None):
         names += changed
     if watch.lost:
         raise LostIterator(
-            f"{what or 'a body solvent traces apart'} advances the iterator `{watch.lost[0]}` (with next(), or a loop over it), which solvent "
-            "traces once whatever the data and cannot put back; read its items into a list before it "
-            "(items = list(...)) and index that", watch.where or user_location())
+            f"{what or 'a body solvent traces apart'} advances the iterator `{watch.lost[0]}` (with next(), or a "
+            "loop over it), which solvent traces once whatever the data and cannot put back; read its items "
+            "into a list before it (items = list(...)) and index that", watch.where or user_location())
     if names and what is not None:
         listed = ", ".join(f"`{n}`" for n in names)
         raise ObjectsChanged(
