@@ -156,11 +156,16 @@ class _Rewriter(ast.NodeTransformer):
         return _helper("not_", node.operand) if isinstance(node.op, ast.Not) else node
 
     def visit_Compare(self, node):
-        """Chains as `and_` of pairs; `in` as `contains` (which a traced container can answer)."""
+        """Chains as `chained` pairs (each operand evaluated once); `in` as `contains` (which a traced
+        container can answer)."""
         self.generic_visit(node)
-        operands = [node.left] + node.comparators
-        pairs = [_compared(operands[i], op, operands[i + 1]) for i, op in enumerate(node.ops)]
-        return pairs[0] if len(pairs) == 1 else _helper("and_", *[ast.Lambda(_no_arguments(), p) for p in pairs])
+        if len(node.ops) == 1:
+            return _compared(node.left, node.ops[0], node.comparators[0])
+        left, right = "__solvent_left", "__solvent_right"
+        links = [ast.Tuple([ast.Lambda(_no_arguments([left, right]), _compared(
+            ast.Name(left, ast.Load()), op, ast.Name(right, ast.Load()))), ast.Lambda(_no_arguments(), operand)],
+            ast.Load()) for op, operand in zip(node.ops, node.comparators)]
+        return _helper("chained", ast.Lambda(_no_arguments(), node.left), *links)
 
     def visit_Subscript(self, node):
         """`x[key]` read: through `statements.subscript`, so a host array takes traced indices."""

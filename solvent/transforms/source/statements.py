@@ -26,7 +26,7 @@ from solvent.transforms.source.refusals import asserted, no_linalg_errors, refus
 
 
 #: The forms rewritten code calls (see rewrite.HELPERS).
-__all__ = ["and_", "asserted", "contains", "first_index", "for_range", "for_stmt", "if_stmt", "ifexp", "items",
+__all__ = ["and_", "asserted", "chained", "contains", "first_index", "for_range", "for_stmt", "if_stmt", "ifexp", "items",
            "length", "list_range", "load", "no_linalg_errors", "not_", "or_", "range_items", "refuse", "slice_of",
            "subscript", "while_stmt"]
 
@@ -189,6 +189,19 @@ def or_(*operands):
         else:
             result = operand()
     return result
+
+
+def chained(first, *links):
+    """`a < f() < b`: each operand evaluated once, in Python's order, the comparisons (`links` of
+    (compare, operand)) joined as `and_` joins them."""
+    held = [first()] + [None] * len(links)
+
+    def pair(k, compare, operand):
+        def run():  # (traced apart first where `and_` asks whether it writes: the real run sets it again)
+            held[k + 1] = operand()
+            return compare(held[k], held[k + 1])
+        return run
+    return and_(*[pair(k, compare, operand) for k, (compare, operand) in enumerate(links)])
 
 
 def _short_circuit(result, operand, combine, skip_if: bool):

@@ -255,6 +255,17 @@ def test_and_and_or_give_the_operand_python_gives(sign):
         check_like_numpy(operands_kept, a)
 
 
+def middle_evaluated_once(a):
+    drawn = iter([1.0, 5.0, 2.0])
+    return 0 < next(drawn) < 3, next(drawn), a[0] < a[1] <= a[2] < 10
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_a_chained_comparison_evaluates_each_operand_once(sign):
+    """`0 < next(drawn) < 3` drew twice: its middle operand was evaluated for each comparison."""
+    check_like_numpy(middle_evaluated_once, sign * np.array([0.0, 1.0, 2.0]))
+
+
 def static_control_flow(x, mode, n):
     if mode == "double":
         x = x * 2
