@@ -168,10 +168,12 @@ def _q_array(q, a_dtype, percent: bool, name: str):
     return q
 
 
-def _finish(result, kept, q_shape, keepdims, out):
+def _finish(result, kept, q_shape, keepdims, out, casting="same_kind"):
+    """The result shaped as `keepdims` says, written into `out` (the medians cast into it unsafely, as
+    NumPy's mean does; the quantiles as a ufunc does)."""
     if keepdims:
         result = np.reshape(result, tuple(q_shape) + tuple(kept))
-    return write_out(out, result) if out is not None else result
+    return write_out(out, result, casting) if out is not None else result
 
 
 def quantile_arguments(name, a, q, method, weights, interpolation, percent: bool):
@@ -231,11 +233,11 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     n = shape(ordered.rows)[0]
     if n == 0:
         dtype = np.mean(np.ones(1, a.dtype)).dtype
-        return _finish(wrap(full(np.nan, shape(ordered.rows)[1:], dtype)), kept, (), keepdims, out)
+        return _finish(wrap(full(np.nan, shape(ordered.rows)[1:], dtype)), kept, (), keepdims, out, "unsafe")
     result = np.mean(ordered.at(np.arange((n - 1) // 2, n // 2 + 1)), axis=0)
     if a.dtype.kind in "fc":
         result = np.where(ordered.nan(), np.nan, result)
-    return _finish(wrap(value(result)), kept, (), keepdims, out)
+    return _finish(wrap(value(result)), kept, (), keepdims, out, "unsafe")
 
 
 @implements(np.nanmedian)
@@ -247,7 +249,7 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=np._NoValu
     ordered, kept = _reduced(a, axis)
     rows = ordered.sorted
     result = median_of_sorted(rows, np.sum(np.logical_not(np.isnan(rows)), axis=0))
-    return _finish(wrap(value(result)), kept, (), keepdims, out)
+    return _finish(wrap(value(result)), kept, (), keepdims, out, "unsafe")
 
 
 def median_of_sorted(rows, count):

@@ -37,14 +37,25 @@ def _kind(start, loop) -> str:
     return "data" if _affine(start, loop.regions[1].blocks[0], _counters(loop)) is None else "affine"
 
 
-def _fixed(value, loop, depth: int = 8) -> bool:
+def _fixed(value, loop, known=None) -> bool:
     """Whether `value` is made outside `loop`, or inside it from such values only (`c[0]` of an
-    array the loop does not carry)."""
+    array the loop does not change, `i % 4` of an outer loop's index), or is what the loop carries
+    unchanged (`known`: the answers so far, as the values they were computed from are shared)."""
+    known = {} if known is None else known
+    if value in known:
+        return known[value]
+    known[value] = False  # (while its operands are asked)
     op = defining_op(value)
     owner = (op if op is not None else ir.BlockArgument(value).owner.owner).operation
     if owner != loop.operation and loop.operation not in [parent.operation for parent in ancestors(owner)]:
-        return True
-    return op is not None and depth > 0 and not op.regions and all(_fixed(x, loop, depth - 1) for x in op.operands)
+        found = True
+    elif op is None:
+        argument, body = ir.BlockArgument(value), loop.regions[1].blocks[0]
+        found = argument.owner == body and list(body.operations)[-1].operands[argument.arg_number] == value
+    else:
+        found = not op.regions and all(_fixed(x, loop, known) for x in op.operands)
+    known[value] = found
+    return found
 
 
 def _users(op):

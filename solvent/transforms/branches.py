@@ -66,6 +66,7 @@ class Case:
             if k == 0:
                 self.template, self.avals = result, [aval_of(carried_value(leaf)) for leaf in leaves]
                 self.strong, self.objects = [not is_weak(x) for x in leaves], skeleton(result)
+                self.numbers = [[leaf] if type(leaf) is int else [] for leaf in leaves]  # (Python ints given)
             elif (change := object_change(self.objects, skeleton(result))) is not None:
                 raise ControlFlowError(
                     f"branch {k} of a traced `if` leaves a name another Python object than branch 0 ({change}): "
@@ -98,6 +99,14 @@ class Case:
             self.avals[j], self.strong[j] = aval, True
         elif not strong and not self.strong[j]:
             self.avals[j] = Aval(aval.shape, np.result_type(aval.dtype, self.avals[j].dtype))
+        self.numbers[j] += [leaf] if type(leaf) is int else []
+        dtype = np.dtype(self.avals[j].dtype)
+        for number in self.numbers[j] if dtype.kind in "iu" else ():  # (NumPy's error, not a wrapped int)
+            if not np.iinfo(dtype).min <= number <= np.iinfo(dtype).max:
+                raise ControlFlowError(
+                    f"Python integer {number} out of bounds for {dtype}, the type another branch of a traced `if` "
+                    "(or `and`, `or`) gives the same name: compiled, the name has that one type after it, which "
+                    "would wrap the number; convert the array's value (np.int64(x)) or pick a number that fits")
 
     def _assemble(self, scratch, index, ends: list[_BranchEnd]):
         """The final op: per result, its value, and which outside array it is where any branch says."""

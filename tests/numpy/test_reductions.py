@@ -335,6 +335,7 @@ def reduced_into_integers(a, sums, runs, means):
     np.add.reduce(a, axis=0, out=sums[2])
     np.cumsum(a, axis=0, out=runs)
     np.mean(a, axis=0, out=means)
+    np.median(a, axis=1, out=runs[0, :2])
     return sums, runs, means
 
 

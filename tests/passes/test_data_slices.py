@@ -30,6 +30,14 @@ def wrapped_column(m):
     return out
 
 
+def column_made_in_the_loop(m, idx):
+    out = np.zeros((24, 4))
+    for i in range(4):
+        for j in range(24):  # (the column from the outer index, the row from data)
+            out[j, i] = m[idx[j], i % 4] + m[idx[j], idx[0] % 5]
+    return out
+
+
 def rows_by_affine_index(m):
     out = np.zeros((23, 5))
     for i in range(23):
@@ -37,13 +45,14 @@ def rows_by_affine_index(m):
     return out
 
 
-@pytest.mark.parametrize("fn", [column_by_index, columns_by_index, wrapped_column])
+@pytest.mark.parametrize("fn", [column_by_index, columns_by_index, wrapped_column, column_made_in_the_loop])
 def test_slices_where_data_says_keep_their_other_offsets(fn):
     """greedy_while_loop_batch_fission gathered every iteration's slice from column 0: m[idx[i], 2]
     read m[idx[i], 0]."""
     rng = np.random.default_rng(0)
     m, idx, c = rng.standard_normal((24, 5)), rng.integers(0, 24, 24), np.array([3])
-    args = {column_by_index: (m, idx, c), columns_by_index: (m, idx), wrapped_column: (m,)}[fn]
+    args = {column_by_index: (m, idx, c), columns_by_index: (m, idx), wrapped_column: (m,),
+            column_made_in_the_loop: (m, idx)}[fn]
     check_like_numpy(fn, *args)
 
 

@@ -275,6 +275,18 @@ def test_python_numbers_stay_python_numbers_through_loops_and_branches():
         assert [type(v) for v in actual[4:]] == [int, float, int, float]
 
 
+def wide_or_narrow(b):
+    t = b[1] or 300  # int8 where the other path gives the array's element
+    return t
+
+
+def test_a_python_int_meeting_a_narrower_integer_in_a_traced_branch_is_refused():
+    """`b[1] or 300` of an int8 array gave np.int8(44): the number wrapped to the other path's type."""
+    with pytest.raises(solvent.ControlFlowError, match="300 out of bounds for int8"):
+        solvent.jit(wide_or_narrow)(np.array([1, 0], np.int8))
+    assert solvent.jit(wide_or_narrow)(np.array([1, 0], np.int16)) == 300  # (an int16, the types promoted)
+
+
 # -- Python objects (functions, strings, None) rebound in a traced branch or loop -------------
 
 def _function_by_branch(x):

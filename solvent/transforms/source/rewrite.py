@@ -45,9 +45,10 @@ def _helper(name: str, *args, **keywords) -> ast.Call:
 
 
 def _compared(left, op, right):
-    contained = _helper("contains", left, right) if isinstance(op, (ast.In, ast.NotIn)) else None
-    return ast.Compare(left, [op], [right]) if contained is None else \
-        contained if isinstance(op, ast.In) else _helper("not_", contained)
+    found = _helper("contains", left, right) if isinstance(op, (ast.In, ast.NotIn)) else \
+        _helper("identical", left, right) if isinstance(op, (ast.Is, ast.IsNot)) else None
+    return ast.Compare(left, [op], [right]) if found is None else \
+        found if isinstance(op, (ast.In, ast.Is)) else _helper("not_", found)
 
 
 def _names_tuple(names, ctx) -> ast.Tuple:

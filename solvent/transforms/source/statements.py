@@ -14,19 +14,21 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.core import trace
-from solvent.core.traced import TracedArray, TracedScalar, users_hash
+from solvent.core.traced import TracedArray, TracedScalar
 from solvent.errors import TracerConversionError, UnsupportedError
 from solvent.numpy import folding
 from solvent.numpy.indexing import affine
 from solvent.numpy.values import NDARRAY, holds_traced, value, wrap
 from solvent.transforms import collected_lists, control_flow, python_objects, regions
 from solvent.transforms.source import entries, host_arrays, static_items
-from solvent.transforms.source.builtins import Rows, python_bool
+from solvent.transforms.source.builtins import Rows
+from solvent.transforms.source.expressions import and_, chained, contains, identical, ifexp, not_, or_
 from solvent.transforms.source.refusals import asserted, no_linalg_errors, refuse, unknown as _traced
 
 
 #: The forms rewritten code calls (see rewrite.HELPERS).
-__all__ = ["and_", "asserted", "chained", "contains", "first_index", "for_range", "for_stmt", "if_stmt", "ifexp", "items",
+__all__ = ["and_", "asserted", "chained", "contains", "first_index", "for_range", "for_stmt", "identical", "if_stmt",
+           "ifexp", "items",
            "length", "list_range", "load", "no_linalg_errors", "not_", "or_", "range_items", "refuse", "slice_of",
            "subscript", "while_stmt"]
 
@@ -155,90 +157,6 @@ def _traced_if(test, true_fn, false_fn, values, names, where):
         if case is not None:
             case.discard()
         dropped |= seen
-
-
-def ifexp(test, if_true, if_false):
-    """`if_true() if test else if_false()`."""
-    if not _traced(test):
-        return if_true() if test else if_false()
-    return control_flow.cond(test, if_true, if_false)
-
-
-def and_(*operands):
-    """Python's `and` over thunks; element-wise `np.logical_and` once a value is traced (an operand
-    that writes, a draw say, runs only where the values before it are true, as in Python)."""
-    result = operands[0]()
-    for operand in operands[1:]:
-        if _traced(result):
-            result = _short_circuit(result, operand, np.logical_and, skip_if=False)
-        elif not result:
-            return result
-        else:
-            result = operand()
-    return result
-
-
-def or_(*operands):
-    """Python's `or` over thunks, as `and_`."""
-    result = operands[0]()
-    for operand in operands[1:]:
-        if _traced(result):
-            result = _short_circuit(result, operand, np.logical_or, skip_if=True)
-        elif result:
-            return result
-        else:
-            result = operand()
-    return result
-
-
-def chained(first, *links):
-    """`a < f() < b`: each operand evaluated once, in Python's order, the comparisons (`links` of
-    (compare, operand)) joined as `and_` joins them."""
-    held = [first()] + [None] * len(links)
-
-    def pair(k, compare, operand):
-        def run():  # (traced apart first where `and_` asks whether it writes: the real run sets it again)
-            held[k + 1] = operand()
-            return compare(held[k], held[k + 1])
-        return run
-    return and_(*[pair(k, compare, operand) for k, (compare, operand) in enumerate(links)])
-
-
-def _short_circuit(result, operand, combine, skip_if: bool):
-    """Python's `result and operand()` (`or`: `skip_if`) for a traced `result`: the operand's value
-    where `result` is true (false), else `result`, promoted as a traced `if`'s branches are (scalar
-    bools: NumPy's `combine`). Where `operand` writes or changes a Python object (regions.writes),
-    it runs in that branch alone, so its writes happen only there (and a change to an object is
-    refused as in any traced branch)."""
-    kept = lambda: result  # noqa: E731
-    if regions.writes(operand, objects=True):
-        return control_flow.cond(result, kept, operand) if skip_if else control_flow.cond(result, operand, kept)
-    other = operand()
-    if np.ndim(result) == 0 and _is_bool(result) and _is_bool(other):
-        return combine(result, other)
-    given = lambda: other  # noqa: E731
-    return control_flow.cond(result, kept, given) if skip_if else control_flow.cond(result, given, kept)
-
-
-def _is_bool(x) -> bool:
-    return isinstance(x, (bool, np.bool_)) or getattr(x, "dtype", None) == np.bool_
-
-
-def contains(item, container):
-    """`item in container`: of a traced array, NumPy's `(container == item).any()`; of a list or tuple
-    holding traced values, Python's `any(x is item or x == item ...)`, traced."""
-    if _traced(container):
-        return python_bool(np.any(container == item))
-    if isinstance(container, (list, tuple)) and (_traced(item) or any(_traced(x) for x in container)):
-        return python_bool(or_(*[(lambda x=x: x is item or x == item) for x in container]) if container else False)
-    if is_traced(item) and isinstance(container, (set, frozenset, dict)):
-        users_hash(item)  # (raises, as hash() in the user's own code does)
-    return item in container
-
-
-def not_(value):
-    """Python's `not`: a Python bool, of a traced value too."""
-    return python_bool(np.logical_not(value)) if _traced(value) else not value
 
 
 def _fill_undefined(values, run_body):

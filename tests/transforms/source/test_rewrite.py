@@ -266,6 +266,21 @@ def test_a_chained_comparison_evaluates_each_operand_once(sign):
     check_like_numpy(middle_evaluated_once, sign * np.array([0.0, 1.0, 2.0]))
 
 
+def chosen_identity(a, c):
+    b = a
+    for i in range(20):  # (rolled: b is a or c, by the data)
+        if a[i % 2] > 1.5:
+            b = c
+    return b is a, b is not c, a is None, b is c
+
+
+@pytest.mark.parametrize("second", [2.0, 1.0])
+def test_is_of_an_array_a_traced_branch_chose_is_traced(second):
+    """`b is a` after a traced branch that may rebind b was decided while tracing: False either way."""
+    a = np.array([1.0, second])
+    check_like_numpy(chosen_identity, a, a + 1)
+
+
 def static_control_flow(x, mode, n):
     if mode == "double":
         x = x * 2
