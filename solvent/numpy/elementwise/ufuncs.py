@@ -142,7 +142,8 @@ def call(ufunc, *operands, out=None, dtype=None, where=True, casting="same_kind"
         raise ValueError(f"The 'out' tuple must have exactly {ufunc.nout} entries: one per ufunc output")
     results = [_store(ufunc, wrap(v), target, where, casting)
                for v, target in zip(apply(ufunc, operands, dtype), outs)]
-    if out is None and any(getattr(x, "affine", None) or getattr(x, "interval", None) for x in operands):
+    if out is None and (ufunc in (np.remainder, np.absolute) or
+                        any(getattr(x, "affine", None) or getattr(x, "interval", None) for x in operands)):
         affine.propagate(ufunc, operands, results[0])  # loop index arithmetic, for static-length slices
     return tuple(results) if ufunc.nout > 1 else results[0]
 

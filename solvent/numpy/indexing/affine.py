@@ -72,12 +72,16 @@ def interval(x) -> tuple[int, int] | None:
 
 
 def _interval(ufunc, spans):
-    """The interval of `ufunc` of integers in `spans`, or None."""
+    """The interval of `ufunc` of integers in `spans` (None where unknown), or None."""
+    if ufunc is np.absolute:  # (at least 0 whatever the operand: `2 ** abs(int(x))` is an int)
+        low, high = spans[0] or (-_LARGEST, _LARGEST)
+        return (max(low, -high, 0) if low > 0 or high < 0 else 0), max(-low, high)
+    if ufunc is np.remainder and spans[1] is not None and spans[1][0] == spans[1][1] > 0 and spans[0] is None:
+        return 0, spans[1][0] - 1  # (`int(x) % 4`)
+    if not all(spans):
+        return None
     if ufunc is np.negative:
         return -spans[0][1], -spans[0][0]
-    if ufunc is np.absolute:
-        low, high = spans[0]
-        return (max(low, -high, 0) if low > 0 or high < 0 else 0), max(-low, high)
     (a, b), (c, d) = spans
     ends = (a * c, a * d, b * c, b * d)
     divisor = c if c == d and c > 0 else None
@@ -90,7 +94,7 @@ def propagate(ufunc, operands, result) -> None:
     """Give `result` of `ufunc(*operands)` its affine form, or its interval, where the operands
     have them."""
     spans = [interval(x) for x in operands]
-    if all(spans) and len(spans) == ufunc.nin and ufunc in _INTERVALS and np.dtype(result.dtype).kind in "iu":
+    if len(spans) == ufunc.nin and ufunc in _INTERVALS and np.dtype(result.dtype).kind in "iu":
         result.interval = _interval(ufunc, spans)
     if ufunc is np.negative and getattr(operands[0], "affine", None) is not None:
         form = operands[0].affine
@@ -115,6 +119,7 @@ def propagate(ufunc, operands, result) -> None:
 
 
 _INTERVALS = {np.negative, np.absolute, np.add, np.subtract, np.multiply, np.remainder, np.floor_divide}
+_LARGEST = 2 ** 63 - 1  # (an int64's)
 
 
 def static_slice(key: slice, n: int):

@@ -1,5 +1,5 @@
-"""What rewritten expressions call: `x if c else y`, `and`, `or`, `not`, chained comparisons and `in`,
-on static values Python's own, on traced ones their traced forms with Python's values."""
+"""What rewritten expressions call: `x if c else y`, `and`, `or`, `not`, chained comparisons, `in` and
+`is`: on static values Python's own, on traced ones their traced forms, with Python's values."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ def ifexp(test, if_true, if_false):
 
 
 def and_(*operands):
-    """Python's `and` over thunks; element-wise `np.logical_and` once a value is traced (an operand
-    that writes, a draw say, runs only where the values before it are true, as in Python)."""
+    """Python's `and` over thunks; once a value is traced, Python's value traced (`_short_circuit`: an
+    operand that writes, a draw say, runs only where the values before it are true, as in Python)."""
     result = operands[0]()
     for operand in operands[1:]:
         if _traced(result):

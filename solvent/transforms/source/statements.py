@@ -1,4 +1,5 @@
-"""What rewritten `if`/`while`/`for` statements and `and`/`or`/`not`/`x if c else y` call.
+"""What rewritten `if`/`while`/`for` statements call, and (from `expressions` and `refusals`) every
+other form rewritten code calls.
 
 Each helper decides at trace time: with a static (Python) condition it runs
 the plain Python statement; with a traced one it builds the control-flow op.
@@ -28,9 +29,8 @@ from solvent.transforms.source.refusals import asserted, no_linalg_errors, refus
 
 #: The forms rewritten code calls (see rewrite.HELPERS).
 __all__ = ["and_", "asserted", "chained", "contains", "first_index", "for_range", "for_stmt", "identical", "if_stmt",
-           "ifexp", "items",
-           "length", "list_range", "load", "no_linalg_errors", "not_", "or_", "range_items", "refuse", "slice_of",
-           "subscript", "while_stmt"]
+           "ifexp", "items", "length", "list_range", "load", "no_linalg_errors", "not_", "or_", "range_items",
+           "refuse", "slice_of", "subscript", "while_stmt"]
 
 slice_of = slice  # `a:b:c` in a key the rewrite passes to `subscript`
 

@@ -43,7 +43,7 @@ def bounded(items, key):
     """`reader(items)` for a traced `key` whose range is known to lie inside them (a rolled loop's
     index and arithmetic on it, `k % 4`); Python's IndexError where it leaves them; None otherwise."""
     span = affine.interval(key)
-    if span is None:
+    if span is None or np.ndim(key) != 0:
         return None
     first, last = span
     if not (0 <= first and last < len(items) or -len(items) <= first and last < 0):

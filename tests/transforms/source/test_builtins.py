@@ -184,6 +184,20 @@ def test_python_int_powers_of_a_loop_index_are_pythons():
         check_types_like_numpy(loop_index_powers, np.array([1.5, -2.0, 0.25]))
 
 
+WEIGHTS = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]
+
+
+def data_powers(x):
+    k = int(x[0])
+    return 2 ** (k % 4), 2 ** abs(k), 2 ** (-abs(k) - 1), WEIGHTS[k % 8], 3 ** (k % 4 - 4)
+
+
+@pytest.mark.parametrize("first", [5.0, -3.0])
+def test_python_int_powers_of_data_whose_sign_arithmetic_decides(first):
+    """A remainder by a positive number, or abs(), decides the sign whatever the data."""
+    check_types_like_numpy(data_powers, np.array([first]))
+
+
 def test_a_python_int_power_whose_exponent_may_be_negative_is_refused():
     with pytest.raises(solvent.UnsupportedError, match=r"may be negative.*2\.0 \*\* k"):
         solvent.jit(lambda x: 2 ** int(x[0]))(np.array([-1.0]))
