@@ -16,12 +16,16 @@ def sliced_by_data(module: ir.Module) -> bool:
     """Whether a loop of `module` takes a dynamic slice at a start that changes with its iterations
     other than as an affine function of its counters, beside a fixed start other than 0 in another
     dimension (or a slice of the block at such an offset)."""
-    found = []
+    found, counters = [], {}
 
     def visit(op):
         if op.name == "stablehlo.dynamic_slice" and len(op.operands) > 2:
             loop = next((parent for parent in ancestors(op) if parent.name == "stablehlo.while"), None)
-            kinds = [_kind(start, loop) for start in op.operands[1:]] if loop is not None else []
+            kinds = []
+            if loop is not None:
+                if loop.operation not in counters:
+                    counters[loop.operation] = _counters(loop)
+                kinds = [_kind(start, loop, counters[loop.operation]) for start in op.operands[1:]]
             sliced = any(user.name == "stablehlo.slice" and any(_starts(user)) for user in _users(op))
             if "data" in kinds and ("fixed" in kinds or sliced):
                 found.append(op)
@@ -30,11 +34,11 @@ def sliced_by_data(module: ir.Module) -> bool:
     return bool(found)
 
 
-def _kind(start, loop) -> str:
-    """"zero", "fixed" (the same at every iteration), "affine" (in the loop's counters) or "data"."""
+def _kind(start, loop, counters) -> str:
+    """"zero", "fixed" (the same at every iteration), "affine" (in the loop's `counters`) or "data"."""
     if _fixed(start, loop):
         return "zero" if defining_op(start) is not None and constant_integer(start) == 0 else "fixed"
-    return "data" if _affine(start, loop.regions[1].blocks[0], _counters(loop)) is None else "affine"
+    return "data" if _affine(start, loop.regions[1].blocks[0], counters) is None else "affine"
 
 
 def _fixed(value, loop, known=None) -> bool:
