@@ -162,7 +162,9 @@ class TracedArray:
     mT = property(lambda self: np.swapaxes(self, -1, -2))
     real = property(lambda self: np.real(self), lambda self, new: _set_part(self, np.real, new))
     imag = property(lambda self: np.imag(self), lambda self, new: _set_part(self, np.imag, new))
-    flat = property(lambda self: dispatch.HOOKS.array_method(self, "flat")())
+    flat = property(lambda self: dispatch.HOOKS.array_method(self, "flat")(),
+                    lambda self, new: dispatch.HOOKS.array_method(self, "put")(range(self.size), new),
+                    doc="`a.flat = v`: every element, v repeated as NumPy's flat setter (and np.put) repeat it.")
     strides = property(lambda self: dispatch.HOOKS.array_method(self, "strides")())
     base = property(lambda self: None if self._parent is None else self.root(),
                     doc="`ndarray.base`: the array a view reads from, None for an array that owns its data.")
@@ -358,9 +360,16 @@ def _python_arithmetic(method):
     def operator(*operands):
         if any(_python_bool(x) for x in operands) and all(
                 getattr(x, "weak", False) or type(x) in (bool, int, float, complex) for x in operands):
-            operands = [int(x) if type(x) is bool else np.add(x, 0) if _python_bool(x) else x for x in operands]
+            operands = [int(x) if type(x) is bool else _python_int(x) if _python_bool(x) else x for x in operands]
         return method(*operands)
     return operator
+
+
+def _python_int(truth):
+    """A Python bool's int (a weak int64), as Python's arithmetic reads it."""
+    result = np.add(truth, 0)
+    result.weak = True
+    return result
 
 
 def _hash(self) -> int:

@@ -230,6 +230,8 @@ def write_out(out, result: TracedArray, casting: str = "same_kind", where_from: 
                                "with NumPy on the host, so make it with np.array(G) or np.zeros(...) instead")
     if not is_traced(out):
         raise UnsupportedError("out= must be an array traced by solvent (an argument or a fresh array)")
+    if isinstance(out, TracedScalar):  # a[0] of a 1-d array is a NumPy scalar, not a view NumPy could write
+        raise TypeError("return arrays must be of ArrayType")
     if not np.can_cast(result.dtype, out.dtype, casting):
         raise TypeError(f"Cannot cast {where_from} output from {result.dtype!r} to {out.dtype!r} "
                         f"with casting rule {casting!r}")

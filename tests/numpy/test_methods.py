@@ -273,6 +273,16 @@ def test_matrix_transpose_and_flat():
     check(f, sample(np.float64, (2, 2, 3), seed=34))
 
 
+def test_assigning_flat_repeats_the_values_as_numpy_does():
+    def f(a, b, c):
+        a.flat = [1.5, 2.5]  # (cast to a's ints, repeated)
+        b.flat = 7.0
+        a[1:].flat = [9]
+        c.T.flat = np.arange(6.0)
+        return a, b, c
+    check(f, np.zeros(5, np.int64), np.zeros((2, 2)), np.zeros((2, 3)))
+
+
 # -- ufunc.reduce ----------------------------------------------------------------------------
 
 REDUCE = [np.add, np.multiply, np.maximum, np.minimum, np.fmax, np.fmin, np.logical_and, np.logical_or,

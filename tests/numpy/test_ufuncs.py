@@ -345,6 +345,14 @@ def test_out_on_a_slice_and_a_fresh_array():
     check(f, np.arange(5.0), np.arange(4.0))
 
 
+def test_out_that_is_a_numpy_scalar_raises_as_numpys():
+    """`a[0]` of a 1-d array is a NumPy scalar, no array to write into: NumPy raises, solvent wrote
+    nothing and went on."""
+    check_or_raises(lambda x, o: np.sum(x, out=o[0]), np.arange(3.0), np.zeros(3))
+    check_or_raises(lambda x, o: np.add(x[1], 1.0, out=o[0]), np.arange(3.0), np.zeros(3))
+    check(lambda x, o: (np.sum(x, axis=1, out=o[0]), o), np.arange(9.0).reshape(3, 3), np.zeros((3, 3)))
+
+
 def test_where_with_out():
     def f(a, b, mask):
         np.add(a, b, out=a, where=mask)

@@ -1,16 +1,13 @@
 """Slices whose bounds are traced (`A[i, :i]` in a rolled loop): full extent plus a valid part.
 
-A rolled loop traces its body once with a traced index, so `A[k+1:, k]` has a
-length only known at run time. Such a slice is held at the full extent of its
-axes, cut from its base's row (index axes) without copying the rest, with a
-traced valid length per axis; its value (`.value`) has element j at j and
-zeros past the valid prefix. Ops among slices of one base with the same traced
-start keep them where they lie in the base instead (`MaskedArray.aligned`), so
-`A[k + 1:, k + 1:] -= np.outer(A[k + 1:, k], A[k, k + 1:])` moves nothing.
-Elementwise ufuncs, sums, dot products, matmul and outer products give NumPy's
-results on the valid part, and writes go back through a mask into the base's
-row (one dynamic_update_slice, which XLA does in place in a loop). Functions
-with no rule for the padding raise `UnsupportedError`."""
+A rolled loop traces its body once with a traced index, so `A[k+1:, k]` has a length only known at run
+time. Such a slice is held at the full extent of its axes, cut from its base's row (index axes) without
+copying the rest, with a traced valid length per axis; its value (`.value`) has element j at j and zeros
+past the valid prefix. Ops among slices of one base with the same traced start keep them where they lie in
+the base instead (`MaskedArray.aligned`), so `A[k + 1:, k + 1:] -= np.outer(A[k + 1:, k], A[k, k + 1:])`
+moves nothing. Elementwise ufuncs, sums, dot products, matmul and outer products give NumPy's results on
+the valid part, and writes go back through a mask into the base's row (one dynamic_update_slice, which XLA
+does in place in a loop). Functions with no rule for the padding raise `UnsupportedError`."""
 
 from __future__ import annotations
 
@@ -470,16 +467,18 @@ def ufunc_on_masked(uf, method, inputs, kwargs):
                                        "on a slice whose bounds are traced")
             kwargs.pop("out", None)
             return UFUNC_METHODS[method](uf, *inputs, **kwargs)
-        out = kwargs.pop("out", None)
+        out, where = kwargs.pop("out", None), kwargs.pop("where", True)
         if uf.signature is not None and uf is not np.matmul:  # (np.vecdot & co.)
             raise UnsupportedError(f"np.{uf.__name__} on a slice whose bounds are traced; write it with np.dot")
         result = _matmul(*inputs, **kwargs) if uf is np.matmul else elementwise(uf, inputs, kwargs)
-        if out is None:
+        if out is None and where is True:
             return result
         target = out[0] if isinstance(out, tuple) else out
         if not isinstance(target, MaskedArray):
-            raise UnsupportedError("out= that is not itself a slice with traced bounds")
-        target.store(result)
+            raise UnsupportedError("out= that is not itself a slice with traced bounds (or where= without out=)")
+        if not np.can_cast(result.dtype, target.dtype, kwargs.get("casting", "same_kind")):
+            raise TypeError(f"Cannot cast ufunc '{uf.__name__}' output from {result.dtype!r} to {target.dtype!r}")
+        target.store(result if where is True else np.where(where, result, target))
         return target
 
 

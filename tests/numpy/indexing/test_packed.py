@@ -245,6 +245,31 @@ def test_a_selection_written_at_a_mask_of_its_own_values(x):
     assert_same(solvent.jit(written_again)(x.copy()), written_again(x.copy()))
 
 
+def written_where(x):
+    s = x[x > 0]
+    np.negative(s, out=s, where=s > 2)  # (recursed past Python's limit: where= was a selection too)
+    np.multiply(s, 3.0, out=s, where=s < 1)
+    return s, x
+
+
+@settings(max_examples=30, deadline=None)
+@given(VALUES)
+def test_a_ufunc_into_a_selection_where_a_mask_of_it_holds(x):
+    assert_same(solvent.jit(written_where)(x.copy()), written_where(x.copy()))
+
+
+def test_a_ufunc_into_a_selection_casts_as_numpys_out_does():
+    """A float result into an int selection raises NumPy's casting error; it was cast silently."""
+    def f(a):
+        s = a[a > 0]
+        np.add(s, 1.5, out=s)
+        return s
+    with pytest.raises(TypeError, match="Cannot cast"):
+        f(np.arange(-3, 6))
+    with pytest.raises(TypeError, match="Cannot cast"):
+        solvent.jit(f)(np.arange(-3, 6))
+
+
 def test_matmul_of_two_selections():
     """matmul is a generalized ufunc: a selection's in-place shortcut for ufuncs does not apply."""
     check_like_numpy(lambda x: (x[x > 0] @ x[x > 0], np.matmul(x[x > 0], x[x > 0])),

@@ -240,6 +240,16 @@ def test_and_or_not_and_chained_comparisons(sx):
         assert bool(np.asarray(actual)) == bool(expected)
 
 
+def negations_counted(a, b):
+    return (not a[0]) + (not b[0]), (not a[0]) * 2.5, -(not b[0])
+
+
+def test_the_bools_of_not_add_up_as_python_ints():
+    """`(not a) + (not b)` is Python's int 2; it gave an np.int64."""
+    check_types_like_numpy(negations_counted, np.zeros(2), np.zeros(2))
+    check_types_like_numpy(negations_counted, np.ones(2), np.zeros(2))
+
+
 def operands_kept(a):
     tol = a[0] or 1e-8
     total = 0.0
