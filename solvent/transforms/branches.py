@@ -14,7 +14,8 @@ from solvent.core.aval import Aval
 from solvent.core.session import SESSION
 from solvent.core.traced import TracedArray
 from solvent.errors import ControlFlowError, user_location
-from solvent.numpy.values import carried_value
+from solvent.numpy.values import carried_value, value
+from solvent.ops import elementwise as ew
 from solvent.ops.control import case_op
 from solvent.transforms.branch_writes import hoist
 from solvent.transforms.identity import FRESH, Either, as_value, bind, made_before
@@ -36,6 +37,16 @@ class _BranchEnd:
 
 #: How deep in other traced regions a traced `if` warns that the program grows as 2 ** depth.
 NESTED_WARNED = 8
+
+
+def _writing_last(ends: list[_BranchEnd]) -> list[int]:
+    """The order of a two-way case's regions: the branch writing fewer arrays in place first. XLA's
+    copy insertion keeps a loop's array in place through a case whose first branch passes it on,
+    but copies it twice per iteration where the first branch writes it (`if p[i]: p[i*i::i] = 0`:
+    15x slower in a rolled loop)."""
+    if len(ends) == 2 and len(ends[1].written) < len(ends[0].written):
+        return [1, 0]
+    return list(range(len(ends)))
 
 
 class Case:
@@ -142,9 +153,12 @@ class Case:
                           for a, h in zip(self.implicit, self.hoisted)]  # others: the value before
                 stablehlo.ReturnOp(values + which + passed)
         types = [v.type for v in ends[0].block.operations[len(ends[0].block.operations) - 1].operands]
+        order = _writing_last(ends)
+        if order == [1, 0]:
+            index = ew.binary("subtract", value(np.int32(1)), index)
         op = case_op(index, types, len(ends))
-        for k, end in enumerate(ends):
-            end.block.append_to(op.regions[k])
+        for region, k in enumerate(order):
+            ends[k].block.append_to(op.regions[region])
         scratch.erase()
         self.eraser.op = op
         return op

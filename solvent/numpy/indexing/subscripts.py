@@ -9,7 +9,7 @@ import numpy as np
 from solvent.core.aval import Aval
 from solvent.core.traced import padded
 from solvent.numpy import layout
-from solvent.numpy.indexing import masked_keys, packed, traced_bounds
+from solvent.numpy.indexing import masked_keys, packed, stepped, traced_bounds
 from solvent.numpy.indexing.advanced import parse_fancy, read_fancy, write_fancy
 from solvent.numpy.indexing.key import is_advanced
 from solvent.numpy.indexing.basic import Index, parse, read, write
@@ -88,6 +88,8 @@ def setitem(array, key, new):
         key = masked_keys.from_the_end(array, key)
     if _is_traced_flag(key):
         return setitem(*_flag_as_mask(array, key), new)
+    if stepped.applies(key, array.shape) and not isinstance(array, traced_bounds.MaskedArray):
+        return stepped.setitem(array, key, new)  # (`is_prime[i * i::i] = False`)
     if traced_bounds.applies(key, array.shape):
         return traced_bounds.setitem(array, key, new)
     if _masks_alike(array, key) and np.ndim(new) == 0:  # (`s[s > 2] = 0`: both packed at the front, alike)
