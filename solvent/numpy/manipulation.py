@@ -292,7 +292,9 @@ def choose(a, choices, out=None, mode="raise"):
     result = value(choices[0], dtype, target)
     for i, choice in enumerate(choices[1:], 1):
         result = ew.select(ew.compare("GE", index, full(i, target, np.int64)), value(choice, dtype, target), result)
-    return write_out(out, _result(result), "unsafe") if out is not None else _result(result)
+    if out is not None:
+        return write_out(out, _result(result), "unsafe")
+    return wrap(result)  # (a 0-d choice is NumPy's scalar: np.choose(1, [a[0], a[1]]))
 
 
 # -- inserting, deleting, resizing ------------------------------------------------------------

@@ -183,6 +183,13 @@ def test_choose_raise_mode_checks_constant_indices_and_clips_traced_ones():
     np.testing.assert_array_equal(out, np.choose(np.array([0, 3, -1]), [np.arange(3.0), -np.arange(3.0)], mode="clip"))
 
 
+def test_choose_of_scalars_gives_numpys_scalar():
+    """np.choose(1, [a[0], a[1]]) is an np.float64; it gave a 0-d array."""
+    from differential import check_types_like_numpy
+    check_types_like_numpy(lambda a, k: (np.choose(1, [a[0], a[1]]), np.choose(k, [a[0], a[1]]),
+                                         np.choose(1, [a, a])), np.arange(3.0), np.array(1))
+
+
 def test_choose_out_and_errors():
     def f(a, c, out):
         np.choose(a, [c, -c], out=out)

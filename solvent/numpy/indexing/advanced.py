@@ -11,6 +11,8 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.errors import UnsupportedError
+from solvent.numpy.folding import static
+from solvent.numpy.layout import c_strides
 from solvent.numpy.indexing.basic import Index, parse, read, write
 from solvent.numpy.indexing.key import ARRAY, INTEGER, MASK, NEW, normalize
 from solvent.numpy.values import broadcast_value, full, is_traced, value
@@ -30,11 +32,14 @@ def expand(key, shape) -> list[tuple]:
     """(kind, dim, entry) per entry of the normalized key (`key.normalize`), static masks turned
     into index arrays.
 
-    kind is "none", "slice", "index" (a host or traced integer array, 0-d for an integer)
-    or "mask" (a traced boolean array over dimensions dim .. dim + ndim - 1).
+    kind is "none", "slice", "index" (a host or traced integer array, 0-d for an integer),
+    "mask" (a traced boolean array over dimensions dim .. dim + ndim - 1) or "gap" (a `...` of no
+    axes, which parts the advanced indices around it).
     """
-    expanded = []
-    for e in normalize(key, shape).entries:
+    expanded, parsed = [], normalize(key, shape)
+    for at, e in enumerate(parsed.entries):
+        if at == parsed.gap:
+            expanded.append(("gap", e.dim, None))
         if e.kind == MASK and e.value.ndim == 0:
             raise UnsupportedError("a boolean scalar as an index (a[True]); use a[None] or np.where(condition, a, b)")
         if e.kind == MASK and is_traced(e.value):
@@ -50,7 +55,9 @@ def expand(key, shape) -> list[tuple]:
 
 def in_bounds(k, n: int, dim: int):
     """Integer indices with negatives counted from the end: checked when static (IndexError),
-    clamped into bounds when traced (a compiled program cannot raise; XLA clamps the same way)."""
+    clamped into bounds when traced (a compiled program cannot raise; XLA clamps the same way).
+    An array whose value is known while tracing (np.array([1, 7]) made in the function) is static."""
+    k = static(k)
     if not is_traced(k):
         k = np.asarray(k)
         bad = k[(k < -n) | (k >= n)]
@@ -77,15 +84,20 @@ def basic_part(expanded, shape, keep=("slice",)) -> Index:
 def layout(expanded, basic: Index, batch) -> tuple[int, tuple]:
     """(slice dimensions before the index dimensions, result shape): NumPy puts the broadcast index
     dimensions where the advanced indices are when those are adjacent, else first."""
-    advanced = [i for i, (kind, _, _) in enumerate(expanded) if kind in ("index", "mask")]
-    at = advanced[0] if advanced == list(range(advanced[0], advanced[-1] + 1)) else 0
-    before, result = 0, []
+    at, before, result = _batch_at(expanded), 0, []
     for i, (kind, dim, _) in enumerate(expanded):
         if i == at:
             before, result = sum(1 for e in expanded[:i] if e[0] == "slice"), result + list(batch)
         if kind in ("slice", "none"):
             result.append(basic.axes[dim].length if kind == "slice" else 1)
     return before, tuple(result)
+
+
+def _batch_at(expanded) -> int:
+    """The entry before which the index dimensions go: the first advanced one where those are
+    adjacent, else the front."""
+    advanced = [i for i, (kind, _, _) in enumerate(expanded) if kind in ("index", "mask")]
+    return advanced[0] if advanced == list(range(advanced[0], advanced[-1] + 1)) else 0
 
 
 @dataclass
@@ -98,6 +110,19 @@ class Fancy:
     batch: tuple            # the broadcast shape of the index arrays
     before: int             # slice dimensions placed before the batch dimensions in the result
     result_shape: tuple     # NumPy's result shape, None dimensions included
+    rest: tuple = ()        # per other dimension of the result, in order: its base dimension (None: a new one)
+    rest_before: int = 0    # how many of those come before the batch dimensions
+
+    def strides(self, base: tuple, itemsize: int) -> tuple[int, ...]:
+        """NumPy's byte strides of the read from an array of strides `base`: the broadcast index
+        dimensions outermost, in C order; the others inside them in the order of their strides in
+        the array (NumPy's K order), each where the result puts it (`a[:, idx]` is not C-contiguous)."""
+        steps = [0 if d is None else abs(base[d] * self.basic.axes[d].step) for d in self.rest]
+        strides, size = [0] * len(self.rest), itemsize
+        for k in sorted(range(len(self.rest)), key=lambda k: (steps[k], -k)):  # innermost first
+            strides[k] = size
+            size *= max(1 if self.rest[k] is None else self.basic.axes[self.rest[k]].length, 1)
+        return (*strides[:self.rest_before], *c_strides(self.batch, size), *strides[self.rest_before:])
 
 
 def parse_fancy(key, shape) -> Fancy:
@@ -116,7 +141,9 @@ def parse_fancy(key, shape) -> Fancy:
     basic = basic_part(expanded, shape)
     before, result_shape = layout(expanded, basic, batch)
     indices = [in_bounds(k, shape[d], d) for d, k in arrays]
-    return Fancy(basic, [d for d, _ in arrays], indices, tuple(batch), before, result_shape)
+    rest = [dim if kind == "slice" else None for kind, dim, _ in expanded if kind in ("slice", "none")]
+    rest_before = sum(kind in ("slice", "none") for kind, _, _ in expanded[:_batch_at(expanded)])
+    return Fancy(basic, [d for d, _ in arrays], indices, tuple(batch), before, result_shape, tuple(rest), rest_before)
 
 
 def _index_matrix(f: Fancy, batch) -> ir.Value:

@@ -35,6 +35,8 @@ class Key:
 
     entries: tuple[Entry, ...]
     ellipsis: bool  # NumPy reads `a[..., 0]` as a 0-d array where `a[0]` is a scalar
+    gap: int | None = None  # where a `...` that stands for no axes is, among the entries: it parts
+    #                         the advanced indices on either side (`a[:, i, ..., 0]`)
 
     def has(self, *kinds: str) -> bool:
         return any(e.kind in kinds for e in self.entries)
@@ -96,10 +98,11 @@ def normalize(key, shape) -> Key:
                          f"but {sum(width)} were indexed")
     if not ellipses:
         kinds.append(None)
-    entries, dim = [], 0
+    entries, dim, gap = [], 0, None
     for k in kinds:
         if k is None:  # `...`: whole slices over the axes no other entry indexes
             rest = len(shape) - sum(width)
+            gap = len(entries) if ellipses and not rest else gap
             entries += [Entry(SLICE, d, slice(None)) for d in range(dim, dim + rest)]
             dim += rest
             continue
@@ -110,7 +113,7 @@ def normalize(key, shape) -> Key:
             _check_mask(v, shape, dim)
         entries.append(Entry(kind, dim, v))
         dim += 0 if kind == NEW else v.ndim if kind == MASK else 1
-    return Key(tuple(entries), bool(ellipses))
+    return Key(tuple(entries), bool(ellipses), gap)
 
 
 def _check_mask(mask, shape, dim) -> None:

@@ -72,7 +72,12 @@ def _getitem_advanced(array, key):
         return packed.take(array, key)
     f = parse_fancy(key, array.shape)
     element = f.result_shape == () and not any(k is Ellipsis for k in (key if isinstance(key, tuple) else (key,)))
-    return wrap(read_fancy(array.value, f), scalar=element)  # 0-d integer arrays index as integers
+    result = wrap(read_fancy(array.value, f), scalar=element)  # 0-d integer arrays index as integers
+    if len(f.result_shape) > 1:
+        base = layout.strides_of(array) if is_traced(array) else np.asarray(array).strides
+        result.memory = None if base is None else f.strides(base, array.dtype.itemsize)
+        result.layout_from = (array,) if is_traced(array) else ()
+    return result
 
 
 def _is_element(key, index: Index) -> bool:

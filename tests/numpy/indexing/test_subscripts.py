@@ -389,6 +389,50 @@ def test_empty_fancy_index_on_an_empty_dimension():
     check(lambda x: (x[[]], x[:, []], x[np.zeros(0, dtype=np.int64)]), np.zeros((0, 3)))
 
 
+def test_an_index_array_known_while_tracing_is_checked_as_numpys():
+    """np.array([1, 7]) made in the function was taken as traced and clamped: 4.0 where NumPy raises."""
+    for f in (lambda a: a[np.array([1, 7])], lambda a: a[np.arange(5) + 1], lambda a: a[np.array([1, -2])],
+              lambda a: np.take_along_axis(a.reshape(5, 1), np.array([[3]] * 5), axis=1),
+              lambda a: np.put_along_axis(a.reshape(5, 1), np.array([[1]] * 5), 0.0, axis=1)):
+        check_or_raises(f, np.arange(5.0))
+
+
+def zero_axis_ellipsis(a, i):
+    r = a[:, i, ..., 0]
+    a[:, i, ..., 0] = np.arange(8.0).reshape(2, 4)
+    return r, a[i, ..., 0], a[..., i, 0], a
+
+
+def test_a_ellipsis_of_no_axes_parts_the_advanced_indices_around_it():
+    """`a[:, i, ..., 0]`: NumPy puts the index dimensions first (4x2 came back transposed)."""
+    check(zero_axis_ellipsis, np.arange(60.0).reshape(4, 5, 3), np.array([0, 2]))
+
+
+@pytest.mark.parametrize("key", ["a[:, i]", "b[:, i]", "b[i]", "b[:, :, i]", "b[i, :, i]", "F[i]", "F[:, i]",
+                                 "b[i2]", "b[:, i2]", "a[None, :, i]", "b[:, i, 1]", "b[1, :, i]", "b[::2, i]",
+                                 "a[:, [True, False, True, False]]", "b.transpose(2, 0, 1)[i]", "b[:, ::-1, i]",
+                                 "b[i, None, 1:3]", "F[i, :, ::2]"])
+def test_index_array_reads_have_numpys_strides(key):
+    """The result of a[:, idx] is laid out index dimensions outermost (it was taken as C-contiguous,
+    so its ravel was a view where NumPy copies)."""
+    def strides(a, b, F, i, i2):
+        return eval(key).strides
+    check(strides, np.arange(12.0).reshape(3, 4), np.arange(60.0).reshape(3, 4, 5),
+          np.asfortranarray(np.arange(60.0).reshape(3, 4, 5)), np.array([0, 2]),
+          np.asfortranarray(np.array([[0, 1], [2, 0]])))
+
+
+def written_through_ravels(a, idx):
+    b = a[:, idx]
+    b.T.ravel()[0] = 99.0  # a view of b (b.T is C-contiguous)
+    b.ravel()[1] = -5.0  # a copy
+    return b
+
+
+def test_writes_through_ravels_of_index_array_reads_land_where_numpys_do():
+    check(written_through_ravels, np.arange(12.0).reshape(3, 4), np.array([0, 2]))
+
+
 def test_traced_out_of_bounds_index_is_clamped():
     result = solvent.jit(lambda x, i: x[i])(np.arange(4.0), np.array([7, -9]))
     assert_same(result, np.array([3.0, 0.0]))
