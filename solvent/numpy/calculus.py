@@ -258,6 +258,10 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     (counting the xp <= each x cost len(x) * len(xp): 28 s and 8 GB for 10^6 points in 256)."""
     xp, fp = as_array(xp), as_array(fp)
     dtype = np.dtype(np.complex128 if np.dtype(fp.dtype).kind == "c" else np.float64)
+    for points in (as_array(x), xp):  # (NumPy's safe cast to float64)
+        if not np.can_cast(points.dtype, np.float64, "safe"):
+            raise TypeError(f"Cannot cast array data from {points.dtype!r} to dtype('float64') according to the "
+                            "rule 'safe'")
     if len(shape(xp)) != 1 or len(shape(fp)) != 1:
         raise ValueError("object too deep for desired array")
     if shape(xp)[0] != shape(fp)[0]:

@@ -28,7 +28,7 @@ from solvent.numpy.matrix_type import TracedMatrix
 from solvent.numpy.registry import UNDISPATCHED, implements
 from solvent.numpy.shape import TRACED_INDEX, broadcast_arrays, ravel, read_only, static_int, undecided, view
 from solvent.numpy.values import (as_array, broadcast_value, full as full_value, holds_traced, is_traced,
-                                  normalize_axis, result_type, value, wrap)
+                                  normalize_axis, result_type, stored_scalar, value, wrap)
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import constant, iota
@@ -65,7 +65,7 @@ def _filled(fill, shape, dtype):
     dtype = np.dtype(dtype if dtype is not None else np.float64)
     if is_traced(fill):
         return wrap(value(fill, dtype, _shape(shape)), scalar=False)
-    return wrap(full_value(fill, _shape(shape), dtype), scalar=False)
+    return wrap(full_value(stored_scalar(fill, dtype), _shape(shape), dtype), scalar=False)
 
 
 def _host(host_array):

@@ -13,10 +13,10 @@ from solvent.numpy import layout
 from solvent.numpy.indexing.functions import flat_view
 from solvent.numpy.indexing.traced_bounds import MaskedArray, elementwise
 from solvent.numpy.registry import implements, method, refuses_method
-from solvent.numpy.shape import view
-from solvent.numpy.values import full, is_python_scalar, is_traced, result_type, shape, value, wrap
+from solvent.numpy.shape import read_only, view
+from solvent.numpy.values import full, is_python_scalar, is_traced, result_type, shape, stored_scalar, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
-from solvent.ops.base import is_complex
+from solvent.ops.base import dtype_of, is_complex, shape_of
 
 #: Methods whose arguments are exactly the NumPy function's after the array.
 SAME_AS_FUNCTION = {
@@ -121,7 +121,7 @@ def copyto(dst, src, casting="same_kind", where=True):
     if not np.can_cast(source, dst.dtype, casting):
         raise TypeError(f"Cannot cast array data from {source!r} to {dst.dtype!r} "
                         f"according to the rule {casting!r}")
-    new = value(src, dst.dtype, dst.shape)
+    new = value(stored_scalar(src, dst.dtype) if is_python_scalar(src) else src, dst.dtype, dst.shape)
     if where is not True:
         new = ew.select(value(where, np.bool_, dst.shape), new, dst.value)
     dst.assign(new)
@@ -142,8 +142,8 @@ def imag(val):
     """`np.imag(a)` / `a.imag`: a view for complex `a`, zeros otherwise (as NumPy's read-only array)."""
     if isinstance(val, TracedScalar):
         return wrap(ew.unary("imag", val.value) if is_complex(val.dtype) else full(0, (), val.dtype))
-    if not is_complex(val.dtype):
-        return wrap(full(0, shape(val), val.dtype), scalar=False)
+    if not is_complex(val.dtype):  # (writing into it raises NumPy's error)
+        return read_only(val, shape(val), lambda v: full(0, shape_of(v), dtype_of(v)))
     return _part_view(val, "imag")
 
 

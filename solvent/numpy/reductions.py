@@ -10,8 +10,8 @@ from solvent.numpy.elementwise import bodies as m
 from solvent.numpy.registry import implements
 from solvent.numpy.shape import ravel, reshape
 from solvent.numpy.elementwise.ufuncs import identity_of, reduce as ufunc_reduce
-from solvent.numpy.values import (full, is_traced, normalize_axis, normalize_axes, probe_array, result_type,
-                                  shape, value, wrap, write_out)
+from solvent.numpy.values import (full, is_python_scalar, is_traced, normalize_axis, normalize_axes, probe_array,
+                                  result_type, shape, value, wrap, write_out)
 from solvent.ops import elementwise as ew
 from solvent.ops.constant import iota
 from solvent.ops.reduction import reduce as reduce_op
@@ -153,6 +153,7 @@ def where(condition, x=None, y=None):
     dtype = result_type(x, y)
     out_shape = np.broadcast_shapes(shape(condition), shape(x), shape(y))
     pred = value(condition, np.bool_, out_shape)
+    x, y = (np.asarray(v).astype(dtype) if is_python_scalar(v) else v for v in (x, y))  # (-1 with uint8: 255)
     return wrap(ew.select(pred, value(x, dtype, out_shape), value(y, dtype, out_shape)), scalar=False)
 
 

@@ -45,7 +45,8 @@ def round_(a, decimals=0, out=None):
         bits = np.dtype(a.dtype).itemsize * 8
         result = np.multiply(quotient, np.array(factor % 2 ** bits, f"u{bits // 8}").view(a.dtype))
     else:
-        factor = np.array(10.0 ** abs(decimals), np.finfo(a.dtype).dtype)
+        with np.errstate(over="ignore"):  # (inf past 10**308, NumPy's nan results)
+            factor = np.array(np.float64(10.0) ** abs(decimals), np.finfo(a.dtype).dtype)
         if decimals > 0:  # true divisions by it: as products with 1 / factor, 10% of results were one ulp off
             result = _divided(np.rint(np.multiply(a, factor)), factor)
         else:

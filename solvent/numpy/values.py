@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from jaxlib.mlir import ir
 
@@ -142,6 +144,17 @@ def value(x, dtype=None, to_shape=None) -> ir.Value:
     if to_shape is not None:
         v = broadcast_value(v, to_shape)
     return v
+
+
+def stored_scalar(x, dtype) -> np.ndarray:
+    """A Python number as NumPy stores it by unsafe casting (np.full, np.copyto): a float wraps into
+    an integer dtype (-1.0 into uint8 is 255, NaN into int64 its minimum); a Python int out of the
+    dtype's range still raises NumPy's OverflowError."""
+    stored = np.empty((), dtype)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        np.copyto(stored, x, casting="unsafe")
+    return stored
 
 
 def carried_value(x) -> ir.Value:

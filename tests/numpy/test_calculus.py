@@ -121,6 +121,12 @@ def test_interp():
     check(lambda x, fp: np.interp(x, [0, 1, 2], fp), np.array([0.5, 1, 3], np.float32), np.array([1, 5, 2], np.int8))
 
 
+def test_interp_of_complex_points_raises_as_numpys():
+    """Complex x or xp do not cast safely to float64; their imaginary parts were dropped."""
+    check_or_raises(lambda x: np.interp(x, [0.0, 1.0], [0.0, 1.0]), np.array([0.5 + 1j, 0.25 + 0j]))
+    check_or_raises(lambda x: np.interp(0.5, x, [0.0, 1.0]), np.array([0.0 + 0j, 1.0 + 0j]))
+
+
 def test_interp_finds_intervals_without_a_point_by_sample_table():
     """A binary search per point: counting the samples below each point made a len(x) x len(xp) array
     (10^6 points in 1000 samples asked for 32 GB)."""

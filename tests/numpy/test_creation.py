@@ -30,6 +30,14 @@ def test_full_infers_its_dtype_from_the_fill_value():
           np.ones(1))
 
 
+def test_a_float_fill_is_cast_unsafely_and_an_int_out_of_range_raises_as_numpys():
+    """np.full(3, -1.0, dtype=np.uint8) is 255 in NumPy (NaN into int64 its minimum); solvent raised."""
+    check(lambda x: (np.full(3, -1.0, dtype=np.uint8), np.full(2, np.nan, dtype=np.int64),
+                     np.full_like(x.astype(np.int8), 200.0)), np.ones(2))
+    check_or_raises(lambda x: np.full(2, 300, dtype=np.uint8), np.ones(2))
+    check_or_raises(lambda x: np.full_like(x.astype(np.int8), 200), np.ones(2))
+
+
 def test_full_with_a_traced_fill_value():
     check(lambda x: (np.full((2, 3), x.sum()), np.full(4, x[0], dtype=np.int32), np.full(2, x)), np.arange(1.0, 3.0))
 

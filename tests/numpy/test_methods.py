@@ -89,6 +89,22 @@ def test_copyto_casting(dst_dtype, src):
     check_or_raises(f, np.zeros(3, dst_dtype))
 
 
+def test_copyto_of_a_python_float_with_unsafe_casting_wraps_as_numpys():
+    def f(dst):
+        np.copyto(dst, -1.0, casting="unsafe")
+        return dst
+    check(f, np.zeros(3, np.uint8))
+
+
+def test_the_imaginary_part_of_a_real_array_is_read_only():
+    """`a.imag[0] = 1.0` on a real array raises in NumPy; it was dropped silently."""
+    def f(a):
+        a.imag[0] = 1.0
+        return a
+    check_or_raises(f, np.arange(3.0))
+    check(lambda a: (a.imag, np.imag(a) + 1, a.imag.sum()), np.arange(3.0))
+
+
 def test_reduction_and_math_methods():
     x = sample(np.float64, (3, 4))
     check(lambda x: (x.sum(), x.mean(axis=0), x.std(ddof=1), x.var(keepdims=True), x.prod(axis=1), x.max(),

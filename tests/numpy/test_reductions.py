@@ -183,6 +183,12 @@ def test_where_with_python_scalars_and_0d():
     check(lambda x: np.where(x, 1, 0), sample(np.int8, (5,), seed=15))
 
 
+def test_where_wraps_a_python_int_out_of_the_arrays_range_as_numpys():
+    """np.where(u8 > 1, u8, -1) is uint8 255 in NumPy; solvent raised OverflowError."""
+    check(lambda u, i: (np.where(u > 1, u, -1), np.where(u > 1, u, 300), np.where(i > 0, i, 200)),
+          np.arange(4, dtype=np.uint8), np.arange(-1, 3, dtype=np.int8))
+
+
 def test_where_with_one_argument_is_nonzero():
     check_like_numpy(lambda x: np.where(x > 0), np.array([1.0, -1.0, 2.0]))
 

@@ -38,6 +38,12 @@ def test_round_ties_extremes_and_out():
     check(into, np.array([0.25, 0.35, -1.45]), np.zeros(3, np.float32))
 
 
+def test_round_past_the_range_of_the_factor_gives_numpys_nan():
+    """10.0 ** 320 raised Python's OverflowError; NumPy's factor is inf."""
+    check(lambda x: (np.round(x, 320), np.round(x, -320), np.round(x, 308), np.round(x.astype(np.float32), 40)),
+          np.array([1.5, 2.25]))
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_round_to_decimals_gives_numpys_doubles_exactly(dtype):
     """rint(x * 10**d) / 10**d with a true division: XLA made it a product with 10**-d, one ulp off for

@@ -478,6 +478,21 @@ def test_integer_overflow_wraps_around(dtype):
                      np.add.reduce(x, dtype=dtype), np.multiply.accumulate(x)), x)
 
 
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64], ids=str)
+def test_a_complex_zero_to_a_power_of_positive_real_part_is_zero(dtype):
+    """XLA's exp(b log a) gave nan+nanj for 0 ** (1 + 1j); NumPy gives 0."""
+    z, p = np.array([0j, 0j, 0j, 0j, 1 + 1j], dtype), np.array([1 + 1j, 2, 0.5 + 2j, 1j, 0.5 + 2j], dtype)
+    check(lambda z, p: (z ** p, np.power(z, 2 + 0j)), z, p)
+
+
+@pytest.mark.parametrize("call", ['np.multiply(a, 2.5, dtype=np.int32, casting="unsafe")',
+                                  'np.add(b, a, casting="no")', 'np.add(b, a, casting="equiv")',
+                                  'np.add(b, b, casting="no")', 'np.add(i, 1.5, casting="safe")'])
+def test_casting_decides_the_inputs_cast_as_numpys(call):
+    """casting= was not given to the loop's resolution: "unsafe" with dtype= raised, "no" computed."""
+    check_or_raises(eval(f"lambda a, b, i: {call}"), np.arange(3.0), np.arange(3, dtype=np.float32), np.arange(3))
+
+
 def test_integer_power_with_a_static_negative_exponent_raises():
     """NumPy raises for a negative static exponent; a traced exponent cannot raise."""
     x = np.array([2, 3, -1], dtype=np.int32)

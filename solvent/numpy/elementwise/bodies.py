@@ -233,6 +233,9 @@ def power(a, b):
     known = splat_integer(b)
     if not is_float(dtype_of(a)) and not is_complex(dtype_of(a)) and not (known is not None and 0 <= known < 64):
         return _integer_power(a, b)
+    if is_complex(dtype_of(a)):  # XLA's exp(b log a) is nan at a zero base, where NumPy's is 0 for real(b) > 0
+        zero = ew.binary("and", ew.compare("EQ", a, const(a, 0)), ew.compare("GT", parts(b)[0], const(parts(b)[0], 0)))
+        return ew.select(zero, const(a, 0), ew.binary("power", a, b))
     return ew.binary("power", a, b)
 
 

@@ -64,18 +64,18 @@ def _no_datetime():
     raise UnsupportedError("np.isnat: solvent traces no datetime64 or timedelta64 arrays")
 
 
-def loop_dtypes(ufunc, operands, dtype=None):
-    """(input dtypes, output dtypes) that NumPy would use for this call."""
+def loop_dtypes(ufunc, operands, dtype=None, casting="same_kind"):
+    """(input dtypes, output dtypes) that NumPy would use for this call (its inputs cast by `casting`)."""
     keys = tuple(dtype_key(x) for x in operands)
     if all(isinstance(k, type) for k in keys):  # Python numbers only (a loop index, int(x)): as Python
         keys = tuple(np.dtype(k) for k in keys)  # computes them, not NumPy's object loops for comparisons
     # dtype= fixes the loop's output type, whose loop then takes its inputs cast (NumPy's signature)
     signature = {} if dtype is None else {"signature": (None,) * ufunc.nin + (np.dtype(dtype),) * ufunc.nout}
-    resolved = ufunc.resolve_dtypes(keys + (None,) * ufunc.nout, **signature)
+    resolved = ufunc.resolve_dtypes(keys + (None,) * ufunc.nout, **signature, casting=casting)
     return resolved[:ufunc.nin], resolved[ufunc.nin:]
 
 
-def apply(ufunc, operands, dtype=None) -> list:
+def apply(ufunc, operands, dtype=None, casting="same_kind") -> list:
     """Call the table body on operands promoted and broadcast as NumPy would; one value per output."""
     body = TABLE[ALIASES.get(ufunc, ufunc)]
     if len(operands) != ufunc.nin:
@@ -84,7 +84,8 @@ def apply(ufunc, operands, dtype=None) -> list:
     beyond = _beyond_range(ufunc, operands)
     if beyond is not None:
         return [full(beyond, out_shape, np.bool_)]
-    in_dtypes, out_dtypes = loop_dtypes(ufunc, operands, dtype if dtype is not None else _python_power(ufunc, operands))
+    in_dtypes, out_dtypes = loop_dtypes(ufunc, operands, dtype if dtype is not None else _python_power(ufunc, operands),
+                                        casting)
     _check_static_exponent(ufunc, operands, in_dtypes)
     values = [value(x, d, out_shape) for x, d in zip(operands, in_dtypes)]
     results = body(*values)
@@ -141,7 +142,7 @@ def call(ufunc, *operands, out=None, dtype=None, where=True, casting="same_kind"
     if len(outs) != ufunc.nout:
         raise ValueError(f"The 'out' tuple must have exactly {ufunc.nout} entries: one per ufunc output")
     results = [_store(ufunc, wrap(v), target, where, casting)
-               for v, target in zip(apply(ufunc, operands, dtype), outs)]
+               for v, target in zip(apply(ufunc, operands, dtype, casting), outs)]
     if out is None and (ufunc in (np.remainder, np.absolute) or
                         any(getattr(x, "affine", None) or getattr(x, "interval", None) for x in operands)):
         affine.propagate(ufunc, operands, results[0])  # loop index arithmetic, for static-length slices

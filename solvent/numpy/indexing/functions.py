@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from solvent.core.traced import TracedArray, TracedScalar
 from solvent.errors import UnsupportedError
 from solvent.numpy.elementwise import ufuncs
+from solvent.numpy.folding import static
 from solvent.numpy.indexing import packed
 from solvent.numpy.indexing.advanced import STATIC_SHAPES, parse_fancy, read_fancy, write_fancy
 from solvent.numpy.indexing.key import is_advanced
@@ -98,10 +100,24 @@ def put(a, ind, v, mode="raise"):
     flat.assign(write_fancy(flat.value, f, values))
 
 
-def _flat_values(values, dtype):
-    """`values` as a 1-d value of `dtype` (put's, place's and putmask's operand)."""
+def _flat_values(values, dtype, safe: bool = False):
+    """`values` as a 1-d value of `dtype` (put's, place's and putmask's operand); with `safe`, an
+    array (not a list, a number or a NumPy scalar) must cast safely, as place's and putmask's must."""
+    if safe and isinstance(values, (np.ndarray, TracedArray)) and not isinstance(values, TracedScalar) and \
+            not np.can_cast(values.dtype, dtype, "safe"):
+        raise TypeError(f"Cannot cast array data from {values.dtype!r} to {np.dtype(dtype)!r} according to the "
+                        "rule 'safe'")
+    if _python_values(values):
+        values = np.array(values, dtype)  # (NumPy's errors: 300 into uint8, NaN into an int)
     v = value(values, dtype)
     return ops.reshape(v, (int(np.prod(shape_of(v), dtype=np.int64)),))
+
+
+def _python_values(values) -> bool:
+    """Python numbers, or lists of them: NumPy converts them to the array's dtype, with its errors."""
+    if isinstance(values, (list, tuple)):
+        return all(_python_values(v) for v in values)
+    return type(values) in (bool, int, float, complex)
 
 
 def _cycled(values, count: int):
@@ -146,7 +162,7 @@ def place(arr, mask, vals):
     """`np.place`: True positions take `vals` in order, repeated; a traced mask allows one value only."""
     _traced_target("place", arr)
     flat = flat_view(arr)
-    vals = _flat_values(vals, arr.dtype)
+    vals, mask = _flat_values(vals, arr.dtype, safe=True), static(mask)
     if is_traced(mask):
         if shape_of(vals)[0] != 1:
             raise UnsupportedError(f"np.place with a traced mask and several values: which value lands where "
@@ -167,11 +183,9 @@ def putmask(a, mask, values):
     """`np.putmask`: where `mask` holds, `a` takes `values` repeated over its flat positions (static shapes)."""
     _traced_target("putmask", a)
     flat = flat_view(a)
-    values = _flat_values(values, a.dtype)
-    if a.size == 0:
+    values = _flat_values(values, a.dtype, safe=True)
+    if a.size == 0 or shape_of(values)[0] == 0:  # (NumPy writes nothing for no values)
         return
-    if shape_of(values)[0] == 0:
-        raise ValueError("putmask: values must not be empty")
     hit = broadcast_value(value(mask, np.bool_), a.shape)
     flat.assign(ew.select(ops.reshape(hit, flat.shape), _cycled(values, a.size), flat.value))
 

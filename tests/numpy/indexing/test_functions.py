@@ -254,6 +254,20 @@ def test_putmask(values):
     check(lambda a: np.putmask(a, [True, False, True], -1), sample(np.int32, (3,)))
 
 
+@pytest.mark.parametrize("fn", [np.putmask, np.place])
+def test_putmask_and_place_cast_array_values_safely_as_numpys(fn):
+    """An array of values that does not cast safely raises NumPy's TypeError (it was cast); lists,
+    numbers and NumPy scalars cast as assignment does; no values write nothing."""
+    for values in (np.array([1, 2]), np.array([0.5]), [1, 2], 1.5, np.float64(2.5), np.array([1], np.int8)):
+        for dtype in (np.int32, np.float32):
+            check_or_raises(lambda a: (fn(a, np.array([0, 1, 1, 0], bool), values), a)[1], np.arange(4, dtype=dtype))
+    check_or_raises(lambda a: (np.putmask(a, a > 1, a[::-1] * 1.5), a)[1], np.arange(4))
+    for values in ([300], 300, [-1], [np.nan], np.int64(300)):  # Python ints in range only, as np.array's
+        check_or_raises(lambda a: (fn(a, np.array([0, 1, 1, 0], bool), values), a)[1], np.arange(4, dtype=np.uint8))
+        check_or_raises(lambda a: (np.put(a, [2, 3], values), a)[1], np.arange(4, dtype=np.uint8))
+    check(lambda a: (np.putmask(a, a > 1, []), a)[1], np.arange(4.0))
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.integers(1, 4), st.integers(1, 3), st.sampled_from([None, 0, 1, (1, 0), (0, 0)]))
 def test_sliding_window_view_gives_numpys_windows(w0, w1, axis):
