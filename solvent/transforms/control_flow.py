@@ -16,9 +16,9 @@ import numpy as np
 
 from solvent.core import trace
 from solvent.errors import ControlFlowError
-from solvent.numpy.values import is_traced, value, wrap
+from solvent.numpy.values import full, is_traced, value, wrap
 from solvent.ops import elementwise as ew
-from solvent.ops.base import shape_of
+from solvent.ops.base import dtype_of, shape_of
 from solvent.transforms.branches import Case
 from solvent.transforms.loops import loop
 from solvent.transforms.regions import leaves_of, probe, rebuild, takes_branch
@@ -128,8 +128,12 @@ def traced_case(index, branches, operands) -> Case:
     `finish()` binds the results and writes the arrays the branches wrote; `discard()` drops it."""
     session = trace.current()
     with session.emitting():
-        i = ew.convert(value(index), np.int32)
+        i = value(index)
         if shape_of(i) != ():
             raise ControlFlowError(f"a branch index must be a scalar, got shape {shape_of(i)}")
+        if dtype_of(i).kind in "iu":  # (clamped in its own type: 2**32 converted to int32 first would be 0)
+            last = min(len(branches) - 1, np.iinfo(dtype_of(i)).max)
+            i = ew.clamp(full(0, (), dtype_of(i)), i, full(last, (), dtype_of(i)))
+        i = ew.convert(i, np.int32)
         i = ew.clamp(value(np.int32(0)), i, value(np.int32(len(branches) - 1)))  # case picks the last
         return Case(session, i, list(branches), operands)

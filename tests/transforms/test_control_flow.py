@@ -85,8 +85,9 @@ def test_cond_with_static_predicate_just_calls():
                 np.full(2, 2.0))
 
 
-@pytest.mark.parametrize("k", [-2, 0, 1, 2, 7])
+@pytest.mark.parametrize("k", [-2, 0, 1, 2, 7, 2 ** 32, -2 ** 31 - 1, 2 ** 63 - 1])
 def test_switch_clamps_its_index(k):
+    """(2 ** 32 was converted to an int32 first, 0: the first branch, not the last)"""
     branches = [lambda a: a + 1, lambda a: a * 10, lambda a: -a]
     f = solvent.jit(lambda k, x: solvent.switch(k, branches, x))
     expected = branches[min(max(k, 0), 2)](np.ones(2))

@@ -11,7 +11,6 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.errors import UnsupportedError
-from solvent.numpy.folding import static
 from solvent.numpy.layout import c_strides
 from solvent.numpy.indexing.basic import Index, parse, read, write
 from solvent.numpy.indexing.key import ARRAY, INTEGER, MASK, NEW, normalize
@@ -55,9 +54,7 @@ def expand(key, shape) -> list[tuple]:
 
 def in_bounds(k, n: int, dim: int):
     """Integer indices with negatives counted from the end: checked when static (IndexError),
-    clamped into bounds when traced (a compiled program cannot raise; XLA clamps the same way).
-    An array whose value is known while tracing (np.array([1, 7]) made in the function) is static."""
-    k = static(k)
+    clamped into bounds when traced (a compiled program cannot raise; XLA clamps the same way)."""
     if not is_traced(k):
         k = np.asarray(k)
         bad = k[(k < -n) | (k >= n)]

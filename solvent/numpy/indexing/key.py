@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvent.core.traced import TracedScalar
+from solvent.numpy.folding import static
 from solvent.numpy.values import as_array, is_traced
 
 NEW, SLICE, INTEGER, ARRAY, MASK = "new", "slice", "integer", "array", "mask"
@@ -57,11 +58,16 @@ def kind_of(k):
     if k is None:
         return NEW, None
     if isinstance(k, slice):
+        for bound in (k.start, k.stop, k.step):
+            if is_traced(bound) and (bound.ndim or bound.dtype.kind not in "iu" and not bound.weak):
+                raise TypeError("slice indices must be integers or None or have an __index__ method")
         return SLICE, k
     if isinstance(k, (bool, np.bool_)):
         return MASK, np.asarray(k)
     if isinstance(k, (list, tuple, range)) or _is_array(k):
         a = k if _is_array(k) else as_array(k)
+        if not isinstance(a, TracedScalar):
+            a = static(a)  # (an index array known while tracing, np.array([True, False]) made here, is NumPy's)
         if not is_traced(a) and a.dtype.kind not in "iub" and a.size == 0:
             a = np.asarray(a, np.int64)  # an empty list selects nothing
         if a.dtype == np.bool_:

@@ -18,7 +18,7 @@ from solvent.numpy.indexing.chunked_products import repeat
 from solvent.numpy.indexing.key import ARRAY, INTEGER, MASK, NEW, SLICE, Entry, normalize
 from solvent.numpy.values import assigned_value, full, is_traced, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
-from solvent.ops.base import shape_of
+from solvent.ops.base import dtype_of, shape_of
 
 _I64 = np.int64
 CHUNK = 16  #: positions written per step of the loop (a step costs tens of ns on XLA's CPU backend)
@@ -41,6 +41,8 @@ def setitem(array, key, new) -> None:
         raise UnsupportedError("a slice with a traced step or bounds and a step other than 1 or -1, together with "
                                "another such slice or an index array; write one of them as a loop")
     at = parsed.entries.index(stepped[0])
+    if 0 in array.shape:
+        return  # (nothing to write; NumPy checks no value against an empty selection's shape)
 
     def key_at(position) -> tuple:
         entries = list(parsed.entries)
@@ -88,9 +90,19 @@ def _bound(v, n: int, low: int, high: int) -> ir.Value:
     """A traced or static slice bound as NumPy reads it: negative counts from the end, then clipped."""
     if not is_traced(v):
         return full(min(max(v + n if v < 0 else v, low), high), (), _I64)
-    v = value(v, _I64)
+    v = _index(v, n)
     v = ew.select(ew.compare("LT", v, full(0, (), _I64)), ew.binary("add", v, full(n, (), _I64)), v)
     return ew.clamp(full(low, (), _I64), v, full(high, (), _I64))
+
+
+def _index(v, n: int) -> ir.Value:
+    """A traced integer as int64, first clipped in its own type to [-(n + 1), n + 1]: beyond that no
+    bound or step changes the positions a slice of an axis of n takes, and a uint64 past 2**63 or a
+    step near -2**63 would wrap."""
+    v = value(v)
+    info = np.iinfo(dtype_of(v))
+    low, high = max(-(n + 1), info.min), min(n + 1, info.max)
+    return ew.convert(ew.clamp(full(low, (), dtype_of(v)), v, full(high, (), dtype_of(v))), _I64)
 
 
 def _count(span: ir.Value, stride: ir.Value) -> ir.Value:
@@ -105,7 +117,7 @@ def _positions(k: slice, n: int):
     traced step of 0 (NumPy's ValueError) writes nothing."""
     if not is_traced(k.step) and k.step == 0:
         raise ValueError("slice step cannot be zero")
-    step = value(k.step, _I64)
+    step = _index(k.step, n) if is_traced(k.step) else full(max(-(n + 1), min(int(k.step), n + 1)), (), _I64)
     first = _bound(0 if k.start is None else k.start, n, 0, n)
     last = _bound(n if k.stop is None else k.stop, n, 0, n)
     forward = (first, _count(ew.binary("subtract", last, first), step))

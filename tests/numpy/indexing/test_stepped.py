@@ -79,6 +79,36 @@ def test_strided_writes_by_a_rolled_loops_index():
     rolled_like_numpy(in_a_loop, np.arange(10.0), np.zeros((6, 5)))
 
 
+def raw_bounds(x, s, t):
+    x[s::t] = -1.0
+    x[:s:t] = -3.0
+    return x
+
+
+@pytest.mark.parametrize("start, step", [(3, 2 ** 63 - 1), (3, -(2 ** 63 - 1)), (3, -2 ** 63), (-2 ** 63, 2),
+                                         (np.uint64(2 ** 63), np.uint64(2)), (np.uint64(1), np.uint64(2 ** 63 + 1)),
+                                         (np.int8(5), np.int8(-3)), (np.int8(-100), np.int8(127))])
+def test_extreme_starts_and_steps_take_numpys_positions(start, step):
+    """A step near 2**63 overflowed counting the positions (nothing written, or one too many), and a
+    uint64 past 2**63 wrapped to a negative bound."""
+    check_like_numpy(raw_bounds, np.arange(12.0), np.asarray(start), np.asarray(step))
+
+
+def rows_and_columns(a, s, t):
+    a[s::t, :] = 1.0
+    a[:, s::t] = 2.0
+    return a
+
+
+def test_an_empty_axis_takes_no_write_and_a_bound_that_is_no_integer_raises():
+    """An axis of length 0 raised a raw IndexError; a float bound was taken as an integer."""
+    check_like_numpy(written, np.zeros(0), np.array([0, 2]))
+    for shape in ((0, 3), (3, 0)):
+        check_like_numpy(rows_and_columns, np.zeros(shape), np.array(0), np.array(2))
+    with pytest.raises(TypeError, match="slice indices"):
+        solvent.jit(lambda x, s: x.__setitem__(slice(s, None, 2), 1.0))(np.arange(4.0), np.array(1.0))
+
+
 def test_a_traced_step_of_zero_writes_nothing_and_a_static_one_raises():
     """NumPy raises for a zero step; a compiled program cannot, so a traced one writes nothing."""
     out = solvent.jit(written)(np.arange(12.0), np.array([2, 0]))

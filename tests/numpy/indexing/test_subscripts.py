@@ -422,6 +422,17 @@ def test_index_array_reads_have_numpys_strides(key):
           np.asfortranarray(np.array([[0, 1], [2, 0]])))
 
 
+def known_masks(a):
+    b = a[:, np.array([True, False, True, True])]  # (a mask known while tracing: NumPy's layout, F here)
+    np.asfortranarray(b)[0, 0] = -5.0
+    return b, np.asfortranarray(a[np.array([True, False, True])]).strides
+
+
+def test_a_mask_known_while_tracing_selects_as_numpys():
+    """It was taken as a traced mask: its selection was padded and laid out as C."""
+    check(known_masks, np.arange(12.0).reshape(3, 4))
+
+
 def written_through_ravels(a, idx):
     b = a[:, idx]
     b.T.ravel()[0] = 99.0  # a view of b (b.T is C-contiguous)
