@@ -142,7 +142,42 @@ def dynamic_update_slice(x: ir.Value, update: ir.Value, starts: Sequence[ir.Valu
     check(dtype_of(x) == dtype_of(update), "dynamic_update_slice: dtypes differ")
     if not shape_of(x):
         return update
+    _read_written(x, update, starts)
     return one("stablehlo.dynamic_update_slice", [x, update, *starts], shape_of(x), dtype_of(x))
+
+
+def _read_written(x: ir.Value, update: ir.Value, starts: Sequence[ir.Value], limit: int = 64) -> None:
+    """Make the reads of `x` that `dynamic_slice` took through its last write, of that write's size
+    and at the block this write replaces (a read-modify-write of another element or row), read `x`
+    itself: XLA otherwise keeps the array from before that write alive until this one, and copies it
+    (`a[k] += 1; a[k + 1] += 2` in a loop: two copies of `a` a step, 100x NumPy's time). Reads
+    elsewhere keep the array before (XLA would fuse them into this write, which then could not write
+    `x` in place: `corr[i + 1:, i] = corr[i, i + 1:]`), and so does a write of the last write's block,
+    which hides it (`A[i, j] -= s; A[i, j] /= A[j, j]`)."""
+    write = defining_op(x)
+    if write is None or write.name != "stablehlo.dynamic_update_slice" or \
+            all(same_value(a, b) for a, b in zip(write.operands[2:], starts)):
+        return
+    written, seen, pending = write.operands[1], {}, [update]
+    while pending and len(seen) < limit:  # (breadth first: the reads lie a few ops from the update)
+        op = defining_op(pending.pop(0))
+        if op is None or op.name in ("stablehlo.constant", "stablehlo.while", "stablehlo.case") or id(op) in seen:
+            continue
+        seen[id(op)] = op  # (kept alive: a freed wrapper's id is reused)
+        if op.name == "stablehlo.select" and _is_broadcast_of(op.operands[1], written):
+            read = defining_op(op.operands[2])
+            if read is not None and read.name == "stablehlo.dynamic_slice" and \
+                    shape_of(read.result) == shape_of(written) == shape_of(update) and \
+                    all(same_value(a, b) for a, b in zip(read.operands[1:], starts)):
+                read.operands[0] = x  # x holds the update where the read hits it, and elsewhere what the array
+                op.result.replace_all_uses_with(read.result)  # before did: the select is the read of x
+        elif op.name != "stablehlo.dynamic_slice":  # (a read's operands are arrays and indices)
+            pending += list(op.operands)
+
+
+def _is_broadcast_of(value: ir.Value, x: ir.Value) -> bool:
+    op = defining_op(value)
+    return value == x or (op is not None and op.name == "stablehlo.broadcast_in_dim" and op.operands[0] == x)
 
 
 def pad(x: ir.Value, value: ir.Value, low: Sequence[int], high: Sequence[int],

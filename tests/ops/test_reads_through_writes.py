@@ -87,3 +87,38 @@ def twice(A, b):
 def test_reads_past_writes_of_one_block_match_numpy():
     rng = np.random.default_rng(3)
     check_like_numpy(twice, rng.random((6, 6)), rng.random(6))
+
+
+def deposits(rho, x, y):
+    """Cloud-in-cell: each particle adds to the four cells around it (a read-modify-write of an
+    element next to the one just written)."""
+    for p in range(x.shape[0]):
+        i, j = int(x[p]), int(y[p])
+        fx, fy = x[p] - i, y[p] - j
+        rho[i, j] += (1 - fx) * (1 - fy)
+        rho[i + 1, j] += fx * (1 - fy)
+        rho[i, j + 1] += (1 - fx) * fy
+        rho[i + 1, j + 1] += fx * fy
+    return rho
+
+
+def counts(a, idx):
+    for t in range(idx.shape[0]):
+        a[idx[t]] += 1
+        a[idx[t] // 2] += 2  # (the same element where idx[t] is 0)
+    return a
+
+
+def test_read_modify_writes_of_other_elements_match_numpy_and_update_in_place():
+    """The read of rho[i + 1, j] after the write of rho[i, j] was taken from the array before that
+    write, which XLA then kept alive: two copies of rho a particle (cic at 2e4 particles: 870 ms
+    against NumPy's 47 ms; 1.5 ms now)."""
+    rng = np.random.default_rng(0)
+    x, y = rng.random(300) * 18, rng.random(300) * 18
+    check_like_numpy(deposits, np.zeros((20, 20)), x, y)
+    idx = np.concatenate([[0, 0, 1], rng.integers(0, 40, 60)])
+    check_like_numpy(counts, np.zeros(40, np.int64), idx)
+    for fn, args, shape in ((deposits, (np.zeros((20, 20)), x, y), "f64[20,20]"),
+                            (counts, (np.zeros(40, np.int64), idx), "s64[40]")):
+        text = solvent.code_xla(fn, *args)
+        assert not [line for line in text.splitlines() if " copy(" in line and shape in line.split("copy(")[0]]
