@@ -119,7 +119,10 @@ def _ndim(x) -> int:
 
 
 def _by_mask(x, mask) -> bool:
-    return isinstance(x, Selection) and x.spread is not None and x.mask is mask
+    """Whether `x` is a selection, unpacked, by `mask` or by a mask computed the same way (`x[x > 1] =
+    2 - x[x > 1]` makes two)."""
+    return isinstance(x, Selection) and x.spread is not None and (x.mask is mask or (
+        x.mask.shape == mask.shape and same_value(x.mask.value, mask.value)))
 
 
 def in_place(x) -> bool:
