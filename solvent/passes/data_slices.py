@@ -1,8 +1,9 @@
 """Loops that slice an array where data says, at a fixed offset in another dimension
 (`m[idx[i], 1:3]`, a wrapped `m[i - 1, 2]`), which enzyme-ad 0.0.16's
 `greedy_while_loop_batch_fission` gets wrong: it gathers the slices of every iteration at once
-but drops the fixed offsets, so `m[idx[i], 2]` read column 0. `pipelines.run` leaves the pattern
-out for a module holding such a loop."""
+but drops the fixed offsets, so `m[idx[i], 2]` read column 0. A loop gathering at fixed indices
+from what each iteration reads (`np.interp(xq, xp, fp[t])`) it rewrites without end, until the
+process runs out of memory. `pipelines.run` leaves the pattern out for a module holding either."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from solvent.passes.reads_after_writes import _affine, _counters
 def sliced_by_data(module: ir.Module) -> bool:
     """Whether a loop of `module` takes a dynamic slice at a start that changes with its iterations
     other than as an affine function of its counters, beside a fixed start other than 0 in another
-    dimension (or a slice of the block at such an offset)."""
+    dimension (or a slice of the block at such an offset), or gathers at fixed indices from an
+    operand that changes with them."""
     found, counters = [], {}
 
     def visit(op):
@@ -29,6 +31,10 @@ def sliced_by_data(module: ir.Module) -> bool:
             sliced = any(user.name == "stablehlo.slice" and any(_starts(user)) for user in _users(op))
             if "data" in kinds and ("fixed" in kinds or sliced):
                 found.append(op)
+        elif op.name == "stablehlo.gather":
+            loop = next((parent for parent in ancestors(op) if parent.name == "stablehlo.while"), None)
+            if loop is not None and _fixed(op.operands[1], loop) and not _fixed(op.operands[0], loop):
+                found.append(op)  # (fixed indices into what each iteration reads: the rewrites never end)
         return ir.WalkResult.ADVANCE
     module.operation.walk(visit)
     return bool(found)

@@ -61,3 +61,19 @@ def test_only_loops_that_slice_where_data_says_are_found():
     assert data_slices.sliced_by_data(parse(solvent.code_hlo(column_by_index, m, idx, c, optimize="none")))
     assert data_slices.sliced_by_data(parse(solvent.code_hlo(wrapped_column, m, optimize="none")))
     assert not data_slices.sliced_by_data(parse(solvent.code_hlo(rows_by_affine_index, m, optimize="none")))
+
+
+def interpolated_rows(xq, xp, fp):
+    out = np.zeros((fp.shape[0], xq.shape[0]))
+    for t in range(fp.shape[0]):  # (rolled: the same points into each row)
+        out[t] = np.interp(xq, xp, fp[t])
+    return out
+
+
+def test_a_gather_at_fixed_indices_from_each_iterations_row_leaves_batch_fission_out():
+    """Batch fission rewrote such a loop without end: the pass pipeline grew to 23 GB and was killed
+    (np.interp of fixed points into each row of a table, 17 rows)."""
+    rng = np.random.default_rng(0)
+    xq, xp, fp = rng.random(50), np.linspace(0, 1, 20), rng.random((17, 20))
+    assert data_slices.sliced_by_data(parse(solvent.code_hlo(interpolated_rows, xq, xp, fp, optimize="none")))
+    check_like_numpy(interpolated_rows, xq, xp, fp)
