@@ -230,6 +230,12 @@ def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(axes))
 
 
+def check_cast(dtype, to, casting: str, where_from: str = "ufunc") -> None:
+    """NumPy's TypeError where an output of `dtype` may not be stored into `to` by `casting`."""
+    if not np.can_cast(dtype, to, casting):
+        raise TypeError(f"Cannot cast {where_from} output from {dtype!r} to {to!r} with casting rule {casting!r}")
+
+
 def write_out(out, result: TracedArray, casting: str = "same_kind", where_from: str = "ufunc") -> TracedArray:
     """Store `result` into the traced `out` array (NumPy's `out=`), with NumPy's casting check."""
     if isinstance(out, tuple):
@@ -245,8 +251,6 @@ def write_out(out, result: TracedArray, casting: str = "same_kind", where_from: 
         raise UnsupportedError("out= must be an array traced by solvent (an argument or a fresh array)")
     if isinstance(out, TracedScalar):  # a[0] of a 1-d array is a NumPy scalar, not a view NumPy could write
         raise TypeError("return arrays must be of ArrayType")
-    if not np.can_cast(result.dtype, out.dtype, casting):
-        raise TypeError(f"Cannot cast {where_from} output from {result.dtype!r} to {out.dtype!r} "
-                        f"with casting rule {casting!r}")
+    check_cast(result.dtype, out.dtype, casting, where_from)
     out.assign(broadcast_value(elementwise.convert(result.value, out.dtype), out.shape))
     return out

@@ -54,7 +54,6 @@ def setitem(array, key, new) -> None:
     slab = parse(key_at(0), array.shape).result_shape
     update = _slab_value(value(new, array.dtype), slab, sum(e.kind in (NEW, SLICE) for e in parsed.entries[:at]))
     start, count, step = _positions(stepped[0].value, array.shape[stepped[0].dim])
-
     last = ew.binary("subtract", count, full(1, (), _I64))
 
     def chunk(k: ir.Value, current: ir.Value) -> ir.Value:  # positions k*CHUNK.. (past the last: the last again)

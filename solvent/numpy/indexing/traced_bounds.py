@@ -24,7 +24,7 @@ from solvent.numpy.indexing import affine, chunked_products, chunked_reductions
 from solvent.numpy.indexing.finite_products import exact_unless_finite
 from solvent.ir.module import same_value
 from solvent.numpy.indexing.key import ARRAY, INTEGER, MASK, NEW, SLICE, normalize
-from solvent.numpy.values import assigned_value, full, is_traced, value, wrap
+from solvent.numpy.values import assigned_value, check_cast, full, is_traced, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import iota
@@ -476,8 +476,7 @@ def ufunc_on_masked(uf, method, inputs, kwargs):
         target = out[0] if isinstance(out, tuple) else out
         if not isinstance(target, MaskedArray):
             raise UnsupportedError("out= that is not itself a slice with traced bounds (or where= without out=)")
-        if not np.can_cast(result.dtype, target.dtype, kwargs.get("casting", "same_kind")):
-            raise TypeError(f"Cannot cast ufunc '{uf.__name__}' output from {result.dtype!r} to {target.dtype!r}")
+        check_cast(result.dtype, target.dtype, kwargs.get("casting", "same_kind"), f"ufunc '{uf.__name__}'")
         target.store(result if where is True else np.where(where, result, target))
         return target
 
