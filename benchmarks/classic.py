@@ -1,7 +1,8 @@
 """Classic kernels beyond PolyBench, written as people write them in NumPy (loops over rows,
 slices, in-place updates), each with a hand-written `jax.numpy` port of the same algorithm:
 reaction-diffusion, a convolution and a CNN layer by loops, a pure-Python Game of Life, the
-examples' heat equation, a double pendulum by RK4 and an n-body step."""
+examples' heat equation, a wave equation on three buffers that take turns, a double pendulum by
+RK4 and an n-body step."""
 
 import jax
 import jax.numpy as jnp
@@ -121,6 +122,25 @@ def heat_steps_jax(u, steps):
     return lax.fori_loop(0, steps, body, u)
 
 
+def wave_buffers(u_prev, u, u_next, steps):
+    """The 2-D wave equation by leapfrog on three buffers that take turns."""
+    for _ in range(steps):
+        u_next[1:-1, 1:-1] = (2 * u[1:-1, 1:-1] - u_prev[1:-1, 1:-1]
+                              + 0.25 * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4 * u[1:-1, 1:-1]))
+        u_prev, u, u_next = u, u_next, u_prev
+    return u
+
+
+def wave_buffers_jax(u_prev, u, u_next, steps):
+    def body(_, c):
+        u_prev, u, u_next = c
+        u_next = u_next.at[1:-1, 1:-1].set(2 * u[1:-1, 1:-1] - u_prev[1:-1, 1:-1] + 0.25 * (
+            u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4 * u[1:-1, 1:-1]))
+        return u, u_next, u_prev
+    names = lax.fori_loop(0, steps, body, (u_prev, u, u_next))
+    return tuple(names[(k - steps) % 3] for k in range(3))  # each argument's array, wherever it ended
+
+
 def nbody_step(pos, vel, mass, dt):
     """One leapfrog step of an all-pairs gravity simulation."""
     diff = pos[None, :, :] - pos[:, None, :]
@@ -175,6 +195,11 @@ def pendulum_rk4_jax(y, dt, steps):
     return lax.scan(step, y, None, length=steps)[1]
 
 
+def _bump(n):
+    """A Gaussian bump off the middle of an n x n grid."""
+    return np.exp(-((np.arange(n)[:, None] - n / 2) ** 2 + (np.arange(n) - n / 3) ** 2) / n)
+
+
 def _random(*shape, seed=0):
     return np.random.default_rng(seed).random(shape)
 
@@ -198,6 +223,9 @@ KERNELS = [
     Kernel("heat_steps", heat_steps, heat_steps_jax, outputs=(0,), statics=("steps",),
            init=lambda n, steps: (_random(n, n), steps),
            sizes={"mini": dict(n=16, steps=3), "small": dict(n=256, steps=100), "medium": dict(n=512, steps=100)}),
+    Kernel("wave_buffers", wave_buffers, wave_buffers_jax, outputs=(0, 1, 2), statics=("steps",),
+           init=lambda n, steps: (_bump(n), _bump(n), np.zeros((n, n)), steps),
+           sizes={"mini": dict(n=16, steps=20), "small": dict(n=256, steps=100), "medium": dict(n=512, steps=100)}),
     Kernel("pendulum_rk4", pendulum_rk4, pendulum_rk4_jax, outputs=None, statics=("steps",),
            init=lambda steps: (np.array([2.0, 0.0, 1.0, 0.0]), 0.001, steps),
            sizes={"mini": dict(steps=3), "small": dict(steps=8), "medium": dict(steps=16)}),

@@ -92,6 +92,20 @@ def updated_in_place(statements_) -> list[str]:
     return [n for n in dict.fromkeys(finder.augmented) if n not in finder.names]
 
 
+def rotates(statements_) -> bool:
+    """Whether `statements_` (a loop's body) rebinds names among themselves at its top level
+    (`u, v = v, u`; `a, b, c = b, c, a`): buffers a time loop takes turns with."""
+    for s in statements_:
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Tuple) and \
+                isinstance(s.value, ast.Tuple) and len(s.value.elts) == len(s.targets[0].elts) > 1:
+            pairs = list(zip(s.targets[0].elts, s.value.elts))
+            if all(isinstance(t, ast.Name) and isinstance(v, ast.Name) for t, v in pairs):
+                targets, sources = [t.id for t, _ in pairs], [v.id for _, v in pairs]
+                if sorted(targets) == sorted(sources) and targets != sources:
+                    return True
+    return False
+
+
 def appended_only(statements_, target) -> list[str]:
     """Names `statements_` (a loop's body) use only in one `name.append(item)` among them, not in a
     branch or inner loop and not the loop's target: lists a rolled loop can carry

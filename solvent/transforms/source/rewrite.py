@@ -29,7 +29,7 @@ from solvent.errors import PACKAGE_DIR
 from solvent.transforms import outline
 from solvent.transforms.source import (  # noqa: F401 (registering)
     builtins, liveness, math_functions, numpy_calls, numpy_iterators, statements)
-from solvent.transforms.source.bindings import (appended_only, assigned, unshared_lists, updated_in_place,
+from solvent.transforms.source.bindings import (appended_only, assigned, rotates, unshared_lists, updated_in_place,
                                                 written_through)
 from solvent.transforms.source.returns import contains, fold_into
 
@@ -332,7 +332,7 @@ class _Rewriter(ast.NodeTransformer):
         if range_args is not None:  # generic_visit rewrote the arguments in place
             call = _helper("for_range", ast.Tuple(range_args, ast.Load()), ast.Name(body_name, ast.Load()),
                            _loads(names), ast.Constant(tuple(names)), self.where(node), *hints, branching,
-                           collected)
+                           collected, rotating=ast.Constant(not lists and rotates(node.body)))
         else:
             call = _helper("for_stmt", node.iter, ast.Name(body_name, ast.Load()), _loads(names),
                            ast.Constant(tuple(names)), self.where(node), *hints, collected)

@@ -21,7 +21,7 @@ from solvent.numpy import folding
 from solvent.numpy.indexing import affine
 from solvent.numpy.values import NDARRAY, holds_traced, value, wrap
 from solvent.transforms import collected_lists, control_flow, python_objects, regions
-from solvent.transforms.source import entries, host_arrays, static_items
+from solvent.transforms.source import entries, host_arrays, rotations, static_items
 from solvent.transforms.source.builtins import Rows
 from solvent.transforms.source.expressions import and_, chained, contains, identical, ifexp, not_, or_
 from solvent.transforms.source.refusals import asserted, no_linalg_errors, refuse, unknown as _traced
@@ -254,7 +254,7 @@ _SHIFTS = {f"stablehlo.{name}" for name in ("slice", "dynamic_slice", "concatena
 
 
 def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), branching=False, collected=None,
-              appended=()):
+              appended=(), rotating=False):
     """`for i in range(*bounds): body` (body_fn(i, *values)); rolled when traced or long.
 
     A static loop unrolls while the copies of its body, times those of the static loops around it,
@@ -265,7 +265,8 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), br
     unrolled, 1.3 s so). A short one whose body (`branching`: it holds an `if`) takes a traced
     branch rolls whole: copies of a branch never fuse (Game of Life by cells at 16x16, 8
     generations: first call 1.7 -> 0.1 s, each call 660 -> 64 us). So does the rest of one whose
-    first step moves data many ways (`SHIFTS_AT_MOST`)."""
+    first step moves data many ways (`SHIFTS_AT_MOST`). With `rotating` (its body swaps names), a
+    rolled loop may run several steps an iteration (`rotations`)."""
     values = tuple(values)
     if not any(_traced(b) for b in bounds):
         steps = range(*[int(b) for b in bounds])
@@ -287,7 +288,8 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), br
                                  appended)
         try:
             session.rolled.append(where)
-            return _rolled(bounds, body_fn, values, names, where, in_place, written, 1, collected, appended)
+            return _rolled(bounds, body_fn, values, names, where, in_place, written, 1, collected, appended,
+                           rotating)
         except (TracerConversionError, UnsupportedError, TypeError, IndexError, AttributeError) as error:
             reason = f"{error.__class__.__name__}: {str(error).splitlines()[0]}"
             if copies > UNROLL_AT_MOST:
@@ -355,27 +357,36 @@ def _unrolled(steps, body_fn, values, copies=1):
     return values
 
 
-def _rolled(bounds, body_fn, values, names, where, in_place, written, copies=1, collected=None, appended=()):
+def _rolled(bounds, body_fn, values, names, where, in_place, written, copies=1, collected=None, appended=(),
+            rotating=False):
     """`for` over `range(*bounds)` as one `stablehlo.while`, carrying what `entries.carrying` finds
-    and the lists `appended` says the body appends to."""
+    and the lists `appended` says the body appends to; with `rotating`, the steps that bring buffers
+    back to their names run as one iteration, and the steps left over after the loop."""
     values = host_arrays.traced_first((body_fn,), values, names)
+    steps = None if any(_traced(b) for b in bounds) else range(*bounds)
+    period = rotations.period(body_fn, lambda: _traced_index(bounds), values) if rotating and len(steps or ()) > 2 else 1
+    rolled = steps[:len(steps) // period * period] if period > 1 else None
 
     def run(values, names, slots):
         body = entries.with_entries(body_fn, slots, len(values) - len(slots), index=True)
+        if rolled is not None:
+            return _one_while((rolled.start, rolled.stop, rolled.step), body, values, names, in_place, written,
+                              copies, where, period)
         return _one_while(bounds, body, values, names, in_place, written, copies, where)
-    steps = None if any(_traced(b) for b in bounds) else range(*bounds)
     lists = [collected_lists.Collected(a, steps) for a in appended]
-    return entries.carrying(run, values, names, steps, collected, lists)
+    values = entries.carrying(run, values, names, steps, collected, lists)
+    return values if rolled is None else _unrolled(steps[len(rolled):], body_fn, values, copies)
 
 
-def _one_while(bounds, body_fn, values, names, in_place, written, copies, where):
+def _one_while(bounds, body_fn, values, names, in_place, written, copies, where, period=1):
+    """The while loop of `_rolled`, running `period` steps an iteration (of a static range)."""
     start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
     values = _fill_undefined(values, lambda v: tuple(body_fn(_traced_index(bounds), *v)))
     _check_defined(values, names, "for loop", where)
     static = not any(is_traced(b) for b in bounds)
     # A static range counts its steps from 0 by 1 (the while's first block argument), the index
     # computed from the count: the only form Enzyme's reverse mode caches a loop's values by.
-    counted = static and (start, step) != (0, 1)
+    counted = static and ((start, step) != (0, 1) or period > 1)
     if not is_traced(step) and step < 0 and not counted:
         test = lambda c: c[0] > c[1]  # noqa: E731
     else:
@@ -383,16 +394,19 @@ def _one_while(bounds, body_fn, values, names, in_place, written, copies, where)
 
     def body(carry):
         k, end, inner = carry
-        i = (start + k if step == 1 else start - k if step == -1 else start + k * step) if counted else k
-        i.weak = True  # a Python int in NumPy's loop
-        if not is_traced(step):  # so `a[i:i + k]` is a slice of static length
-            affine.mark_loop_index(i, start, stop, step)
-        return k + (1 if counted else step), end, tuple(body_fn(i, *inner))
+        for j in range(period):
+            n = k * period + j if period > 1 else k
+            i = (start + n if step == 1 else start - n if step == -1 else start + n * step) if counted else k
+            i.weak = True  # a Python int in NumPy's loop
+            if not is_traced(step):  # so `a[i:i + k]` is a slice of static length
+                affine.mark_loop_index(i, start + j * step, stop, step * period)
+            inner = tuple(body_fn(i, *inner))
+        return k + (1 if counted else step), end, inner
 
     runs_once = static and len(range(start, stop, step)) > 0
     session = trace.current()
     with session.emitting():
-        first, last = (0, len(range(start, stop, step))) if counted else (start, stop)
+        first, last = (0, len(range(start, stop, step)) // period) if counted else (start, stop)
         carry = (control_flow.index_scalar(first), control_flow.index_scalar(last), values)
     fixed = [False, False] + _fixed(values, names, in_place)
     outer, session.copies = session.copies, copies  # the body is traced once: its loops count afresh
