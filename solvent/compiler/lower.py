@@ -20,7 +20,7 @@ from solvent.compiler import disk
 from solvent.errors import CompileError, EscapedValueError, SolventError, UnsupportedError, raised_at, user_stacklevel
 from solvent.ir.module import parse, to_text
 from solvent.passes import (block_updates, donation, enumerated_scatters, one_element_ops, pipelines as passes,
-                            reads_after_writes, unit_reshapes)
+                            held_reads, reads_after_writes, unit_reshapes)
 from solvent.runtime import executable as executables
 from solvent.sharding import gspmd, placement as placements
 from solvent.tracing import Signature, trace
@@ -196,7 +196,8 @@ def _for_xla(text: str, signature: Signature, placement, options: Options) -> st
     """The optimized module as PJRT compiles it, parsed once and printed once if a step changed it:
     mutated inputs donated (those of a new shape cannot alias); scatters at indices that enumerate
     their operand as reshapes (`enumerated_scatters`); reads a loop's other updates make of an array
-    it writes in place taken after that write (`reads_after_writes`); one-element ops that repeat scalar ones as
+    it writes in place taken after that write (`reads_after_writes`), and those it cannot take after it
+    held in a buffer the writes take from (`held_reads`); one-element ops that repeat scalar ones as
     reshapes of those (`one_element_ops`); reshapes that add or drop unit dimensions moved
     below the elementwise ops with constants after them (`unit_reshapes`); block updates as pad + select, which XLA's
     partitioner turns into halo exchanges instead of gathers, and on one device where they cover
@@ -208,6 +209,7 @@ def _for_xla(text: str, signature: Signature, placement, options: Options) -> st
     if optimizing:  # (before block updates turn the enumerating constants into pads)
         changed |= enumerated_scatters.rewrite(module)
         changed |= reads_after_writes.rewrite(module)
+        changed |= held_reads.rewrite(module)
         changed |= one_element_ops.rewrite(module)
         changed |= unit_reshapes.rewrite(module)
     if placement is not None:

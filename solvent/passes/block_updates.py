@@ -57,7 +57,7 @@ def rewrite(module: ir.Module, min_fraction: float = 0.0) -> bool:
     def wanted(op):
         if op.name == _REWRITES[0] or (op.name == _REWRITES[1] and len(op.operands) <= MOST_PIECES):
             large = _largest_block(op) >= min_fraction * _size(op.results[0])
-            in_place = min_fraction and in_loop(op) and _kept_in_place(op)
+            in_place = min_fraction and in_loop(op) and (op.name != _REWRITES[0] or _kept_in_place(op))
             return large and not in_place and not (min_fraction and _moved(op))
         return False
 
