@@ -1,8 +1,8 @@
 """Classic kernels beyond PolyBench, written as people write them in NumPy (loops over rows,
 slices, in-place updates), each with a hand-written `jax.numpy` port of the same algorithm:
 reaction-diffusion, a convolution and a CNN layer by loops, a pure-Python Game of Life, the
-examples' heat equation, a wave equation on three buffers that take turns, a double pendulum by
-RK4 and an n-body step."""
+examples' heat equation, a wave equation on three buffers that take turns, Gaussian elimination
+with partial pivoting, a double pendulum by RK4 and an n-body step."""
 
 import jax
 import jax.numpy as jnp
@@ -141,6 +141,39 @@ def wave_buffers_jax(u_prev, u, u_next, steps):
     return tuple(names[(k - steps) % 3] for k in range(3))  # each argument's array, wherever it ended
 
 
+def gauss_pivot(A, b, x):
+    """Gaussian elimination with partial pivoting, rows swapped by index arrays, then back substitution."""
+    n = len(b)
+    for k in range(n - 1):
+        p = k + np.argmax(np.abs(A[k:, k]))
+        A[[k, p]] = A[[p, k]]
+        b[k], b[p] = b[p], b[k]
+        for i in range(k + 1, n):
+            f = A[i, k] / A[k, k]
+            A[i, k:] -= f * A[k, k:]
+            b[i] -= f * b[k]
+    for i in range(n - 1, -1, -1):
+        x[i] = (b[i] - A[i, i + 1:] @ x[i + 1:]) / A[i, i]
+
+
+def gauss_pivot_jax(A, b, x):
+    n = len(b)
+    rows = jnp.arange(n)
+
+    def eliminate(k, c):
+        A, b = c
+        p = jnp.argmax(jnp.where(rows >= k, jnp.abs(A[:, k]), -1.0))
+        A, b = A.at[jnp.stack([k, p])].set(A[jnp.stack([p, k])]), b.at[jnp.stack([k, p])].set(b[jnp.stack([p, k])])
+        f = jnp.where(rows > k, A[:, k] / A[k, k], 0.0)
+        return A - jnp.outer(f, jnp.where(rows >= k, A[k], 0.0)), b - f * b[k]
+
+    def substitute(j, x):
+        i = n - 1 - j
+        return x.at[i].set((b[i] - A[i] @ jnp.where(rows > i, x, 0.0)) / A[i, i])
+    A, b = lax.fori_loop(0, n - 1, eliminate, (A, b))
+    return A, b, lax.fori_loop(0, n, substitute, x)
+
+
 def nbody_step(pos, vel, mass, dt):
     """One leapfrog step of an all-pairs gravity simulation."""
     diff = pos[None, :, :] - pos[:, None, :]
@@ -226,6 +259,9 @@ KERNELS = [
     Kernel("wave_buffers", wave_buffers, wave_buffers_jax, outputs=(0, 1, 2), statics=("steps",),
            init=lambda n, steps: (_bump(n), _bump(n), np.zeros((n, n)), steps),
            sizes={"mini": dict(n=16, steps=20), "small": dict(n=256, steps=100), "medium": dict(n=512, steps=100)}),
+    Kernel("gauss_pivot", gauss_pivot, gauss_pivot_jax, outputs=(0, 1, 2),
+           init=lambda n: (_random(n, n), _random(n, seed=1), np.zeros(n)),
+           sizes={"mini": dict(n=20), "small": dict(n=100), "medium": dict(n=200)}),
     Kernel("pendulum_rk4", pendulum_rk4, pendulum_rk4_jax, outputs=None, statics=("steps",),
            init=lambda steps: (np.array([2.0, 0.0, 1.0, 0.0]), 0.001, steps),
            sizes={"mini": dict(steps=3), "small": dict(steps=8), "medium": dict(steps=16)}),

@@ -2,7 +2,7 @@
 source, and `jax.jit` on a hand-written `jax.numpy` port, in one process.
 
 The kernels are the 30 of PolyBench/C 4.2.1 (`polybench/`, written in NumPy from the C
-reference) and eight classic ones (`classic.py`), each at two dataset sizes. Every engine's
+reference) and nine classic ones (`classic.py`), each at two dataset sizes. Every engine's
 outputs are checked against NumPy's (rtol 1e-10 unless a kernel says why not). Times are the best of several calls on
 fresh copies of the arguments (ndarrays for every engine: what a NumPy user hands over), the
 first call's time is reported apart, and the table ends with geomean speedups over NumPy

@@ -19,6 +19,7 @@ from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import constant, iota
 from solvent.ops.gather import gather
+from solvent.ops.reduction import reduce
 from solvent.ops.scatter import scatter
 
 # -- advanced indexing: integer arrays and boolean masks ---------------------------------------
@@ -200,10 +201,18 @@ def _store_static(sub, f: Fancy, update):
     return scatter(sub, constant(rows[keep]), update, f.dims, lambda old, new: [new], unique=True)
 
 
+#: Up to this many updates at traced indices, repeats are found by comparing every pair of them.
+FEW_UPDATES = 64
+
+
 def store_last(sub, indices, update, dims):
-    """Scatter at traced indices where the last of repeated indices wins: the highest update
-    position per element is found with a `max` scatter, then each element gathers its update."""
+    """Scatter at traced indices where the last of repeated indices wins. A few updates each take
+    the value of the last at their index, so that repeats write one value in any order, in place
+    (`A[[k, p]] = A[[p, k]]`); for many, the highest update position per element is found with a
+    `max` scatter, then each element gathers its update, a pass over the whole array."""
     count, dims = shape_of(indices)[0], list(dims)
+    if count <= FEW_UPDATES:
+        return scatter(sub, indices, _last_at_each(indices, update), dims, lambda old, new: [new])
     slots = [shape_of(sub)[d] for d in dims]
     positions = iota((count,), np.int64, 0)
     winner = scatter(full(-1, slots, np.int64), indices, positions, range(len(dims)),
@@ -214,6 +223,18 @@ def store_last(sub, indices, update, dims):
     picked = ops.transpose(picked, [layout.index(d) for d in range(len(layout))])
     hit = ops.broadcast_in_dim(ew.compare("GE", winner, full(0, slots, np.int64)), shape_of(sub), dims)
     return ew.select(hit, picked, sub)
+
+
+def _last_at_each(indices, update):
+    """Each of `update`'s rows replaced by the last row whose index (row of `indices`) is the same."""
+    count, width = shape_of(indices)
+    pairs = [ops.broadcast_in_dim(indices, [count, count, width], [d, 2]) for d in (0, 1)]
+    same = ew.compare("EQ", *pairs)
+    true = constant(np.bool_(True))
+    same = reduce([same], [true], [2], lambda a, b: [ew.binary("and", a, b)])[0]
+    later = ew.select(same, iota((count, count), np.int64, 1), full(-1, (count, count), np.int64))
+    last = reduce([later], [constant(np.int64(-1))], [1], lambda a, b: [ew.binary("maximum", a, b)])[0]
+    return gather(update, ops.reshape(last, [count, 1]), [0])
 
 
 def _combine(sub, indices, update, dims, combine):
