@@ -80,6 +80,16 @@ def recipe_of(x):
     return x.recipe if x.recipe is not None and x.recipe.made is x.value else None
 
 
+def taken(table: ir.Value, key, made):
+    """How `table[key]` of value `made` was made, a 1-d `table` indexed by a 1-d masked array of
+    integers (`x[indices[s:e]]`, a row of a sparse matrix): each chunk gathers from the whole table
+    at the key's chunk; None where the key has no recipe."""
+    keyed = recipe_of(key)
+    if keyed is None or len(shape_of(table)) != 1 or len(key.shape) != 1:
+        return None
+    return Recipe(made, lambda k: wrap(table, scalar=False)[k], (keyed,), {})
+
+
 def _masked(x) -> bool:
     """Whether `x` is a slice with traced bounds or a result of one (`traced_bounds.MaskedArray`)."""
     return is_traced(x) and x.padded
