@@ -96,6 +96,15 @@ def contains(item, container):
     return item in container
 
 
+def truth(value):
+    """The truth of an operand of an `and`/`or` that only a test reads (`if a or b:`): Python's bool,
+    or for a traced value a traced one, as an `if` would take it."""
+    if not _traced(value):
+        return bool(value)
+    with trace.current().emitting():
+        return python_bool(wrap(regions.predicate(value), scalar=True))
+
+
 def not_(value):
     """Python's `not`: a Python bool, of a traced value too."""
     return python_bool(np.logical_not(value)) if _traced(value) else not value

@@ -79,6 +79,18 @@ def _hints(body) -> list[ast.expr]:
     return [ast.Constant(tuple(updated_in_place(body))), _loads(written_through(body))]
 
 
+def _tested(test) -> None:
+    """Mark the `and`/`or` whose values only a test's truth uses (`if a or b:`), through `not` and
+    nested ones: their operands are taken as truths, so that a traced int and a traced bool join
+    without a traced branch of two dtypes."""
+    if isinstance(test, ast.BoolOp):
+        test.tested = True
+        for v in test.values:
+            _tested(v)
+    elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        _tested(test.operand)
+
+
 class _LoopExits(ast.NodeTransformer):
     """`break`/`continue` of one loop level become flag assignments; later statements are guarded."""
 
@@ -150,9 +162,12 @@ class _Rewriter(ast.NodeTransformer):
     def visit_BoolOp(self, node):
         self.generic_visit(node)
         name = "and_" if isinstance(node.op, ast.And) else "or_"
-        return _helper(name, *[ast.Lambda(_no_arguments(), v) for v in node.values])
+        values = [_helper("truth", v) for v in node.values] if getattr(node, "tested", False) else node.values
+        return _helper(name, *[ast.Lambda(_no_arguments(), v) for v in values])
 
     def visit_UnaryOp(self, node):
+        if isinstance(node.op, ast.Not):
+            _tested(node.operand)
         self.generic_visit(node)
         return _helper("not_", node.operand) if isinstance(node.op, ast.Not) else node
 
@@ -206,6 +221,7 @@ class _Rewriter(ast.NodeTransformer):
         return node
 
     def visit_IfExp(self, node):
+        _tested(node.test)
         self.generic_visit(node)
         return _helper("ifexp", node.test, ast.Lambda(_no_arguments(), node.body),
                        ast.Lambda(_no_arguments(), node.orelse))
@@ -237,11 +253,13 @@ class _Rewriter(ast.NodeTransformer):
         return node
 
     def visit_Assert(self, node):
+        _tested(node.test)
         self.generic_visit(node)
         node.test = _helper("asserted", node.test, self.where(node))
         return node
 
     def visit_If(self, node):
+        _tested(node.test)
         self.generic_visit(node)
         if contains(node.body + node.orelse, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal, ast.Break,
                                                 ast.Continue)):
@@ -278,6 +296,7 @@ class _Rewriter(ast.NodeTransformer):
             return node
         prologue, node = self._lower_exits(node)
         hints = _hints(node.body)  # from the body as written, before its statements are rewritten
+        _tested(node.test)
         self.generic_visit(node)
         names = self.carried(node, node.body)
         test_name, body_name = self.fresh("while_test"), self.fresh("while_body")

@@ -23,14 +23,14 @@ from solvent.numpy.values import NDARRAY, holds_traced, value, wrap
 from solvent.transforms import collected_lists, control_flow, python_objects, regions
 from solvent.transforms.source import entries, host_arrays, rotations, static_items
 from solvent.transforms.source.builtins import Rows
-from solvent.transforms.source.expressions import and_, chained, contains, identical, ifexp, not_, or_
+from solvent.transforms.source.expressions import and_, chained, contains, identical, ifexp, not_, or_, truth
 from solvent.transforms.source.refusals import asserted, no_linalg_errors, refuse, unknown as _traced
 
 
 #: The forms rewritten code calls (see rewrite.HELPERS).
 __all__ = ["and_", "asserted", "chained", "contains", "first_index", "for_range", "for_stmt", "identical", "if_stmt",
            "ifexp", "items", "length", "list_range", "load", "no_linalg_errors", "not_", "or_", "range_items",
-           "refuse", "slice_of", "subscript", "while_stmt"]
+           "refuse", "slice_of", "subscript", "truth", "while_stmt"]
 
 slice_of = slice  # `a:b:c` in a key the rewrite passes to `subscript`
 
