@@ -27,6 +27,10 @@ DEPTH, MOST = 4, 10_000
 
 _FUNCTIONS = (types.FunctionType, types.MethodType, functools.partial)
 
+#: The parameter prefix a rewritten branch's or loop's function takes a name by where that name is a
+#: cell of the user's function, which the function then sets (`rewrite._Rewriter._function`).
+CARRIED_CELL = "__solvent_in_"
+
 
 class _Watch:
     """The mutable objects the user's code reaches from a function, each with a copy of its contents:
@@ -36,6 +40,7 @@ class _Watch:
     def __init__(self, fn):
         self.saved: list[tuple[str, object, object]] = []   # (name, object, its contents)
         self.bound: list[tuple[str, object, object]] = []   # (name, a cell or globals dict, its value there)
+        self.shared: list[tuple[str, object, object]] = []  # (as `bound`: cells a rewritten body shares)
         self.seen: set[int] = set()
         self.lost: list[str] = []                             # iterators changed that cannot be put back
         self.where: tuple[str, int] | None = None            # where the user's first function met starts
@@ -74,10 +79,13 @@ class _Watch:
                 self._reach(name, scope[name], depth)
 
     def _bindings(self, fn, code):
-        """The names outside itself the code rebinds: `nonlocal` cells and globals."""
+        """The names outside itself the code rebinds: `nonlocal` cells and globals. A cell the source
+        rewrite shares with a branch's or loop's function (`CARRIED_CELL`) is put back unreported."""
         cells, names = _rebound(code)
-        self.bound += [(name, cell, _bound_value(cell, name)) for name, cell in
-                       zip(code.co_freevars, fn.__closure__ or ()) if name in cells]
+        for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+            if name in cells:
+                shared = CARRIED_CELL + name in code.co_varnames[:code.co_argcount]
+                (self.shared if shared else self.bound).append((name, cell, _bound_value(cell, name)))
         self.bound += [(name, fn.__globals__, _bound_value(fn.__globals__, name)) for name in names]
 
     def _reach(self, name, x, depth):
@@ -103,7 +111,7 @@ class _Watch:
         trace gave another number or array (`Slot`s), and the lists it appended one number or array
         to (`Appended`); None where it changed an object otherwise (added or removed an entry)."""
         names = [name for name, holder, old in self.bound if _bound_value(holder, name) is not old]
-        for name, holder, old in self.bound:
+        for name, holder, old in self.bound + self.shared:
             _rebind(holder, name, old)
         slots = None if names else []
         for name, x, old in self.saved:

@@ -106,6 +106,18 @@ def rotates(statements_) -> bool:
     return False
 
 
+def tested(test) -> None:
+    """Mark the `and`/`or` whose values only a test's truth uses (`if a or b:`), through `not` and
+    nested ones: their operands are taken as truths, so that a traced int and a traced bool join
+    without a traced branch of two dtypes."""
+    if isinstance(test, ast.BoolOp):
+        test.tested = True
+        for v in test.values:
+            tested(v)
+    elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        tested(test.operand)
+
+
 def appended_only(statements_, target) -> list[str]:
     """Names `statements_` (a loop's body) use only in one `name.append(item)` among them, not in a
     branch or inner loop and not the loop's target: lists a rolled loop can carry

@@ -27,10 +27,11 @@ import weakref
 from solvent.core import dispatch
 from solvent.errors import PACKAGE_DIR
 from solvent.transforms import outline
+from solvent.transforms.python_objects import CARRIED_CELL
 from solvent.transforms.source import (  # noqa: F401 (registering)
     builtins, liveness, math_functions, numpy_calls, numpy_iterators, statements)
-from solvent.transforms.source.bindings import (appended_only, assigned, rotates, unshared_lists, updated_in_place,
-                                                written_through)
+from solvent.transforms.source.bindings import (appended_only, assigned, rotates, tested, unshared_lists,
+                                                updated_in_place, written_through)
 from solvent.transforms.source.returns import contains, fold_into
 
 HELPER = "__solvent_statements__"
@@ -77,18 +78,6 @@ def _hints(body) -> list[ast.expr]:
     """What a rolled loop may guess about its body: the names only updated in place, and the arrays
     written by subscript (arguments of `while_stmt` and `for_range`)."""
     return [ast.Constant(tuple(updated_in_place(body))), _loads(written_through(body))]
-
-
-def _tested(test) -> None:
-    """Mark the `and`/`or` whose values only a test's truth uses (`if a or b:`), through `not` and
-    nested ones: their operands are taken as truths, so that a traced int and a traced bool join
-    without a traced branch of two dtypes."""
-    if isinstance(test, ast.BoolOp):
-        test.tested = True
-        for v in test.values:
-            _tested(v)
-    elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        _tested(test.operand)
 
 
 class _LoopExits(ast.NodeTransformer):
@@ -138,13 +127,25 @@ _CATCHING_LINALG_ERRORS = {"LinAlgError", "ValueError", "Exception", "BaseExcept
 
 
 class _Rewriter(ast.NodeTransformer):
-    def __init__(self, filename, first_line, private=None, lists=None):
+    def __init__(self, filename, first_line, private=None, lists=None, captured=()):
         self.filename = filename
+        self.captured = set(captured)  # the definition's names its nested functions read (its cells)
         self.offset = first_line - 1
         self.count = 0
         self.private = private or {}  # loop node id -> names its body keeps to itself (see `liveness`)
         self.lists = lists or {}  # `for` node id -> lists nothing else reads while it runs (`unshared_lists`)
         self.with_else: list = []  # the first line of each Python loop being visited that has an `else:`
+
+    def _function(self, name, params, body) -> ast.FunctionDef:
+        """A branch's or loop's function of the names it carries (`_function`). A name a nested
+        function of the user's reads (`def get(): return u`) is the definition's own cell
+        (`nonlocal`), set from the parameter on entry, so that calls in the body see its value there."""
+        shared = [p for p in params if p in self.captured]
+        if not shared:
+            return _function(name, params, body)
+        entry = [ast.Nonlocal(shared)] + [ast.Assign([ast.Name(p, ast.Store())], ast.Name(CARRIED_CELL + p, ast.Load()))
+                                          for p in shared]
+        return _function(name, [CARRIED_CELL + p if p in shared else p for p in params], entry + body)
 
     def carried(self, loop, body) -> list[str]:
         """The names a loop carries: those its body assigns, less its own temporaries."""
@@ -167,7 +168,7 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_UnaryOp(self, node):
         if isinstance(node.op, ast.Not):
-            _tested(node.operand)
+            tested(node.operand)
         self.generic_visit(node)
         return _helper("not_", node.operand) if isinstance(node.op, ast.Not) else node
 
@@ -221,7 +222,7 @@ class _Rewriter(ast.NodeTransformer):
         return node
 
     def visit_IfExp(self, node):
-        _tested(node.test)
+        tested(node.test)
         self.generic_visit(node)
         return _helper("ifexp", node.test, ast.Lambda(_no_arguments(), node.body),
                        ast.Lambda(_no_arguments(), node.orelse))
@@ -252,14 +253,25 @@ class _Rewriter(ast.NodeTransformer):
             node.body = [ast.copy_location(ast.With([ast.withitem(guard)], node.body), node)]
         return node
 
+    def visit_Return(self, node):
+        """A returned name a loop of no steps never bound raises, as Python's `return t` does."""
+        self.generic_visit(node)
+        named = node.value.elts if isinstance(node.value, (ast.Tuple, ast.List)) else [node.value]
+        for k, v in enumerate(named):
+            if isinstance(v, ast.Name):
+                named[k] = _helper("bound", v)
+        if isinstance(node.value, ast.Name):
+            node.value = named[0]
+        return node
+
     def visit_Assert(self, node):
-        _tested(node.test)
+        tested(node.test)
         self.generic_visit(node)
         node.test = _helper("asserted", node.test, self.where(node))
         return node
 
     def visit_If(self, node):
-        _tested(node.test)
+        tested(node.test)
         self.generic_visit(node)
         if contains(node.body + node.orelse, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal, ast.Break,
                                                 ast.Continue)):
@@ -274,7 +286,8 @@ class _Rewriter(ast.NodeTransformer):
         done = [ast.Return(_loads(names))]
         call = _helper("if_stmt", node.test, ast.Name(true_name, ast.Load()), ast.Name(false_name, ast.Load()),
                        _loads(names), ast.Constant(tuple(names)), self.where(node))
-        return [_function(true_name, names, node.body + done), _function(false_name, names, node.orelse + done),
+        return [self._function(true_name, names, node.body + done),
+                self._function(false_name, names, node.orelse + done),
                 self._assign(names, call)]
 
     def _assign(self, names, call):
@@ -296,15 +309,15 @@ class _Rewriter(ast.NodeTransformer):
             return node
         prologue, node = self._lower_exits(node)
         hints = _hints(node.body)  # from the body as written, before its statements are rewritten
-        _tested(node.test)
+        tested(node.test)
         self.generic_visit(node)
         names = self.carried(node, node.body)
         test_name, body_name = self.fresh("while_test"), self.fresh("while_body")
         done = [ast.Return(_loads(names))]
         call = _helper("while_stmt", ast.Name(test_name, ast.Load()), ast.Name(body_name, ast.Load()),
                        _loads(names), ast.Constant(tuple(names)), self.where(node), *hints)
-        return prologue + [_function(test_name, names, [ast.Return(node.test)]),
-                           _function(body_name, names, node.body + done), self._assign(names, call)]
+        return prologue + [self._function(test_name, names, [ast.Return(node.test)]),
+                           self._function(body_name, names, node.body + done), self._assign(names, call)]
 
     def _visit_uncaptured(self, loop):
         """A loop left a Python loop (with return, or `else:`), its `else:` known to the `if`s in it."""
@@ -347,7 +360,7 @@ class _Rewriter(ast.NodeTransformer):
         names = self.carried(node, body)
         body_name = self.fresh("for_body")
         done = [ast.Return(_loads(names))]
-        function = _function(body_name, [item] + names, body + done)
+        function = self._function(body_name, [item] + names, body + done)
         if range_args is not None:  # generic_visit rewrote the arguments in place
             call = _helper("for_range", ast.Tuple(range_args, ast.Load()), ast.Name(body_name, ast.Load()),
                            _loads(names), ast.Constant(tuple(names)), self.where(node), *hints, branching,
@@ -465,7 +478,8 @@ def _rewritten_code(code):
         return None
     definition.decorator_list = []
     fold_into(definition)
-    rewriter = _Rewriter(code.co_filename, offset + 1, liveness.private_names(definition), unshared_lists(definition))
+    rewriter = _Rewriter(code.co_filename, offset + 1, liveness.private_names(definition), unshared_lists(definition),
+                         code.co_cellvars)
     definition.body = _flatten([rewriter.visit(s) for s in definition.body])
     if rewriter.count == 0 and not _has_calls(definition):
         return None

@@ -28,9 +28,9 @@ from solvent.transforms.source.refusals import asserted, no_linalg_errors, refus
 
 
 #: The forms rewritten code calls (see rewrite.HELPERS).
-__all__ = ["and_", "asserted", "chained", "contains", "first_index", "for_range", "for_stmt", "identical", "if_stmt",
-           "ifexp", "items", "length", "list_range", "load", "no_linalg_errors", "not_", "or_", "range_items",
-           "refuse", "slice_of", "subscript", "truth", "while_stmt"]
+__all__ = ["and_", "asserted", "bound", "chained", "contains", "first_index", "for_range", "for_stmt", "identical",
+           "if_stmt", "ifexp", "items", "length", "list_range", "load", "no_linalg_errors", "not_", "or_",
+           "range_items", "refuse", "slice_of", "subscript", "truth", "while_stmt"]
 
 slice_of = slice  # `a:b:c` in a key the rewrite passes to `subscript`
 
@@ -73,6 +73,13 @@ def load(getter, name):
         return getter()
     except NameError:
         return Undefined(name)
+
+
+def bound(x):
+    """`x`, a returned variable; where a loop of no steps left it unbound, Python's error."""
+    if isinstance(x, Undefined):
+        raise UnboundLocalError(f"cannot access local variable '{x.name}' where it is not associated with a value")
+    return x
 
 
 def is_traced(x) -> bool:
@@ -364,7 +371,8 @@ def _rolled(bounds, body_fn, values, names, where, in_place, written, copies=1, 
     back to their names run as one iteration, and the steps left over after the loop."""
     values = host_arrays.traced_first((body_fn,), values, names)
     steps = None if any(_traced(b) for b in bounds) else range(*bounds)
-    period = rotations.period(body_fn, lambda: _traced_index(bounds), values) if rotating and len(steps or ()) > 2 else 1
+    rotates = rotating and len(steps or ()) > 2
+    period = rotations.period(body_fn, lambda: _traced_index(bounds), values) if rotates else 1
     rolled = steps[:len(steps) // period * period] if period > 1 else None
 
     def run(values, names, slots):

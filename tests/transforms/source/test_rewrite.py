@@ -643,3 +643,52 @@ def test_a_traced_break_in_a_loop_with_else_names_the_else():
     """The error blamed the `if` alone, and its advice did not apply."""
     with pytest.raises(solvent.UnsupportedError, match=r"loop with `else:` at line \d+ \(solvent does not capture"):
         solvent.jit(first_large)(np.arange(5.0))
+
+
+def closure_reads(u, n):
+    def get():
+        return u
+    for _ in range(n):
+        u = u + 1
+        get()[0] += 10  # the array the loop just made
+    return u
+
+
+def closure_writes(u, v, n):
+    def step(t):
+        v[:] = u + t
+    for t in range(n):
+        step(t)
+        u, v = v, u
+    return u, v
+
+
+def lambda_in_a_branch(x, n):
+    scale = 1.0
+    loss = lambda p: np.sum((p - x) ** 2) * scale  # noqa: E731
+    total = 0.0
+    for _ in range(n):
+        if loss(x * 0.5) > 1:
+            scale = scale * 0.5
+        x = x * 0.9
+        total += loss(x)
+    return total, scale
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 17])
+def test_nested_functions_see_the_names_a_loop_or_branch_rebinds(n):
+    # a nested function read the name as it was before the loop (its cell): [1, 2, ...] for NumPy's [11, 2, ...]
+    check_like_numpy(closure_reads, np.arange(6.0), n)
+    check_like_numpy(closure_writes, np.arange(6.0), np.zeros(6), n)
+    check_like_numpy(lambda_in_a_branch, np.arange(6.0), n)
+
+
+def test_a_name_a_loop_of_no_steps_never_bound_is_not_returned():
+    def last(a, n):
+        for i in range(n):
+            t = a[i]
+        return t, a
+
+    with pytest.raises(UnboundLocalError, match="'t'"):  # (a placeholder object was returned)
+        solvent.jit(last)(np.arange(3.0), 0)
+    check_like_numpy(last, np.arange(30.0), 20)
