@@ -25,14 +25,6 @@ def reverse_rows(A):
     return A
 
 
-def rows_as_views(A):
-    """Views, as NumPy has them: the second row is read after the first write, both rows end equal."""
-    n = len(A)
-    for i in range(n // 2):
-        A[i], A[n - 1 - i] = A[n - 1 - i], A[i]
-    return A
-
-
 def transpose(A):
     n = len(A)
     for i in range(n):
@@ -67,12 +59,13 @@ def rotate_thirds(a):
 
 rng = np.random.default_rng(0)
 CASES = [(reverse, (rng.random(301),)), (reverse_rows, (rng.random((301, 7)),)),
-         (rows_as_views, (rng.random((300, 7)),)), (transpose, (rng.random((40, 40)),)),
+         (reverse, (rng.random((300, 7)),)),  # rows as views: the second is read after the first write (both end equal)
+         (transpose, (rng.random((40, 40)),)),
          (shuffle, (rng.random(300), rng.integers(0, 2 ** 40, 300))), (carry_forward, (rng.random(300),)),
          (rotate_thirds, (rng.random(300),))]
 
 
-@pytest.mark.parametrize("fn, args", CASES, ids=[fn.__name__ for fn, _ in CASES])
+@pytest.mark.parametrize("fn, args", CASES, ids=[f"{fn.__name__}-{args[0].ndim}d" for fn, args in CASES])
 def test_swaps_match_numpy_with_no_copy_of_the_array(fn, args):
     check_like_numpy(fn, *args)
     hlo = solvent.code_xla(fn, *args)
