@@ -125,6 +125,11 @@ def ancestors(op: ir.Operation):
         parent = parent.parent
 
 
+def holder(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
+    """The op of `block` that is `op` or holds it in its regions; None where none does."""
+    return next((a.operation for a in (op, *ancestors(op)) if a.operation.block == block), None)
+
+
 def in_loop(op: ir.Operation) -> bool:
     """Whether `op` lies inside a stablehlo.while."""
     return any(parent.name == "stablehlo.while" for parent in ancestors(op))

@@ -22,7 +22,7 @@ import math
 from jaxlib.mlir import ir
 
 from solvent.ir.context import context
-from solvent.ir.module import ancestors, defining_op, ops_where
+from solvent.ir.module import defining_op, holder, ops_where
 from solvent.ops.base import create, i64_array, shape_of
 
 _DUS, _DS, _SLICE = "stablehlo.dynamic_update_slice", "stablehlo.dynamic_slice", "stablehlo.slice"
@@ -71,7 +71,7 @@ def _hold(first: ir.Operation, body: ir.Block) -> bool:
     held = [first.operands[1]] + [r.results[0] for r in late if r.results[0] != first.operands[1]]
     after = set(operations[at:])  # (an op's hash changes with its operands: every use is found first)
     uses = [[(use.owner.operation, use.operand_number) for use in value.uses
-             if _holder(use.owner.operation, body) in after] for value in held]
+             if holder(use.owner.operation, body) in after] for value in held]
     with ir.InsertionPoint(first), first.location:
         for found, copy in zip(uses, _buffered(held)):
             for user, k in found:
@@ -136,13 +136,8 @@ def _reaches(read: ir.Operation, target: ir.Value, body: ir.Block) -> bool:
             if result == target:
                 return True
             for use in result.uses:
-                user = _holder(use.owner.operation, body)
+                user = holder(use.owner.operation, body)
                 if user is not None and user not in seen:
                     seen.add(user)
                     pending.append(user)
     return False
-
-
-def _holder(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
-    """The op of `block` that is `op` or holds it in its regions; None where none does."""
-    return next((a.operation for a in (op, *ancestors(op)) if a.operation.block == block), None)

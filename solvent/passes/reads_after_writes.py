@@ -23,7 +23,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.ir.context import context
-from solvent.ir.module import (ancestors, comparison_direction, constant_integer, defining_op, named_attributes,
+from solvent.ir.module import (comparison_direction, constant_integer, defining_op, holder, named_attributes,
                                ops_where)
 from solvent.ops.base import create, dtype_of, i64_array, shape_of
 
@@ -59,7 +59,7 @@ def _loops_read_after(write: ir.Operation) -> bool:
     reads apart from the write. Nothing changes unless every use of the array from the first
     such loop to the write is a slice in one of their bodies."""
     array, block = write.operands[0], write.block
-    holders = {user: _holder(user, block) for user in (use.owner.operation for use in array.uses) if user != write}
+    holders = {user: holder(user, block) for user in (use.owner.operation for use in array.uses) if user != write}
     if not any(h is not None and h.name == "stablehlo.while" for h in holders.values()):
         return False
     operations = [op.operation for op in block.operations]
@@ -70,18 +70,13 @@ def _loops_read_after(write: ir.Operation) -> bool:
     if not loops or any(op not in loops and op in held for op in between) or \
             any(defining_op(x) in between for x in write.operands[1:]):
         return False
-    reads = [user for user, holder in holders.items() if holder in loops]
+    reads = [user for user, h in holders.items() if h in loops]
     if not all(_read_outside(user, write) for user in reads):
         return False
     write.move_before(loops[0])
     for user in reads:
         user.operands[0] = write.results[0]
     return True
-
-
-def _holder(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
-    """The op of `block` that is `op` or holds it in its regions; None where none does."""
-    return next((a.operation for a in (op, *ancestors(op)) if a.operation.block == block), None)
 
 
 def _read_outside(read: ir.Operation, write: ir.Operation) -> bool:

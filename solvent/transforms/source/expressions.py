@@ -96,13 +96,16 @@ def contains(item, container):
     return item in container
 
 
+def traced_truth(test):
+    """A traced test's truth, as a traced bool."""
+    with trace.current().emitting():
+        return wrap(regions.predicate(test), scalar=True)
+
+
 def truth(value):
     """The truth of an operand of an `and`/`or` that only a test reads (`if a or b:`): Python's bool,
     or for a traced value a traced one, as an `if` would take it."""
-    if not _traced(value):
-        return bool(value)
-    with trace.current().emitting():
-        return python_bool(wrap(regions.predicate(value), scalar=True))
+    return python_bool(traced_truth(value)) if _traced(value) else bool(value)
 
 
 def not_(value):

@@ -23,7 +23,8 @@ from solvent.numpy.values import NDARRAY, holds_traced, value, wrap
 from solvent.transforms import collected_lists, control_flow, python_objects, regions
 from solvent.transforms.source import entries, host_arrays, rotations, static_items
 from solvent.transforms.source.builtins import Rows
-from solvent.transforms.source.expressions import and_, chained, contains, identical, ifexp, not_, or_, truth
+from solvent.transforms.source.expressions import (and_, chained, contains, identical, ifexp, not_, or_, truth,
+                                                   traced_truth)
 from solvent.transforms.source.refusals import asserted, no_linalg_errors, refuse, unknown as _traced
 
 
@@ -227,16 +228,10 @@ def while_stmt(test_fn, body_fn, values, names, where=None, in_place=(), written
         # which gives only its truth: each step ends with it, and the loop carries its truth.
         def step(carry):
             new = tuple(body(*carry[:-1]))
-            return (*new, _truth(test(*new)))
-        return tuple(control_flow.loop(lambda c: c[-1], step, (*values, _truth(first)), [*fixed, False],
+            return (*new, traced_truth(test(*new)))
+        return tuple(control_flow.loop(lambda c: c[-1], step, (*values, traced_truth(first)), [*fixed, False],
                                        written=written))[:-1]
     return entries.carrying(run, values, names)
-
-
-def _truth(test):
-    """A traced test's truth, as a traced bool."""
-    with trace.current().emitting():
-        return wrap(regions.predicate(test), scalar=True)
 
 
 #: A `while` whose test stays static copies its body into the program once per step: past this many
