@@ -310,6 +310,18 @@ def test_a_pipeline_that_emits_invalid_ir_runs_again_without_the_fragile_pattern
     assert "error" not in capfd.readouterr().err
 
 
+def reversed_window_sums(u):
+    s = 0.0
+    for t in range(-9, 10):
+        s += u[t:t - 3:-1].sum()
+    return s
+
+
+def test_a_pipeline_whose_output_cannot_be_parsed_runs_again_without_the_fragile_patterns():
+    # greedy_while_loop_batch_fission batched this loop into a 19x10x1 constant holding 19 values
+    check_like_numpy(reversed_window_sums, np.arange(10.0))
+
+
 def test_a_pipeline_failure_with_no_diagnosis_says_it_is_not_the_programs(monkeypatch):
     monkeypatch.setattr(passes, "FRAGILE", ())
     monkeypatch.setenv("SOLVENT_CACHE_DIR", "")  # (the test above stored the optimized module)
