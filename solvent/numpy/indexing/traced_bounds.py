@@ -20,9 +20,8 @@ from solvent.core import dispatch, trace
 from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray, padded
 from solvent.errors import UnsupportedError, is_library_file, user_location
-from solvent.numpy.indexing import affine, chunked_products, chunked_reductions
+from solvent.numpy.indexing import affine, chunked_products, chunked_reductions, traced_lengths
 from solvent.numpy.indexing.finite_products import exact_unless_finite
-from solvent.ir.module import same_value
 from solvent.numpy.indexing.key import ARRAY, INTEGER, MASK, NEW, SLICE, normalize
 from solvent.numpy.values import assigned_value, check_cast, full, is_traced, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
@@ -324,12 +323,12 @@ def setitem(array, key, new):
 def _spread_to(new, lengths):
     """`new`, written into a slice of `lengths`: its first element spread where its length is 1."""
     apart = [axis for axis, (n, m) in enumerate(zip(new.lengths, lengths[len(lengths) - len(new.lengths):]))
-             if n is not None and (m is None or not same_value(n, m, _LENGTH_DEPTH))]
+             if n is not None and (m is None or not traced_lengths.same_unless_one(n, m))]
     if not apart:
         return new
     v, own = new.value, list(new.lengths)  # (its valid part at the front)
     for axis in apart:
-        v, own[axis] = _spread_first(v, axis, new.lengths[axis]), lengths[len(lengths) - len(own) + axis]
+        v, own[axis] = traced_lengths.spread_first(v, axis, new.lengths[axis]), lengths[len(lengths) - len(own) + axis]
     return make(v, own)
 
 
@@ -412,10 +411,10 @@ def broadcast_lined_up(inputs, ndim):
     lengths, apart = [], []
     for axis, column in enumerate(zip(*columns)):
         known = [n for n in column if n is not None]
-        if any(not same_value(n, known[0], _LENGTH_DEPTH) for n in known[1:]):
+        if any(not traced_lengths.same(n, known[0]) for n in known[1:]):
             apart.append(axis)
             for n in known[1:]:
-                known[0] = ew.select(_is_one(known[0]), n, known[0])
+                known[0] = ew.select(traced_lengths.is_one(known[0]), n, known[0])
         lengths.append(known[0] if known else None)
     _check_extents(inputs, lengths, ndim)
     plain, starts, keys = lined_up(inputs, ndim, apart)
@@ -423,25 +422,8 @@ def broadcast_lined_up(inputs, ndim):
         for axis in apart:
             if column[axis] is not None:
                 own = axis - (ndim - ndim_of(plain[i]))
-                plain[i] = wrap(_spread_first(plain[i].value, own, column[axis]), scalar=False)
+                plain[i] = wrap(traced_lengths.spread_first(plain[i].value, own, column[axis]), scalar=False)
     return plain, lengths, starts, keys
-
-
-_LENGTH_DEPTH = 12  # how many ops deep two lengths are compared (`same_value`): `k` clamped to an axis
-
-
-def _is_one(n) -> ir.Value:
-    return ew.compare("EQ", n, full(1, (), _I64))
-
-
-def _spread_first(v, axis: int, n) -> ir.Value:
-    """`v` (its valid part at the front of `axis`), or where that part's length `n` is 1, its first
-    element along `axis` everywhere (NumPy's broadcasting of a length of 1)."""
-    shape = list(shape_of(v))
-    first = ops.slice(v, [0] * len(shape), [1 if d == axis else m for d, m in enumerate(shape)], [1] * len(shape))
-    spread = ops.broadcast_in_dim(ops.reshape(first, [m for d, m in enumerate(shape) if d != axis]), shape,
-                                  [d for d in range(len(shape)) if d != axis])
-    return ew.select(_is_one(n), spread, v)
 
 
 def masked_result(v, lengths, starts=None, keys=None):

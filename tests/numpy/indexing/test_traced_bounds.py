@@ -164,6 +164,34 @@ def test_lengths_from_data_broadcast_a_length_of_one_as_numpy_does():
     check_like_numpy(lambda x, k, j: x[:int(k)] * x[:int(j)], x, np.array(1), np.array(4))
 
 
+def knapsack(weights, values, capacity):
+    dp = np.zeros(capacity + 1)
+    for k in range(len(weights)):
+        w, v = weights[k], values[k]
+        dp[w:] = np.maximum(dp[w:], dp[:capacity + 1 - w] + v)
+    return dp
+
+
+def spread_into(x, y, k, j):
+    for i in range(3):
+        x[int(k) + i:] = np.maximum(x[int(k) + i:], y[int(j):int(j) + 1]) + i
+    return x
+
+
+def test_a_write_of_lengths_broadcast_with_its_own_spreads_only_where_numpy_does():
+    """`dp[w:] = np.maximum(dp[w:], dp[:n - w] + v)`: the value is as long as dp[w:] wherever that
+    is not 1, so the write spreads nothing (it spread the value's first element, a select over
+    the row, every step); a value of length 1 written into a longer slice still spreads."""
+    rng = np.random.default_rng(5)
+    weights = np.array([0, 1, 3, 7, 12, 13, 12, 5, 2, 11])  # from the whole row to past its end
+    check_like_numpy(knapsack, weights, rng.random(10), 12)
+    for k, j in [(0, 2), (4, 0), (7, 9)]:
+        check_like_numpy(spread_into, np.arange(10.0), rng.random(10), np.array(k), np.array(j))
+    text = solvent.code_hlo(knapsack, rng.integers(0, 50, 40), rng.random(40), 200)
+    loop = text[text.index("stablehlo.while"):]
+    assert loop.count("[0:1]") == 2  # the first elements of dp[w:] and dp[:n - w] + v
+
+
 def test_a_read_at_a_traced_step_is_refused_as_such():
     """`x[k::k]` read compared the traced step with None, whose error spoke of Python objects; its
     length is known only at run time (writes loop, see test_stepped)."""
