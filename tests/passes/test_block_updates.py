@@ -69,7 +69,8 @@ def test_updates_reading_other_arrays_or_small_blocks_stay_in_place(n):
 def test_updates_reading_only_other_arrays_are_a_select_on_large_arrays_of_wide_elements(n, dtype, select):
     rng = np.random.default_rng(n)
     a, b = (rng.random((n, n)) * 4).astype(dtype), (rng.random((n, n)) * 4).astype(dtype)
-    assert (n * n >= block_updates.PARALLEL_FROM and np.dtype(dtype).itemsize >= block_updates.PARALLEL_ITEMSIZE) == select
+    wide = np.dtype(dtype).itemsize >= block_updates.PARALLEL_ITEMSIZE
+    assert (n * n >= block_updates.PARALLEL_FROM and wide) == select
     check_like_numpy(spread, a, b, 20)
     text = solvent.code_mhlo(spread, a, b, 20)
     assert _in_loop(text, "stablehlo.select") == select
