@@ -14,8 +14,9 @@ from solvent.errors import UnsupportedError
 from solvent.ir.module import same_value
 from solvent.numpy.indexing import chunked_reductions, masked_keys
 from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, MaskedArray, broadcast_lined_up,
-                                                  contracted, elementwise, lengths_of, lined_up, make, mask,
+                                                  contracted, elementwise, lengths_of, lined_up, make,
                                                   masked_result, ndim_of, plain_value, read_only_view)
+from solvent.numpy.indexing.traced_lengths import mask
 from solvent.numpy.products import tensordot_axes
 from solvent.numpy.reductions import clipped
 from solvent.numpy.rounding import python_bool

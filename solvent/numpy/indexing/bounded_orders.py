@@ -10,8 +10,9 @@ import numpy as np
 from solvent.errors import UnsupportedError
 from solvent.numpy import statistics
 from solvent.numpy.indexing.bounded_functions import extent, extreme, masked_sum, valid_length
-from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, MaskedArray, fill, lengths_of,
-                                                  masked_result, ndim_of, plain_value, read_only_view, shifted)
+from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, MaskedArray, lengths_of, masked_result,
+                                                  ndim_of, plain_value, read_only_view)
+from solvent.numpy.indexing.traced_lengths import fill, shifted
 from solvent.numpy.sorting import argsort_value, check_kind, is_stable, sorted_value
 from solvent.numpy.values import full, normalize_axes, normalize_axis, shape, slice_along, value, wrap
 from solvent.ops import elementwise as ew, shape as ops

@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.numpy.indexing.key import ARRAY, INTEGER, MASK, NEW, Entry, normalize
-from solvent.numpy.indexing.traced_bounds import MaskedArray, read_only_view, shifted
+from solvent.numpy.indexing.traced_bounds import MaskedArray, read_only_view
+from solvent.numpy.indexing.traced_lengths import shifted
 from solvent.numpy.values import full, holds_traced, is_traced, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import shape_of

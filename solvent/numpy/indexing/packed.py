@@ -19,7 +19,7 @@ from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError, user_location
 from solvent.ir.module import same_value
-from solvent.numpy.indexing import chunked_reductions, traced_bounds
+from solvent.numpy.indexing import chunked_reductions, traced_bounds, traced_lengths
 from solvent.numpy.indexing.advanced import parse_fancy, read_fancy, store_last
 from solvent.numpy.indexing.masks import Masked, read_selected, write_selected
 from solvent.numpy.values import full, value, wrap
@@ -242,7 +242,7 @@ def take(array, key):
     f = parse_fancy(plain, array.shape)
     lengths = [None] * len(f.result_shape)
     lengths[f.before] = count
-    result = traced_bounds.make(traced_bounds.fill(read_fancy(array.value, f), lengths, 0), lengths)
+    result = traced_bounds.make(traced_lengths.fill(read_fancy(array.value, f), lengths, 0), lengths)
     if len(keys) == 1:  # (a sum of products with it then runs a chunk at a time: `chunked_reductions`)
         result.recipe = chunked_reductions.taken(array.value, keys[0], result.value)
     return result

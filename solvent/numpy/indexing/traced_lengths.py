@@ -1,5 +1,6 @@
-"""Lengths of slices known only when the program runs: when two are one, and NumPy's broadcasting
-of a length of 1, which spreads an operand's first element over the other's length."""
+"""Lengths and starts of slices known only when the program runs: the valid part's mask, data moved
+by a start, when two lengths are one, and NumPy's broadcasting of a length of 1, which spreads an
+operand's first element over the other's length."""
 
 from __future__ import annotations
 
@@ -9,9 +10,49 @@ from jaxlib.mlir import ir
 from solvent.ir.module import constant_integer, defining_op, same_value
 from solvent.numpy.values import full
 from solvent.ops import elementwise as ew, shape as ops
-from solvent.ops.base import shape_of
+from solvent.ops.base import dtype_of, shape_of
+from solvent.ops.constant import iota
 
+_I64 = np.int64
 DEPTH = 12  # how many ops deep two lengths are compared (`same_value`): `k` clamped to an axis
+
+
+def mask(shape, lengths, starts=None) -> ir.Value:
+    """True on the valid part: start <= iota < start + length on every axis that has a length (the
+    start 0 where `starts` has None). Each axis's test is made in one dimension and broadcast: the
+    optimizer precomputes such tests for every iteration of a loop, which must not cost n^3."""
+    result = full(True, shape, np.bool_)
+    for axis, length in enumerate(lengths):
+        if length is None:
+            continue
+        n, start = (shape[axis],), (starts or [None] * len(lengths))[axis]
+        position, inside = iota(n, _I64, 0), full(True, n, np.bool_)
+        if start is not None:
+            length = ew.binary("add", start, length)
+            inside = ew.compare("GE", position, ops.broadcast_in_dim(start, n, []))
+        inside = ew.binary("and", inside, ew.compare("LT", position, ops.broadcast_in_dim(length, n, [])))
+        result = ew.binary("and", result, ops.broadcast_in_dim(inside, shape, [axis]))
+    return result
+
+
+def shifted(v, axis, start, forward):
+    """`v` moved along `axis` by a traced `start`: forward, element j lands at j + start; backward,
+    element start + j lands at j. Zero where nothing lands. Only this block is padded, never the
+    array it came from."""
+    n, rank = shape_of(v)[axis], len(shape_of(v))
+    widths = [n if i == axis else 0 for i in range(rank)]
+    none = [0] * rank
+    padded = ops.pad(v, full(0, (), dtype_of(v)), widths if forward else none, none if forward else widths, none)
+    at = ew.binary("subtract", full(n, (), _I64), start) if forward else start
+    zero = full(0, (), _I64)
+    return ops.dynamic_slice(padded, [at if i == axis else zero for i in range(rank)], shape_of(v))
+
+
+def fill(v, lengths, filler, starts=None) -> ir.Value:
+    """`v` with every element outside the valid part (see `mask`) replaced by `filler`."""
+    if all(length is None for length in lengths):
+        return v
+    return ew.select(mask(shape_of(v), lengths, starts), v, full(filler, shape_of(v), dtype_of(v)))
 
 
 def same(n: ir.Value, m: ir.Value) -> bool:
@@ -36,14 +77,16 @@ def same_unless_one(n: ir.Value, m: ir.Value) -> bool:
 
 
 def is_one(n: ir.Value) -> ir.Value:
-    return ew.compare("EQ", n, full(1, (), np.int64))
+    return ew.compare("EQ", n, full(1, (), _I64))
 
 
-def spread_first(v: ir.Value, axis: int, n: ir.Value) -> ir.Value:
+def spread_first(v: ir.Value, axis: int, n: ir.Value, first: ir.Value | None = None) -> ir.Value:
     """`v` (its valid part at the front of `axis`), or where that part's length `n` is 1, its first
-    element along `axis` everywhere (NumPy's broadcasting of a length of 1)."""
+    element along `axis` everywhere (NumPy's broadcasting of a length of 1); `first` is that element
+    (one long along `axis`) where the caller has it from the data before they moved."""
     shape = list(shape_of(v))
-    first = ops.slice(v, [0] * len(shape), [1 if d == axis else m for d, m in enumerate(shape)], [1] * len(shape))
+    if first is None:
+        first = ops.slice(v, [0] * len(shape), [1 if d == axis else m for d, m in enumerate(shape)], [1] * len(shape))
     spread = ops.broadcast_in_dim(ops.reshape(first, [m for d, m in enumerate(shape) if d != axis]), shape,
                                   [d for d in range(len(shape)) if d != axis])
     return ew.select(is_one(n), spread, v)

@@ -178,18 +178,34 @@ def spread_into(x, y, k, j):
     return x
 
 
+def shifted_uses(dp, acc, shifts):
+    """Results of slices at two starts, used at 0, at a third start and summed."""
+    n, total = len(dp), 0.0
+    for k in range(len(shifts)):
+        w = shifts[k]
+        both = np.maximum(dp[w:], dp[:n - w] * 0.5)
+        acc[:n - w] += both - dp[:n - w]
+        acc[w // 2:w // 2 + n - w] -= 0.25 * both
+        total += np.sum(both * dp[w:])
+        dp[w:] = both + 1.0
+    return dp, acc, total
+
+
 def test_a_write_of_lengths_broadcast_with_its_own_spreads_only_where_numpy_does():
     """`dp[w:] = np.maximum(dp[w:], dp[:n - w] + v)`: the value is as long as dp[w:] wherever that
     is not 1, so the write spreads nothing (it spread the value's first element, a select over
-    the row, every step); a value of length 1 written into a longer slice still spreads."""
+    the row, every step); a value of length 1 written into a longer slice still spreads. The
+    value is also lined up where dp[w:] is, so the write moves nothing (XLA computed the spreads
+    inside that move); uses elsewhere take the same value at 0."""
     rng = np.random.default_rng(5)
     weights = np.array([0, 1, 3, 7, 12, 13, 12, 5, 2, 11])  # from the whole row to past its end
     check_like_numpy(knapsack, weights, rng.random(10), 12)
     for k, j in [(0, 2), (4, 0), (7, 9)]:
         check_like_numpy(spread_into, np.arange(10.0), rng.random(10), np.array(k), np.array(j))
+    check_like_numpy(shifted_uses, rng.random(12), np.zeros(12), np.array([0, 3, 11, 12, 1, 6, 2, 9]))
     text = solvent.code_hlo(knapsack, rng.integers(0, 50, 40), rng.random(40), 200)
     loop = text[text.index("stablehlo.while"):]
-    assert loop.count("[0:1]") == 2  # the first elements of dp[w:] and dp[:n - w] + v
+    assert loop.count("stablehlo.pad") == 1  # dp[:n - w] + v moved to dp[w:]; nothing moved back
 
 
 def test_a_read_at_a_traced_step_is_refused_as_such():
