@@ -15,7 +15,7 @@ from jaxlib.mlir import ir
 
 from solvent.passes import data_slices, empty_values, loop_broadcasts, signless_carries, two_way_cases
 from solvent.passes.diagnose import ENZYME_OPS, Undiagnosed, explained
-from solvent.ir.module import find_function, in_loop, parse, to_text
+from solvent.ir.module import find_function, in_loop, ops_where, parse, to_text
 
 ENZYME_AD = ('enzyme{postpasses="arith-raise{stablehlo=true},enzyme-batch-to-stablehlo,canonicalize,'
              'cse,canonicalize,remove-unnecessary-enzyme-ops,enzyme-simplify-math,canonicalize,cse,canonicalize"}')
@@ -164,9 +164,11 @@ LOOP_INPUT_READS = "remove_loop_carried_dependencies_from_while_load_operations"
 #: Patterns that have emitted invalid IR for a valid module together with others, so a pipeline
 #: that fails runs again without them (enzyme-ad 0.0.16: with select_op_canon, on a CSR product
 #: whose row bounds come from data, "number of output elements (1600) doesn't match expected
-#: number of elements (20)"; batching a loop of reversed slices, a 19x10x1 constant of 19 values,
-#: which MLIR cannot parse back); and that gather slices wrongly, so a module whose loops slice where
-#: data says runs without them from the first (`data_slices`).
+#: number of elements (20)"); and that gather slices wrongly, so a module whose loops slice where
+#: data says runs without them from the first (`data_slices`), as does one whose loops reverse:
+#: batching `for t in range(-9, 10): s += u[t:t - 3:-1].sum()`, the pattern made a 19x3x1 constant
+#: of 19 values and then whatever lay in memory after them (wrong sums), or for 10 elements one MLIR
+#: could not parse back.
 FRAGILE = ("greedy_while_loop_batch_fission",)
 
 
@@ -296,6 +298,10 @@ def _reads_nested_loop_inputs(module: ir.Module) -> bool:
     return bool(found)
 
 
+def _reverses_in_loop(op) -> bool:
+    return op.name == "stablehlo.reverse" and in_loop(op)
+
+
 def passes_for(module_text: str, level: str, no_nan: bool = False, without: tuple[str, ...] = ()) -> str:
     """The pipeline text `run` applies to this module at this level (first; see `run`)."""
     return pipeline(level, no_nan, bool(ENZYME_OPS.search(module_text)), bool(_VARIADIC_SCATTER.search(module_text)),
@@ -321,7 +327,7 @@ def run(module_text: str, level: str, no_nan: bool = False) -> str:
         module_text = two_way_cases.as_ifs(module_text)
     parsed = parse(module_text)
     names = [op.sym_name.value for op in parsed.body.operations]
-    without = FRAGILE if data_slices.sliced_by_data(parsed) else ()
+    without = FRAGILE if data_slices.sliced_by_data(parsed) or ops_where(parsed, _reverses_in_loop) else ()
     passes = passes_for(module_text, level, no_nan, without)
     try:
         name, module = _run(names, module_text, passes, level)

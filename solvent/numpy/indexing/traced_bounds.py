@@ -180,6 +180,7 @@ class MaskedArray(TracedArray):
     _form = None  # (value, data, starts, keys): the same array as `aligned` gives it
     _axes = None  # a view's index into its parent, as `parse` gives it
     recipe = None  # how an elementwise result was made (`chunked_reductions.Recipe`)
+    written_at = None  # (value, data, key): a 1-d result lined up at a traced start (`_lined_up_at_a_start`)
     noun = "a slice whose bounds are traced"  # (in errors)
 
     def aligned(self, filled: bool):
@@ -297,14 +298,17 @@ def _spread_to(new, lengths):
 
 def _write_masked(v, axes, new):
     """`write` of a masked array: along axes where its start is the target's, without moving it."""
-    data, starts, keys = new.aligned(False)
     sliced = [axis for axis, a in enumerate(axes) if _sliced(a)]
+    at = new.written_at
+    if at is not None and at[0] is new.value and len(sliced) == 1 and _same(at[2], axes[sliced[0]][3]):
+        return write(v, axes, at[1], {sliced[0]})
+    data, starts, keys = new.aligned(False)
     aligned = set()
     for own, (axis, start, key) in enumerate(zip(sliced, starts, keys)):
         if _same(key, axes[axis][3]):
             aligned.add(axis)
-        elif start is not None:  # (a 1-d result has its data at 0 as its value)
-            data = new.value if new._axes is None and len(sliced) == 1 else shifted(data, own, start, forward=False)
+        elif start is not None:
+            data = shifted(data, own, start, forward=False)
     return write(v, axes, data, aligned)
 
 
@@ -319,21 +323,18 @@ def plain_value(x):
 
 
 def _form(x, ndim, filled):
-    """[data, starts, keys, lengths, at zero] of a masked operand, the lists aligned to the last `ndim`
-    axes; at zero: for a 1-d result, its value, the same data at 0 (made so, or moved there once)."""
+    """[data, starts, keys, lengths] of a masked operand, the lists aligned to the last `ndim` axes."""
     if not isinstance(x, MaskedArray):
         return None
     data, starts, keys = x.aligned(filled)
     pad = [None] * (ndim - len(x.lengths))
-    zero = x.value if x._axes is None and len(x.lengths) == 1 else None
-    return [data, pad + list(starts), pad + list(keys), pad + list(x.lengths), zero]
+    return [data, pad + list(starts), pad + list(keys), pad + list(x.lengths)]
 
 
 def _to_zero(form, axis, ndim):
     """`form` with its data along (result) `axis` moved to start at 0."""
     if form is not None and form[1][axis] is not None:
-        form[0] = form[4] if form[4] is not None else \
-            shifted(form[0], axis - (ndim - len(shape_of(form[0]))), form[1][axis], forward=False)
+        form[0] = shifted(form[0], axis - (ndim - len(shape_of(form[0]))), form[1][axis], forward=False)
         form[1][axis] = form[2][axis] = None
 
 
@@ -373,7 +374,7 @@ def broadcast_lined_up(inputs, ndim, at_start=False):
     (x[:k] + x[:j], p + p[:1]), the result is as long as the one that is not 1, and an operand of
     length 1 spreads its first element over it (where neither is 1 NumPy raises; the compiled
     program cannot, and gives unspecified values there). With `at_start`, a fifth item: the operands
-    lined up at a traced start as well (`_lined_up_at_a_start`), or None."""
+    lined up at a traced start as well, and its key (`_lined_up_at_a_start`), or None."""
     columns = [lengths_of(x, ndim) for x in inputs]
     lengths, apart = [], []
     for axis, column in enumerate(zip(*columns)):
@@ -395,12 +396,14 @@ def broadcast_lined_up(inputs, ndim, at_start=False):
 
 
 def _lined_up_at_a_start(inputs, lengths):
-    """(operands, starts, keys): 1-d operands of `lengths` that may differ, lined up where those with
-    a traced start have their data, the others moved there, each spread from its own first element
+    """(operands, key): 1-d operands of `lengths` that may differ, lined up where those with a traced
+    start (key) have their data, the others moved there, each spread from its own first element
     where its length is 1; None unless every operand is a slice at one traced start, a slice at 0
-    or one element long. An elementwise result keeps this data beside its value at 0 (`elementwise`),
-    so that a write back to that slice (`dp[w:] = np.maximum(dp[w:], dp[:n - w] + v)`) need not move
-    it: XLA computed the spreads in that move 8 times slower (NumPy's own loop was 5 times faster)."""
+    or one element long. An elementwise result keeps what they make (`MaskedArray.written_at`) for
+    a write back to a slice at that start (`dp[w:] = np.maximum(dp[w:], dp[:n - w] + v)`), which
+    then need not move its value there: XLA computed the spreads in that move 8 times slower (NumPy's
+    own loop was 5 times faster). Only such a write can take it: where the operand at the start is
+    the one of length 1, the result runs past the end of its array from there."""
     forms = [_form(x, 1, False) for x in inputs]
     if any((f is None and ndim_of(x) and x.shape[-1] != 1) or (f is not None and f[3][0] is None)
            for x, f in zip(inputs, forms)):
@@ -418,19 +421,18 @@ def _lined_up_at_a_start(inputs, lengths):
         first = ops.dynamic_slice(f[0], [full(0, (), _I64) if own is None else own], [1])
         data = f[0] if own is not None else shifted(f[0], 0, start, forward=True)
         plain.append(wrap(traced_lengths.spread_first(data, 0, n, first), scalar=False))
-    return plain, [start], [key]
+    return plain, key
 
 
-def masked_result(v, lengths, starts=None, keys=None, at_zero=None):
-    """The masked array of an op's data `v` (aligned at `starts`, anything outside the valid part);
-    `at_zero`: the same result at 0 and zero outside the valid part, where the caller made it so."""
+def masked_result(v, lengths, starts=None, keys=None):
+    """The masked array of an op's data `v` (aligned at `starts`, anything outside the valid part)."""
     if all(length is None for length in lengths):
         return wrap(v)
     canonical = v
-    for axis, start in enumerate(starts or () if at_zero is None else ()):
+    for axis, start in enumerate(starts or ()):
         if start is not None:
             canonical = shifted(canonical, axis, start, forward=False)
-    return make(fill(canonical, lengths, 0) if at_zero is None else at_zero, lengths, v, starts, keys)
+    return make(fill(canonical, lengths, 0), lengths, v, starts, keys)
 
 
 def emitting_here():
@@ -465,8 +467,8 @@ def elementwise(numpy_function, inputs, kwargs):
     ndim = max(ndim_of(x) for x in inputs)
     plain, lengths, starts, keys, at = broadcast_lined_up(inputs, ndim, at_start=True)
     result = masked_result(numpy_function(*plain, **kwargs).value, lengths, starts, keys)
-    if at is not None and isinstance(result, MaskedArray):  # (and that data lined up at a traced start)
-        result = masked_result(numpy_function(*at[0], **kwargs).value, lengths, *at[1:], at_zero=result.value)
+    if at is not None and isinstance(result, MaskedArray):
+        result.written_at = (result.value, numpy_function(*at[0], **kwargs).value, at[1])
     if ndim == 1 and isinstance(result, MaskedArray):
         result.recipe = chunked_reductions.recipe(numpy_function, inputs, kwargs, result.value)
     return result

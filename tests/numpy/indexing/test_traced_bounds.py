@@ -208,6 +208,21 @@ def test_a_write_of_lengths_broadcast_with_its_own_spreads_only_where_numpy_does
     assert loop.count("stablehlo.pad") == 1  # dp[:n - w] + v moved to dp[w:]; nothing moved back
 
 
+def one_at_a_start(x, ws, ms):
+    out, acc = np.zeros(len(ws), x.dtype), np.zeros(x.shape[0], x.dtype)
+    for k in range(len(ws)):
+        w, m = ws[k], ms[k]
+        out[k] = np.sum(x[w:] + x[:m])
+        acc[:m] = (x[w:] + x[:m]) * 2
+        x[:x.shape[0] - w] = np.abs(x[w:] - x[:x.shape[0] - w])
+    return out, acc, x
+
+
+def test_a_slice_of_length_one_at_a_traced_start_spreads_over_a_longer_one():
+    """x[9:] + x[:5] is 5 long from 0: lined up at 9 it ran past the end (its sum was x[9] + x[0])."""
+    check_like_numpy(one_at_a_start, np.arange(10), np.array([9, -1, 3, 0]), np.array([5, 10, 7, 10]))
+
+
 def test_a_read_at_a_traced_step_is_refused_as_such():
     """`x[k::k]` read compared the traced step with None, whose error spoke of Python objects; its
     length is known only at run time (writes loop, see test_stepped)."""
