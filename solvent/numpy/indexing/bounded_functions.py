@@ -238,7 +238,7 @@ def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 # -- elementwise: the operands lined up, valid where they are --------------------------------------
 
 def _where(condition, x, y):
-    plain, lengths, starts, keys = broadcast_lined_up([condition, x, y], max(ndim_of(v) for v in (condition, x, y)))
+    plain, lengths, starts, keys, _ = broadcast_lined_up([condition, x, y], max(ndim_of(v) for v in (condition, x, y)))
     return masked_result(np.where(*plain).value, lengths, starts, keys)
 
 

@@ -373,8 +373,8 @@ def broadcast_lined_up(inputs, ndim, at_start=False):
     lengths known only when the program runs: along an axis where two operands' lengths may differ
     (x[:k] + x[:j], p + p[:1]), the result is as long as the one that is not 1, and an operand of
     length 1 spreads its first element over it (where neither is 1 NumPy raises; the compiled
-    program cannot, and gives unspecified values there). With `at_start`, a fifth item: the operands
-    lined up at a traced start as well, and its key (`_lined_up_at_a_start`), or None."""
+    program cannot, and gives unspecified values there). Last, with `at_start`, the operands lined up
+    at a traced start as well, and its key (`_lined_up_at_a_start`); None without or where none applies."""
     columns = [lengths_of(x, ndim) for x in inputs]
     lengths, apart = [], []
     for axis, column in enumerate(zip(*columns)):
@@ -392,7 +392,7 @@ def broadcast_lined_up(inputs, ndim, at_start=False):
             if column[axis] is not None:
                 own = axis - (ndim - ndim_of(plain[i]))
                 plain[i] = wrap(traced_lengths.spread_first(plain[i].value, own, column[axis]), scalar=False)
-    return (plain, lengths, starts, keys, at) if at_start else (plain, lengths, starts, keys)
+    return plain, lengths, starts, keys, at
 
 
 def _lined_up_at_a_start(inputs, lengths):

@@ -77,6 +77,7 @@ def same_unless_one(n: ir.Value, m: ir.Value) -> bool:
 
 
 def is_one(n: ir.Value) -> ir.Value:
+    """Whether length `n` is 1 (a traced bool): where it is, NumPy spreads that operand."""
     return ew.compare("EQ", n, full(1, (), _I64))
 
 
