@@ -20,11 +20,14 @@ from dataclasses import dataclass
 import numpy as np
 from jaxlib.mlir import ir
 
+from solvent.ir.types import tensor_type
 from solvent.numpy.elementwise.ufuncs import identity_of
+from solvent.numpy.indexing import traced_lengths
 from solvent.numpy.indexing.chunked_products import (CHUNK, SHORTEST, chunk_of, lanes_inside, pieces, repeat,
                                                     sliced_axes)
+from solvent.numpy.repeat import branch
 from solvent.numpy.values import full, is_traced, value, wrap
-from solvent.ops import elementwise as ew
+from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import shape_of
 
 _I64 = np.int64
@@ -118,23 +121,65 @@ def reduce(a, recipe, name: str, axis=None, keepdims=False, initial=np._NoValue,
     extents = [_extent(leaf) for leaf in leaves]
     if min(extents) < SHORTEST or min(e - d for e, d in zip(extents, offsets)) + min(offsets) < CHUNK:
         return None  # (short axes, or starts too far apart for one chunk to line them all up)
-    reduction, combine = REDUCTIONS[name]
-    result = reduction(np.zeros(1, a.dtype)).dtype
+    reduction = REDUCTIONS[name]
+    result = reduction[0](np.zeros(1, a.dtype)).dtype
+    spread = [_spread(leaf, a.lengths[0]) for leaf in leaves]
+    if all(p is None for p in spread):
+        return wrap(_chunked(a, recipe, reduction, result, leaves, extents, spread))
+    # (in a branch: every chunk of every leaf selecting its spread cost nussinov's cells 70%)
+    return wrap(branch(_extremum([p for p in spread if p is not None], "or"),
+                       lambda: _chunked(a, recipe, reduction, result, leaves, extents, spread),
+                       lambda: _chunked(a, recipe, reduction, result, leaves, extents, [None] * len(leaves)),
+                       tensor_type((), result)))
+
+
+def _chunked(a, recipe, how, result, leaves, extents, spread) -> ir.Value:
+    """The reduction (`how`: a chunk's reduction and the ufunc combining them, into dtype `result`)
+    of `a` over the chunks of its `leaves`, those that `spread` their first element in every lane."""
+    reduction, combine = how
     starts = [_start(leaf) for leaf in leaves]
     length = a.lengths[0]
     zero = full(0, (), _I64)
-    low = _extremum([ew.binary("subtract", zero, s) for s in starts], "maximum")
-    high = _extremum([ew.binary("subtract", full(e - CHUNK, (), _I64), s) for e, s in zip(extents, starts)], "minimum")
+    low = _extremum([_unless(p, ew.binary("subtract", zero, s), -_FAR) for s, p in zip(starts, spread)], "maximum")
+    high = _extremum([_unless(p, ew.binary("subtract", full(e - CHUNK, (), _I64), s), _FAR)
+                      for e, s, p in zip(extents, starts, spread)], "minimum")
 
     def chunk(c, total):
         first = ew.binary("multiply", c, full(CHUNK, (), _I64))
         offset = ew.clamp(low, ew.binary("minimum", first, ew.binary("subtract", length, full(CHUNK, (), _I64))), high)
         inside = lanes_inside(first, offset, length, CHUNK)
-        chunks = {id(leaf): wrap(chunk_of(leaf.base, leaf.axes, 0, ew.binary("add", s, offset), None, CHUNK,
-                                          leaf.dtype), scalar=False) for leaf, s in zip(leaves, starts)}
+        chunks = {id(leaf): wrap(_chunk(leaf, s, offset, p), scalar=False)
+                  for leaf, s, p in zip(leaves, starts, spread)}
         values = np.where(wrap(inside, scalar=False), _evaluate(recipe, chunks), identity_of(combine, a.dtype))
         return value(combine(wrap(total), reduction(values)), result)
-    return wrap(repeat(pieces(length, CHUNK), chunk, full(identity_of(combine, result), (), result)))
+    return repeat(pieces(length, CHUNK), chunk, full(identity_of(combine, result), (), result))
+
+
+#: A bound on the chunks' offset that never binds (`reduce`'s window for a leaf that spreads).
+_FAR = 2 ** 62
+
+
+def _spread(leaf, length) -> ir.Value | None:
+    """Whether `leaf` spreads its first element over the result's `length` (NumPy's broadcasting of a
+    length of 1), a traced bool; None where its length is the result's (or static)."""
+    own = leaf.axes[_sliced_axis(leaf)][2]
+    return None if own is None or traced_lengths.same(own, length) else traced_lengths.is_one(own)
+
+
+def _unless(spread, bound, far) -> ir.Value:
+    """A leaf's bound on the chunks' offset, or `far` where it spreads: its one element is read apart."""
+    return bound if spread is None else ew.select(spread, full(far, (), _I64), bound)
+
+
+def _chunk(leaf, start, offset, spread) -> ir.Value:
+    """CHUNK elements of `leaf` from `start + offset`, or its element at `start` in every lane where it
+    `spread`s."""
+    read = chunk_of(leaf.base, leaf.axes, 0, ew.binary("add", start, offset), None, CHUNK, leaf.dtype)
+    if spread is None:
+        return read
+    first = ops.broadcast_in_dim(ops.reshape(chunk_of(leaf.base, leaf.axes, 0, start, None, 1, leaf.dtype), []),
+                                 (CHUNK,), [])
+    return ew.select(ops.broadcast_in_dim(spread, (CHUNK,), []), first, read)
 
 
 def _leaves(recipe):

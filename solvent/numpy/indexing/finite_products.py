@@ -15,12 +15,11 @@ from collections.abc import Callable
 
 import numpy as np
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import stablehlo
 
-from solvent.core import trace
 from solvent.numpy.elementwise.bodies import isfinite
+from solvent.numpy.repeat import branch
 from solvent.ops import elementwise as ew, reduction
-from solvent.ops.base import check, create, dtype_of, shape_of
+from solvent.ops.base import shape_of
 from solvent.ops.constant import constant
 
 
@@ -31,12 +30,4 @@ def exact_unless_finite(fast: ir.Value, valid: ir.Value, exact: Callable[[], ir.
     true = constant(np.array(True))
     everywhere = reduction.reduce([finite], [true], range(len(shape_of(fast))),
                                   lambda x, y: [ew.binary("and", x, y)])[0]
-    op = create("stablehlo.if", [everywhere], [fast.type], regions=2)
-    with ir.InsertionPoint(op.regions[0].blocks.append()):
-        stablehlo.ReturnOp([fast])
-    with trace.current().inside(op.regions[1].blocks.append()):
-        again = exact()
-        check(dtype_of(again) == dtype_of(fast) and shape_of(again) == shape_of(fast), "exact product differs")
-        stablehlo.ReturnOp([again])
-    return op.results[0]
-
+    return branch(everywhere, lambda: fast, exact, fast.type)

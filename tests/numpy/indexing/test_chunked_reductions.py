@@ -4,7 +4,7 @@ The slices start at 0, at the loop index or a constant past it, one along a row 
 column; the valid part is shorter than a chunk, a whole number of chunks or between; values
 outside it (NaN, infinities, the integer extremes) must not reach the result. Expressions whose
 slices cannot be lined up, or on axes too short for chunks, take the whole-extent path, with the
-same results.
+same results. A slice of one element spreads over the others (NumPy's broadcasting).
 """
 
 import pathlib
@@ -13,6 +13,7 @@ import sys
 import warnings
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 import solvent
@@ -30,6 +31,10 @@ EXPRESSIONS = {
     "nested": lambda T, v, i, j: np.maximum(T[i, i:j] * 3, v[i:j]) + 1,
     "apart": lambda T, v, i, j: T[i + 1:j + 1, j] - v[i:j],
     "unrelated": lambda T, v, i, j: T[i, :j - i] + v[i:j],  # starts 0 and i: no one offset lines them up
+    # one element spread over the other's length (NumPy's broadcasting), or over one element
+    "spread": lambda T, v, i, j: T[i, i + 1:j] * v[i:i + 1],
+    "spread at its end": lambda T, v, i, j: v[j:j + 2] * v[j + 1:j + 2] - T[i, j:j + 1],
+    "spread both": lambda T, v, i, j: v[i:i + 1] + T[i, i + 1:i + 2],
 }
 REDUCTIONS = {"max": np.max, "min": np.min, "sum": np.sum, "amax": np.amax}
 
@@ -43,7 +48,7 @@ def program(expression, reduction):
     return kernel
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(expression=st.sampled_from(sorted(EXPRESSIONS)), reduction=st.sampled_from(sorted(REDUCTIONS)),
        n=st.sampled_from([2 * CHUNK, 2 * CHUNK + 7, 3 * CHUNK + 1, 20]),
        dtype=st.sampled_from([np.float64, np.int32, np.int64]), poison=st.booleans())
@@ -65,6 +70,18 @@ def test_reductions_of_loop_dependent_slices_are_numpys(expression, reduction, n
         warnings.simplefilter("error")  # (the loops roll)
         solvent.jit(kernel)(T, v, out)
     assert_same(out, expected, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("n", [2 * CHUNK, 3 * CHUNK + 5])
+def test_a_slice_of_one_element_spreads_over_the_chunks_of_a_longer_one(n):
+    def kernel(x, s):
+        for k in range(x.shape[0]):  # lengths 2 and 1, then 1 and 0 at the end
+            s[k] = np.sum(x[k:k + 2] * x[k + 1:k + 2])
+    x = np.arange(n) % 7
+    expected, out = np.zeros(n, x.dtype), np.zeros(n, x.dtype)
+    kernel(x, expected)
+    solvent.jit(kernel)(x, out)
+    assert_same(out, expected)
 
 
 def test_a_reduction_of_loop_dependent_slices_reads_chunks_not_whole_rows_and_columns():
