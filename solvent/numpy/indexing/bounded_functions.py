@@ -13,10 +13,11 @@ from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError
 from solvent.ir.module import same_value
 from solvent.numpy.indexing import chunked_reductions, masked_keys
+from solvent.numpy.indexing.masked_products import contracted
 from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, UFUNC_METHODS, MaskedArray, broadcast_lined_up,
-                                                  contracted, elementwise, lengths_of, lined_up, make,
-                                                  masked_result, ndim_of, plain_value, read_only_view)
-from solvent.numpy.indexing.traced_lengths import mask
+                                                  elementwise, lengths_of, lined_up, make, masked_result, ndim_of,
+                                                  plain_value, read_only_view)
+from solvent.numpy.indexing.traced_lengths import mask, one_extent, resized
 from solvent.numpy.products import tensordot_axes
 from solvent.numpy.reductions import clipped
 from solvent.numpy.rounding import python_bool
@@ -297,8 +298,11 @@ def _contraction(numpy_function, pairs, kept):
                 raise UnsupportedError(
                     f"np.{numpy_function.__name__} summing an axis whose length depends on traced values with one "
                     "of full length: NumPy pairs them only when the lengths are equal; slice both the same way")
-        v = numpy_function(plain_value(a), plain_value(b), *args).value
-        return masked_result(v, kept(la, lb, *args))
+        pa, pb = plain_value(a), plain_value(b)
+        for i, j in zip(*pairs(a, b, *args)):
+            if la[i] is not None and lb[j] is not None:  # (the bases' extents may differ there)
+                pa, pb = (wrap(v, scalar=False) for v in one_extent([value(pa), value(pb)], [i, j]))
+        return masked_result(numpy_function(pa, pb, *args).value, kept(la, lb, *args))
     return apply
 
 
@@ -346,7 +350,13 @@ def _einsum(subscripts, *operands, **kwargs):
                                        "with one of full length: NumPy pairs them only when the lengths are equal")
     if not arrow:
         output = "".join(sorted(c for c in letters if inputs.count(c) == 1))
-    v = np.einsum(subscripts, *[plain_value(x) for x in operands], **kwargs).value
+    plain = [plain_value(x) for x in operands]
+    for letter, length in letters.items():  # (axes of traced length of bases of different extents)
+        places = [(k, p) for k, term in enumerate(inputs.split(",")) for p, c in enumerate(term) if c == letter]
+        extent = min(shape_of(value(plain[k]))[p] for k, p in places) if length is not None else None
+        for k, p in places if extent is not None else ():
+            plain[k] = wrap(resized(value(plain[k]), p, extent), scalar=False)
+    v = np.einsum(subscripts, *plain, **kwargs).value
     return masked_result(v, [letters[c] for c in output])
 
 

@@ -20,14 +20,12 @@ from solvent.core import dispatch, trace
 from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray, padded
 from solvent.errors import UnsupportedError, is_library_file, user_location
-from solvent.numpy.indexing import affine, chunked_products, chunked_reductions, traced_lengths
-from solvent.numpy.indexing.finite_products import exact_unless_finite
-from solvent.numpy.indexing.traced_lengths import fill, mask, shifted
+from solvent.numpy.indexing import affine, chunked_reductions, traced_lengths
+from solvent.numpy.indexing.traced_lengths import fill, mask, one_extent, resized, shifted
 from solvent.numpy.indexing.key import ARRAY, INTEGER, MASK, NEW, SLICE, normalize
 from solvent.numpy.values import assigned_value, check_cast, full, is_traced, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
-from solvent.ops.constant import iota
 
 _I64 = np.int64
 
@@ -97,7 +95,7 @@ def _key(start, n):
     return (start, 1, 0, n) if is_traced(start) else (None, 0, int(start), n)
 
 
-def _same(a, b) -> bool:
+def same_key(a, b) -> bool:
     return a is not None and b is not None and a[0] is b[0] and a[1:] == b[1:]
 
 
@@ -117,17 +115,17 @@ def _backward(k, n):
     return "reversed", ew.binary("subtract", full(n - 1, (), _I64), start), length, None
 
 
-def _sliced(a) -> bool:
+def is_sliced(a) -> bool:
     return a[0] != "index"
 
 
 def _block(v, axes):
     """The block an index picks, straight from `v`: one element along index axes, whole slice axes."""
-    if all(_sliced(a) for a in axes):
+    if all(is_sliced(a) for a in axes):
         return v, None
     zero = full(0, (), _I64)
-    starts = [zero if _sliced(a) else a[1] for a in axes]
-    return ops.dynamic_slice(v, starts, [n if _sliced(a) else 1 for a, n in zip(axes, shape_of(v))]), starts
+    starts = [zero if is_sliced(a) else a[1] for a in axes]
+    return ops.dynamic_slice(v, starts, [n if is_sliced(a) else 1 for a, n in zip(axes, shape_of(v))]), starts
 
 
 def _reversed(v, axes):
@@ -143,17 +141,17 @@ def read(v, axes, filled=True, aligned=False):
     block, _ = _block(v, axes)
     block = _reversed(block, axes)
     for axis, a in enumerate(axes):
-        if _sliced(a) and a[1] is not None and not (aligned and a[3] is not None):
+        if is_sliced(a) and a[1] is not None and not (aligned and a[3] is not None):
             block = shifted(block, axis, a[1], forward=False)
-    lengths = [a[2] for a in axes if _sliced(a)]
-    block = ops.reshape(block, [n for a, n in zip(axes, shape_of(v)) if _sliced(a)])
-    starts = _starts(axes) if aligned else None
+    lengths = [a[2] for a in axes if is_sliced(a)]
+    block = ops.reshape(block, [n for a, n in zip(axes, shape_of(v)) if is_sliced(a)])
+    starts = aligned_starts(axes) if aligned else None
     return fill(block, lengths, 0, starts) if filled else block
 
 
-def _starts(axes):
+def aligned_starts(axes):
     """Where an aligned read of `axes` puts element 0 of each slice axis (None: at 0)."""
-    return [a[1] if a[3] is not None else None for a in axes if _sliced(a)]
+    return [a[1] if a[3] is not None else None for a in axes if is_sliced(a)]
 
 
 def write(v, axes, update, aligned=()):
@@ -165,9 +163,9 @@ def write(v, axes, update, aligned=()):
     shape = shape_of(block)
     update = ops.reshape(ew.convert(update, dtype_of(v)), shape)
     for axis, a in enumerate(axes):
-        if _sliced(a) and a[1] is not None and axis not in aligned:
+        if is_sliced(a) and a[1] is not None and axis not in aligned:
             update = shifted(update, axis, a[1], forward=True)
-    inside = mask(shape, [a[2] if _sliced(a) else None for a in axes], [a[1] if _sliced(a) else None for a in axes])
+    inside = mask(shape, [a[2] if is_sliced(a) else None for a in axes], [a[1] if is_sliced(a) else None for a in axes])
     block = _reversed(ew.select(inside, update, block), axes)
     return block if starts is None else ops.dynamic_update_slice(v, block, starts)
 
@@ -189,8 +187,8 @@ class MaskedArray(TracedArray):
         `A[k, k + 1:]`, `A[k + 1:, k + 1:]`) combine and go back in place without moving; zero outside
         the valid part if `filled`, anything there if not (for ops whose result is zeroed again)."""
         if self._axes is not None:
-            keys = [a[3] for a in self._axes if _sliced(a)]
-            return read(self._parent.value, self._axes, filled, aligned=True), _starts(self._axes), keys
+            keys = [a[3] for a in self._axes if is_sliced(a)]
+            return read(self._parent.value, self._axes, filled, aligned=True), aligned_starts(self._axes), keys
         value, none = self.value, [None] * len(self.lengths)
         if self._form is None or self._form[0] is not value:
             return value, none, none
@@ -208,7 +206,7 @@ class MaskedArray(TracedArray):
         if self._axes is None or not isinstance(result, MaskedArray):
             self.assign(ew.convert(result.value, self.dtype))
             return
-        self._parent.assign(_write_masked(self._parent.value, self._axes, result))
+        self._parent.assign(_write_masked(self._parent.value, self._axes, _to_extents(result, self.aval.shape)))
 
     def __repr__(self) -> str:
         return f"MaskedArray({self.aval}, valid prefix traced)"
@@ -248,11 +246,11 @@ def make(v: ir.Value, lengths, data: ir.Value | None = None, starts=None, keys=N
 
 def getitem(array, key):
     axes = parse(key, array.shape)
-    lengths = tuple(a[2] for a in axes if _sliced(a))
-    shape = tuple(n for a, n in zip(axes, array.shape) if _sliced(a))
+    lengths = tuple(a[2] for a in axes if is_sliced(a))
+    shape = tuple(n for a, n in zip(axes, array.shape) if is_sliced(a))
     if not is_traced(array):
-        return masked_result(read(value(array), axes, filled=False, aligned=True), lengths, _starts(axes),
-                       [a[3] for a in axes if _sliced(a)])
+        return masked_result(read(value(array), axes, filled=False, aligned=True), lengths, aligned_starts(axes),
+                       [a[3] for a in axes if is_sliced(a)])
     view = MaskedArray.view_of(array, Aval(shape, array.dtype), lambda v: read(v, axes),
                                lambda parent, new: write(parent, axes, new))
     view.lengths, view.made_at, view._axes = lengths, user_location(), axes
@@ -276,12 +274,27 @@ def read_only_view(array, read, lengths, name: str):
 
 def setitem(array, key, new):
     axes = parse(key, array.shape)
-    shape = [n for a, n in zip(axes, array.shape) if _sliced(a)]
+    shape = [n for a, n in zip(axes, array.shape) if is_sliced(a)]
+    if isinstance(new, MaskedArray):
+        new = _to_extents(new, shape)
     if isinstance(new, MaskedArray) and list(new.aval.shape) == shape:
-        array.assign(_write_masked(array.value, axes, _spread_to(new, [a[2] for a in axes if _sliced(a)])))
+        array.assign(_write_masked(array.value, axes, _spread_to(new, [a[2] for a in axes if is_sliced(a)])))
         return
     update = new.value if isinstance(new, TracedArray) else value(new, array.dtype)
     array.assign(write(array.value, axes, assigned_value(ew.convert(update, array.dtype), shape)))
+
+
+def _to_extents(new, shape):
+    """A masked `new` with the extents of `shape` along axes of traced length where its own differ
+    (a result of slices of longer or shorter bases than the target's), its valid part kept."""
+    own = list(new.aval.shape)
+    if len(own) != len(shape) or own == list(shape):
+        return new
+    v = new.value
+    for axis, (n, m, length) in enumerate(zip(own, shape, new.lengths)):
+        if n != m and length is not None:
+            v = resized(v, axis, m)
+    return make(v, new.lengths)
 
 
 def _spread_to(new, lengths):
@@ -298,14 +311,14 @@ def _spread_to(new, lengths):
 
 def _write_masked(v, axes, new):
     """`write` of a masked array: along axes where its start is the target's, without moving it."""
-    sliced = [axis for axis, a in enumerate(axes) if _sliced(a)]
+    sliced = [axis for axis, a in enumerate(axes) if is_sliced(a)]
     at = new.written_at
-    if at is not None and at[0] is new.value and len(sliced) == 1 and _same(at[2], axes[sliced[0]][3]):
+    if at is not None and at[0] is new.value and len(sliced) == 1 and same_key(at[2], axes[sliced[0]][3]):
         return write(v, axes, at[1], {sliced[0]})
     data, starts, keys = new.aligned(False)
     aligned = set()
     for own, (axis, start, key) in enumerate(zip(sliced, starts, keys)):
-        if _same(key, axes[axis][3]):
+        if same_key(key, axes[axis][3]):
             aligned.add(axis)
         elif start is not None:
             data = shifted(data, own, start, forward=False)
@@ -313,7 +326,7 @@ def _write_masked(v, axes, new):
 
 
 # NumPy on masked arrays: the valid part of each result.
-# Operands are lined up (`lined_up`, `_product`); those a product sums over are
+# Operands are lined up (`lined_up`, `masked_products`); those a product sums over are
 # zero outside their valid part, reductions fill it with their identity, and
 # every result is zeroed outside its own valid part again (`masked_result`).
 
@@ -322,7 +335,7 @@ def plain_value(x):
     return wrap(x.value, scalar=False) if isinstance(x, MaskedArray) else x
 
 
-def _form(x, ndim, filled):
+def operand_form(x, ndim, filled):
     """[data, starts, keys, lengths] of a masked operand, the lists aligned to the last `ndim` axes."""
     if not isinstance(x, MaskedArray):
         return None
@@ -331,7 +344,7 @@ def _form(x, ndim, filled):
     return [data, pad + list(starts), pad + list(keys), pad + list(x.lengths)]
 
 
-def _to_zero(form, axis, ndim):
+def to_zero(form, axis, ndim):
     """`form` with its data along (result) `axis` moved to start at 0."""
     if form is not None and form[1][axis] is not None:
         form[0] = shifted(form[0], axis - (ndim - len(shape_of(form[0]))), form[1][axis], forward=False)
@@ -344,16 +357,21 @@ def lined_up(inputs, ndim, apart=(), filled=()):
     elsewhere they move to start at 0. Data outside the valid part are zero for the inputs in
     `filled`, anything for the others (elementwise results are zeroed again). Returns them and the
     result's starts and keys."""
-    forms = [_form(x, ndim, i in filled) for i, x in enumerate(inputs)]
+    forms = [operand_form(x, ndim, i in filled) for i, x in enumerate(inputs)]
     starts, keys = [], []
     for axis in range(ndim):
         here = [f for f in forms if f is not None and f[3][axis] is not None]
         key = here[0][2][axis] if here and axis not in apart and \
-            all(_same(f[2][axis], here[0][2][axis]) for f in here) else None
+            all(same_key(f[2][axis], here[0][2][axis]) for f in here) else None
         starts.append(here[0][1][axis] if key is not None else None)
         keys.append(key)
         for f in forms if key is None else ():
-            _to_zero(f, axis, ndim)
+            to_zero(f, axis, ndim)
+    for axis in range(ndim):  # (slices of bases of different extents there are at 0: their keys differ)
+        here = [f for f in forms if f is not None and f[3][axis] is not None]
+        own = [axis - (ndim - len(shape_of(f[0]))) for f in here]
+        for f, v in zip(here, one_extent([f[0] for f in here], own, longest=axis in apart)):
+            f[0] = v
     plain = [x if f is None else wrap(f[0], scalar=False) for x, f in zip(inputs, forms)]
     return plain, starts, keys
 
@@ -404,14 +422,14 @@ def _lined_up_at_a_start(inputs, lengths):
     then need not move its value there: XLA computed the spreads in that move 8 times slower (NumPy's
     own loop was 5 times faster). Only such a write can take it: where the operand at the start is
     the one of length 1, the result runs past the end of its array from there."""
-    forms = [_form(x, 1, False) for x in inputs]
+    forms = [operand_form(x, 1, False) for x in inputs]
     if any((f is None and ndim_of(x) and x.shape[-1] != 1) or (f is not None and f[3][0] is None)
            for x, f in zip(inputs, forms)):
         return None
     keyed = [f for f in forms if f is not None and f[2][0] is not None]
-    if not keyed or any(not _same(f[2][0], keyed[0][2][0]) for f in keyed):
+    if not keyed or any(not same_key(f[2][0], keyed[0][2][0]) for f in keyed):
         return None
-    start, key = keyed[0][1][0], keyed[0][2][0]
+    start, key, extent = keyed[0][1][0], keyed[0][2][0], shape_of(keyed[0][0])[0]
     plain = []
     for x, f, n in zip(inputs, forms, lengths):
         if f is None:
@@ -419,7 +437,7 @@ def _lined_up_at_a_start(inputs, lengths):
             continue
         own = f[1][0]
         first = ops.dynamic_slice(f[0], [full(0, (), _I64) if own is None else own], [1])
-        data = f[0] if own is not None else shifted(f[0], 0, start, forward=True)
+        data = f[0] if own is not None else shifted(resized(f[0], 0, extent), 0, start, forward=True)
         plain.append(wrap(traced_lengths.spread_first(data, 0, n, first), scalar=False))
     return plain, key
 
@@ -450,7 +468,7 @@ def ufunc_on_masked(uf, method, inputs, kwargs):
         out, where = kwargs.pop("out", None), kwargs.pop("where", True)
         if uf.signature is not None and uf is not np.matmul:  # (np.vecdot & co.)
             raise UnsupportedError(f"np.{uf.__name__} on a slice whose bounds are traced; write it with np.dot")
-        result = _matmul(*inputs, **kwargs) if uf is np.matmul else elementwise(uf, inputs, kwargs)
+        result = FUNCTIONS[np.matmul](*inputs, **kwargs) if uf is np.matmul else elementwise(uf, inputs, kwargs)
         if out is None and where is True:
             return result
         target = out[0] if isinstance(out, tuple) else out
@@ -486,70 +504,6 @@ def _check_extents(inputs, lengths, ndim) -> None:
                 f"an array of shape {tuple(extents[ndim - ndim_of(x):])} combined with one whose length depends on "
                 "traced values: NumPy pairs them only when the lengths are equal, which is known only when the "
                 "program runs; select both the same way (x[m] * y[m], x[:k] * y[:k])")
-
-
-def _product(a, b, b_axis, zeroed=(True, True)):
-    """The factors of a product summed over a's last axis and b's `b_axis`, lined up along it (and
-    zero outside the valid part there, each where `zeroed` says), with each one's (lengths, starts,
-    keys) per axis."""
-    fa = _form(a, len(a.shape), zeroed[0] and _summed_masked(a, -1))
-    fb = _form(b, len(b.shape), zeroed[1] and _summed_masked(b, b_axis))
-    if fa is None or fb is None or not _same(fa[2][-1], fb[2][b_axis]):
-        _to_zero(fa, len(a.shape) - 1, len(a.shape))
-        _to_zero(fb, b_axis % len(b.shape), len(b.shape))
-    factors = [x if f is None else wrap(f[0], scalar=False) for x, f in ((a, fa), (b, fb))]
-    parts = [[list(f[k]) for k in (3, 1, 2)] if f is not None else [[None] * len(x.shape)] * 3
-             for x, f in ((a, fa), (b, fb))]
-    return factors, parts
-
-
-#: Result types whose dot of two vectors is np.sum of their products, in type and value (np.sum
-#: widens integers and booleans, and NumPy accumulates float16 dots in float32).
-_SUMMED_PRODUCTS = frozenset(map(np.dtype, (np.float32, np.float64, np.complex64, np.complex128)))
-
-
-def _summed_masked(x, axis) -> bool:
-    return isinstance(x, MaskedArray) and x.lengths[axis] is not None
-
-
-def contracted(numpy_function, a, b, b_axis, result_parts):
-    """`numpy_function(a, b)` (np.matmul or np.dot) summed over a's last axis and b's `b_axis`:
-    a vector and a matrix that both have a traced length there with only the vector zeroed (see
-    `finite_products`). Two vectors make a sum of products zeroed once (not each factor: zeroing
-    a row of a matrix read in a loop let the optimizer zero the whole matrix before the loop).
-    Elsewhere zeroing costs little beside the product itself. Slices of long axes of their bases
-    are summed chunk by chunk instead: a vector with a matrix here (`chunked_products`), two
-    vectors as the sum of their products (`chunked_reductions`)."""
-    dtype = np.result_type(a.dtype, b.dtype)
-    summed = _summed_masked(a, -1) and _summed_masked(b, b_axis)  # both of traced length where summed
-    if (summed and dtype in _SUMMED_PRODUCTS and min(len(a.shape), len(b.shape)) == 1
-            and a._axes is not None and b._axes is not None):
-        keys = [[ax[3] for ax in x._axes if _sliced(ax)] for x in (a, b)]
-        v = chunked_products.product((a._parent.value, a._axes, -1), (b._parent.value, b._axes, b_axis), dtype,
-                                     _same(keys[0][-1], keys[1][b_axis]))
-        if v is not None:
-            parts = [[list(x.lengths), _starts(x._axes), k] for x, k in zip((a, b), keys)]
-            return masked_result(v, *[result_parts(x, y) for x, y in zip(*parts)])
-    if summed and len(a.shape) == len(b.shape) == 1 and dtype in _SUMMED_PRODUCTS:
-        return np.sum(elementwise(np.multiply, [a, b], {}))
-    zeroed = (True, True)
-    if summed and dtype.kind in "fc" and min(len(a.shape), len(b.shape)) == 1 and max(len(a.shape), len(b.shape)) > 1:
-        zeroed = (len(a.shape) == 1, len(b.shape) == 1)
-    (pa, pb), parts = _product(a, b, b_axis, zeroed)
-    parts = [result_parts(x, y) for x, y in zip(*parts)]
-    v = numpy_function(pa, pb).value
-    if all(zeroed):
-        return masked_result(v, *parts)
-
-    def exact():
-        (pa, pb), _ = _product(a, b, b_axis)
-        return numpy_function(pa, pb).value
-    return masked_result(exact_unless_finite(v, mask(shape_of(v), parts[0], parts[1]), exact), *parts)
-
-
-def _matmul(a, b):
-    return contracted(np.matmul, a, b, -2 if len(b.shape) > 1 else -1,
-                       lambda x, y: (x[:-1] if len(x) > 1 else []) + (y[-1:] if len(y) > 1 else []))
 
 
 #: NumPy function -> its form on masked arrays, and ufunc method name -> its form (`ufunc` first);

@@ -1,6 +1,6 @@
 """Lengths and starts of slices known only when the program runs: the valid part's mask, data moved
-by a start, when two lengths are one, and NumPy's broadcasting of a length of 1, which spreads an
-operand's first element over the other's length."""
+by a start or brought to another extent, when two lengths are one, and NumPy's broadcasting of a
+length of 1, which spreads an operand's first element over the other's length."""
 
 from __future__ import annotations
 
@@ -46,6 +46,26 @@ def shifted(v, axis, start, forward):
     at = ew.binary("subtract", full(n, (), _I64), start) if forward else start
     zero = full(0, (), _I64)
     return ops.dynamic_slice(padded, [at if i == axis else zero for i in range(rank)], shape_of(v))
+
+
+def resized(v, axis, extent: int) -> ir.Value:
+    """`v` (its valid part at the front of `axis`) cut or padded with zeros to `extent` there: slices
+    of bases of different extents (`x[:m] * y[:m]`) meet on one."""
+    shape = list(shape_of(v))
+    if shape[axis] >= extent:
+        return ops.slice(v, [0] * len(shape), [extent if d == axis else n for d, n in enumerate(shape)],
+                         [1] * len(shape))
+    grow = [extent - n if d == axis else 0 for d, n in enumerate(shape)]
+    return ops.pad(v, full(0, (), dtype_of(v)), [0] * len(shape), grow, [0] * len(shape))
+
+
+def one_extent(values, axes, longest=False) -> list:
+    """`values` (their valid parts at the front of their `axes`, one each) brought to one extent
+    there: the shortest, or the longest where one may spread its first element over the others."""
+    if not values:
+        return []
+    extent = (max if longest else min)(shape_of(v)[axis] for v, axis in zip(values, axes))
+    return [resized(v, axis, extent) for v, axis in zip(values, axes)]
 
 
 def fill(v, lengths, filler, starts=None) -> ir.Value:

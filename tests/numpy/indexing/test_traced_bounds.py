@@ -223,6 +223,30 @@ def test_a_slice_of_length_one_at_a_traced_start_spreads_over_a_longer_one():
     check_like_numpy(one_at_a_start, np.arange(10), np.array([9, -1, 3, 0]), np.array([5, 10, 7, 10]))
 
 
+def other_extents(x, y, B, ms):
+    """Slices with traced bounds of bases of different extents, combined, multiplied and written
+    into one another."""
+    out, z = np.zeros(len(ms)), np.zeros(x.shape[0] + 9)
+    for k in range(len(ms)):
+        m = ms[k]
+        out[k] = np.sum(x[:m] * y[:m]) + np.dot(x[:m], y[:m]) + np.sum(y[:m] @ B[:m, :m])
+        out[k] += np.inner(x[:m], y[:m]) + np.einsum("i,ij->", x[:m], B[:m, :m])
+        z[:m] = np.maximum(x[:m], y[:m] - 1.0) + x[:1]
+        y[m + 4:] = np.minimum(y[m + 4:], x[:x.shape[0] - m] * 3)
+        x[:m] += y[:m]
+        np.subtract(y[:m], x[:m] * 0.5, out=y[:m])
+    return out, z
+
+
+@pytest.mark.parametrize("n", [10, 70])
+def test_slices_of_bases_of_different_extents_combine_as_numpys(n):
+    """x[:m] * y[:m] with x of 10 and y of 14 elements raised a shape mismatch while tracing (both
+    were held at their own base's extent)."""
+    rng = np.random.default_rng(n)
+    ms = np.array([0, 1, 3, n // 2, n - 1, n])
+    check_like_numpy(other_extents, rng.random(n), rng.random(n + 4), rng.random((n + 2, n + 2)), ms)
+
+
 def test_a_read_at_a_traced_step_is_refused_as_such():
     """`x[k::k]` read compared the traced step with None, whose error spoke of Python objects; its
     length is known only at run time (writes loop, see test_stepped)."""
