@@ -8,6 +8,7 @@ import numpy as np
 
 from solvent.core.aval import Aval
 from solvent.core.traced import padded
+from solvent.errors import UnsupportedError
 from solvent.numpy import layout
 from solvent.numpy.indexing import masked_keys, packed, stepped, traced_bounds
 from solvent.numpy.indexing.advanced import parse_fancy, read_fancy, write_fancy
@@ -18,6 +19,7 @@ from solvent.numpy.indexing.masks import (Selected, broadcast_selected, in_augme
 from solvent.numpy.shape import view
 from solvent.numpy.values import assigned_value, is_traced, value, wrap
 from solvent.ops import elementwise as ew
+from solvent.ops.base import shape_of
 
 # -- entry points -----------------------------------------------------------------------------
 
@@ -34,7 +36,8 @@ def _flag_as_mask(array, key):
 def getitem(array, key):
     _check_not_padded(array)
     if isinstance(array, traced_bounds.MaskedArray):
-        for rule in (masked_keys.element, masked_keys.sliced, masked_keys.taken, packed.reselect):
+        for rule in (masked_keys.element, masked_keys.sliced, masked_keys.expanded, masked_keys.taken,
+                     packed.reselect):
             found = rule(array, key)
             if found is not None:
                 return found
@@ -103,8 +106,7 @@ def setitem(array, key, new):
     if is_advanced(key):
         return _setitem_advanced(array, key, new)
     index = parse(key, array.shape)
-    update = assigned_value(value(new, array.dtype), index.result_shape)
-    array.assign(write(array.value, index, update))
+    array.assign(write(array.value, index, _assigned(array, new, index.result_shape)))
 
 
 def _masks_alike(array, key) -> bool:
@@ -126,5 +128,20 @@ def _setitem_advanced(array, key, new):
         array.assign(write_selected(array.value, m, broadcast_selected(m, value(new, array.dtype))))
         return
     f = parse_fancy(key, array.shape)
-    update = assigned_value(value(new, array.dtype), f.result_shape)
-    array.assign(write_fancy(array.value, f, update))
+    array.assign(write_fancy(array.value, f, _assigned(array, new, f.result_shape)))
+
+
+def _assigned(array, new, shape):
+    """`new` broadcast to the `shape` it is written into. Into an array whose length depends on traced
+    values (held at its full extent), a value of another static length is refused: NumPy writes it
+    only where the lengths are equal, which only the data decide."""
+    update = value(new, array.dtype)
+    if isinstance(array, traced_bounds.MaskedArray):
+        try:
+            np.broadcast_shapes(shape_of(update), tuple(shape))
+        except ValueError:
+            raise UnsupportedError(
+                f"a value of shape {shape_of(update)} written into an array whose length depends on traced values "
+                "(x[:k], x[mask]): NumPy writes it only when the lengths are equal, which is known only when the "
+                "program runs; select both the same way, or write into the array it came from") from None
+    return assigned_value(update, shape)

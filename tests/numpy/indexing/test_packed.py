@@ -184,6 +184,26 @@ def test_selections_sorted_scanned_flipped_rolled_and_joined_as_numpys(fn):
     check_like_numpy(fn, np.array([3.0, -1.0, 2.0, np.nan, 5.0, -4.0, 1.0]))
 
 
+def fancy_write(B, v):
+    B[:, [0, 0, 2]] = v
+
+
+def sliced_write(B, v):
+    B[:, 1:4] = v
+
+
+@pytest.mark.parametrize("write", [fancy_write, sliced_write])
+def test_a_value_of_a_static_length_written_into_a_selection_is_refused(write):
+    """NumPy writes a (2, 3) value into rows selected by a mask only when two are: a bare
+    broadcasting ValueError came out of solvent's padding."""
+    def f(A, v, m):
+        write(A[m, :], v)
+        return A
+
+    with pytest.raises(solvent.UnsupportedError, match=r"a value of shape \(2, 3\) written into an array whose"):
+        solvent.jit(f)(np.zeros((4, 5)), np.ones((2, 3)), np.array([True, False, True, False]))
+
+
 def test_storing_a_selection_made_with_another_mask_is_refused():
     def f(x):
         x[x > 0] = x[x > 1]
