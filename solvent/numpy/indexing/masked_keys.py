@@ -1,7 +1,8 @@
 """Keys of a slice of traced length (`traced_bounds.MaskedArray`), counted from that length as NumPy
 counts them from the true one: an element read (`s[-1]`), a 1-d slice read as a view (`s[1:]`,
-`s[::-1]`), an integer index array (`u[inv]` after np.unique), and the negative indices and bounds
-of a write (`s[-2:] = 0`). Counted from the full size instead, they would read or write the padding."""
+`s[::-1]`), new axes (`s[:, None]`), an integer index array (`u[inv]` after np.unique), and the
+negative indices and bounds of a write (`s[-2:] = 0`). Counted from the full size instead, they
+would read or write the padding."""
 
 from __future__ import annotations
 
@@ -47,6 +48,21 @@ def element(array, key):
         end = full(n, (), _I64) if length is None else length
         positions.append(_counted(_scalar(k), end, _last(end)))
     return wrap(ops.reshape(ops.dynamic_slice(array.value, positions, [1] * len(keys)), ()))
+
+
+def expanded(array, key):
+    """`a[:, None]` (whole slices, one `...` and new axes only, at least one) of a masked array:
+    NumPy's view with the new axes (np.expand_dims); None for any other key."""
+    keys = list(key) if isinstance(key, tuple) else [key]
+    whole = [k for k in keys if isinstance(k, slice) and (k.start, k.stop, k.step) == (None, None, None)]
+    ellipses = sum(k is Ellipsis for k in keys)
+    rest = len(array.lengths) - len(whole)
+    if not any(k is None for k in keys) or len(whole) + ellipses + keys.count(None) != len(keys) or ellipses > 1 \
+            or rest < 0:
+        return None
+    at = next((i for i, k in enumerate(keys) if k is Ellipsis), len(keys))
+    keys[at:at + 1] = [slice(None)] * rest
+    return np.expand_dims(array, tuple(d for d, k in enumerate(keys) if k is None))
 
 
 def sliced(array, key):

@@ -62,3 +62,18 @@ def test_traced_indices_written_into_a_selection_count_as_numpys():
         return s, s.sum()
 
     check_like_numpy(written, np.array([3.0, -1.0, 2.5, -3.0, 4.0, -2.0]))
+
+
+def new_axes(x, A, ms):
+    out = np.zeros((len(ms), 3))
+    for k in range(len(ms)):
+        f, B = x[:ms[k]], A[:ms[k], 1:]
+        out[k] = (f[:, None] * np.ones(3)).sum(axis=0)
+        out[k, 0] += np.sum(np.abs(f[:, None] - f[None, :])) + np.sum(f[..., None]) + np.sum(f[None, :, None])
+        out[k, 1] += np.sum(B[:, None, :] * 2) + np.sum(B[None]) + np.sum(B[..., None] + 1)
+    return out
+
+
+def test_new_axes_of_slices_of_traced_length_are_numpys():
+    """`f[:, None]` of a loop's slice was refused as an index other than a mask."""
+    rolled_like_numpy(new_axes, np.arange(10.0) ** 1.5, np.arange(40.0).reshape(10, 4), np.array([0, 1, 3, 10]))
