@@ -15,6 +15,7 @@ import ast
 from solvent.transforms.source.bindings import SCOPES, declared, parameters
 
 _INTROSPECTION = {"locals", "vars", "exec", "eval", "dir"}
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # (statements that bind their name)
 
 
 def private_names(definition: ast.FunctionDef) -> dict[int, set[str]]:
@@ -73,6 +74,8 @@ def _bound(nodes) -> set[str]:
     out, stack = set(), list(nodes)
     while stack:
         node = stack.pop()
+        if isinstance(node, _DEFINITIONS):
+            out.add(node.name)
         if isinstance(node, SCOPES):
             continue
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
@@ -82,7 +85,8 @@ def _bound(nodes) -> set[str]:
 
 
 def _mentions(node, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+    return any((isinstance(n, ast.Name) and n.id == name) or (isinstance(n, _DEFINITIONS) and n.name == name)
+               for n in ast.walk(node))
 
 
 def _set_first(loop, name: str) -> bool:
@@ -95,7 +99,7 @@ def _set_first(loop, name: str) -> bool:
 
 
 def _set_first_in(body, name: str) -> bool:
-    """Whether `body` binds `name` before any read of it: by a plain assignment at its top level,
+    """Whether `body` binds `name` before any read of it: by a plain assignment or a `def` at its top level,
     or in each branch of an `if` that mentions it (`else: k = j - 1; A[i, k] = ...`) when nothing
     after the `if` mentions it or both branches bind it."""
     for at, statement in enumerate(body):
@@ -106,6 +110,9 @@ def _set_first_in(body, name: str) -> bool:
             if not all(_set_first_in(b, name) for b in branches):
                 return False
             return len(branches) == 2 or not any(_mentions(s, name) for s in body[at + 1:])
+        if isinstance(statement, _DEFINITIONS) and statement.name == name:  # (its body may call itself)
+            return not any(_mentions(part, name) for part in ast.iter_child_nodes(statement)
+                           if part not in statement.body)
         return (isinstance(statement, ast.Assign) and not _mentions(statement.value, name)
                 and name in _bound(statement.targets)
                 and not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store)

@@ -93,6 +93,19 @@ def comprehension_names(bodies, x):
     return [b.p for b in bodies], [lambda b=b: b for b in bodies]
 
 
+def definitions(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        def scaled(v):         # a def at the top of the body binds its name first: private
+            return v * i
+        total += scaled(x[i])
+    for i in range(3):
+        class Scale:           # so does a class
+            k = 2.0
+        total += Scale.k
+    return total
+
+
 def test_which_names_a_loop_keeps_to_itself():
     assert private(comprehension_names) == [{"_", "center"}, {"b"}]
     assert private(rebound) == [{"i"}]
@@ -101,6 +114,7 @@ def test_which_names_a_loop_keeps_to_itself():
     assert private(read_after) == [set()]
     assert private(nested) == [{"i"}, {"j", "d"}]
     assert private(closure) == [{"i"}]
+    assert private(definitions) == [{"scaled"}, {"Scale"}]  # (`i`: a closure reads it)
 
 
 def test_a_comprehension_naming_a_loop_variable_leaves_the_loop_rolled():
@@ -139,6 +153,13 @@ def in_branches_rolled(x, out):
             k = i - 1
             out[k + 1] = -x[k]
     return out
+
+
+def test_a_function_defined_in_a_loop_body_rolls_its_loop():
+    """A `def` in the body was carried like an array, unbound before the loop: the loop unrolled."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "loop ... unrolled" warning
+        check_like_numpy(definitions, np.linspace(-1, 1, 40))
 
 
 def test_programs_with_temporaries_stay_numpys():
