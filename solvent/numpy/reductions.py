@@ -13,6 +13,7 @@ from solvent.numpy.elementwise.ufuncs import identity_of, reduce as ufunc_reduce
 from solvent.numpy.values import (full, is_python_scalar, is_traced, normalize_axis, normalize_axes, probe_array,
                                   result_type, shape, value, wrap, write_out)
 from solvent.ops import elementwise as ew
+from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import iota
 from solvent.ops.reduction import reduce as reduce_op
 from solvent.ops.shape import concatenate
@@ -108,6 +109,23 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     return write_out(out, result) if out is not None else result
 
 
+def _ordered(v, direction):
+    """Integers of float `v`'s width in its order (-0.0 as 0.0), NaN first as np.argmin and np.argmax
+    take it: their reduce, with no NaN tests, runs twice as fast on XLA:CPU. Bit operations only:
+    the optimizer hoists a float compare of a loop's row out of the loop, over the whole array."""
+    dtype = np.dtype(f"int{8 * dtype_of(v).itemsize}")
+
+    def const(x):
+        return full(x, shape_of(v), dtype)
+    bits, most, top = ew.bitcast(v, dtype), const(np.iinfo(dtype).max), const(8 * dtype.itemsize - 1)
+    negative = ew.binary("shift_right_arithmetic", bits, top)  # (all ones where negative)
+    keys = ew.binary("subtract", ew.binary("xor", bits, ew.binary("and", negative, most)), negative)
+    infinity = const(np.array(np.inf, dtype_of(v)).view(dtype))
+    nan = ew.binary("shift_right_arithmetic", ew.binary("subtract", infinity, ew.binary("and", bits, most)), top)
+    first = const(np.iinfo(dtype).max if direction == "GT" else np.iinfo(dtype).min)
+    return ew.binary("or", ew.binary("and", keys, ew.unary("not", nan)), ew.binary("and", first, nan))
+
+
 def _arg_extremum(direction):
     def apply(a, axis=None, out=None, *, keepdims=False):
         a = _array(a)
@@ -122,10 +140,10 @@ def _arg_extremum(direction):
             kept_shape = [1 if i == axis else n for i, n in enumerate(shape(a))]
         if shape(a)[axis] == 0:
             raise ValueError(f"attempt to get arg{'max' if direction == 'GT' else 'min'} of an empty sequence")
-        v = value(a)
+        v = _ordered(value(a), direction) if a.dtype.kind == "f" else value(a)
         indices = iota(shape(a), np.int64, axis)
-        start = identity_of(np.maximum if direction == "GT" else np.minimum, a.dtype)
-        inits = [full(start, (), a.dtype), full(np.iinfo(np.int64).max, (), np.int64)]
+        start = identity_of(np.maximum if direction == "GT" else np.minimum, dtype_of(v))
+        inits = [full(start, (), dtype_of(v)), full(np.iinfo(np.int64).max, (), np.int64)]
 
         def body(best, best_i, x, x_i):
             best_nan, x_nan = m.isnan(best), m.isnan(x)

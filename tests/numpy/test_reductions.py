@@ -81,6 +81,21 @@ def test_ties_pick_the_first_index():
     check(lambda x: (np.argmax(x, axis=1), np.argmin(x, axis=1), np.argmax(x), np.argmin(x.T, axis=0)), x)
 
 
+#: Floats whose order is easy to get wrong: NaN of either sign, zeros of either sign, infinities,
+#: the smallest subnormals and the extremes.
+SPECIAL = [np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, 5e-324, -5e-324, 1e-45, -1e-45, 1.0, -1.0, 3.4e38, -3.4e38]
+
+
+@settings(max_examples=60, deadline=None)
+@given(picks=st.lists(st.sampled_from(range(len(SPECIAL))), min_size=1, max_size=12),
+       dtype=st.sampled_from([np.float16, np.float32, np.float64]), axis=st.sampled_from([None, 0]))
+def test_argmax_and_argmin_order_special_floats_as_numpy(picks, dtype, axis):
+    """NaN first (the first NaN), -0.0 tied with 0.0, subnormals and infinities in their places."""
+    with np.errstate(over="ignore", under="ignore"):
+        x = np.array([SPECIAL[i] for i in picks]).astype(dtype)
+    check(lambda x: (np.argmax(x, axis=axis), np.argmin(x, axis=axis)), x)
+
+
 def test_argmax_keepdims_and_out():
     def f(x, out):
         np.argmax(x, axis=0, out=out)
