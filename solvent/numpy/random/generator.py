@@ -3,6 +3,8 @@ bits from the traced PCG64 state and replacing it in place, so that loops and br
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from solvent.errors import UnsupportedError
@@ -100,8 +102,9 @@ class TracedGenerator:
             raise UnsupportedError(f"Generator.integers with dtype={dtype} inside solvent.jit: solvent draws "
                                    "booleans and integers of 8 to 64 bits as NumPy does; draw one of those "
                                    "and convert")
-        low, high = (forms.static(b, "Generator.integers", name) for b, name in ((low, "low"), (high, "high")))
         low, high = (0, low) if high is None else (low, high)
+        if is_traced(low) or is_traced(high):
+            return self._integers_between(low, high, size, dtype, endpoint)
         low, high = forms.integer(low, "Generator.integers", "low"), forms.integer(high, "Generator.integers", "high")
         last = high if endpoint else high - 1
         least, most = (0, 1) if dtype == np.bool_ else (np.iinfo(dtype).min, np.iinfo(dtype).max)
@@ -117,6 +120,31 @@ class TracedGenerator:
         drawn = self._draw(streams.bounded, n, span, width) if span else np.zeros(n, np.uint64)
         values = (drawn + np.uint64(low % 2 ** 64)).astype(dtype)
         return forms.result(values, shape, size is None, python=dtype == np.bool_)  # NumPy gives a Python bool
+
+    def _integers_between(self, low, high, size, dtype, endpoint):
+        """`integers` with a bound known only when the program runs (`rng.integers(i + 1)` in a loop):
+        NumPy's draws from 32-bit words where the span fits in 32 bits, else 64-bit words, both made
+        and one taken; no word where the span is 0. Where NumPy raises (low >= high, a bound out of
+        the dtype) the draws are unspecified."""
+        if dtype.itemsize < 4:
+            raise UnsupportedError(f"Generator.integers with a traced bound and dtype={dtype}: solvent draws "
+                                   "those as NumPy does for 32- and 64-bit integers; draw int64 and convert")
+        for bound, name in ((low, "low"), (high, "high")):
+            if np.ndim(bound):
+                raise UnsupportedError(f"Generator.integers with an array {name} inside solvent.jit: pass a number")
+        low, high = (b.astype(np.uint64) if is_traced(b) else np.uint64(operator.index(b) % 2 ** 64)
+                     for b in (low, high))
+        span = high - low - np.uint64(0 if endpoint else 1)
+        shape = forms.shape(size, None, dtype)
+        n = forms.count(shape)
+        most = np.uint64(0xFFFFFFFF)
+        drawn, state = streams.bounded(self._state, n, np.minimum(span, most), 32)
+        if dtype.itemsize == 8:
+            wide, state_wide = streams.bounded(self._state, n, span, 64)
+            drawn, state = np.where(span > most, wide, drawn), np.where(span > most, state_wide, state)
+        self._state[...] = np.where(span == np.uint64(0), self._state, state)
+        values = (np.where(span == np.uint64(0), np.uint64(0), drawn) + low).astype(dtype)
+        return forms.result(values, shape, size is None)
 
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
         """Elements of `a` (or of range(a)) drawn as NumPy draws them: with replacement bounded

@@ -14,6 +14,7 @@ import numpy as np
 from solvent.numpy.random import masks, pcg64
 from solvent.numpy.random.loop import blocked
 from solvent.numpy.repeat import repeat_while
+from solvent.numpy.values import is_traced
 
 _LOW32 = np.uint64(0xFFFFFFFF)
 
@@ -78,7 +79,12 @@ def bounded(state, n: int, span: int, width: int):
     return blocked(_bounded, state, n, np.uint64, span, width)
 
 
-def _bounded(state, n: int, span: int, width: int):
+def _bounded(state, n: int, span, width: int):
+    """`bounded`'s draws; a traced span (uint64, at most 2^32 - 1 for 32-bit words) always takes the
+    rejection test, which accepts every word where NumPy skips it, and 2^64 - 1 (excl 0) whole words."""
+    if is_traced(span):
+        excl = span + np.uint64(1)
+        return _packed(state, n, excl, (np.uint64(2 ** width % 2 ** 64) - excl) % excl, width)
     excl = span + 1
     threshold = (2 ** width - excl) % excl
     if span == 2 ** width - 1 or threshold == 0:  # the whole range, or a power of two: no rejection
@@ -87,12 +93,17 @@ def _bounded(state, n: int, span: int, width: int):
     return _packed(state, n, excl, threshold, width)
 
 
-def _scaled(words, excl: int, width: int):
+def _uint64(x):
+    return x if is_traced(x) else np.uint64(x)
+
+
+def _scaled(words, excl, width: int):
     """(the drawn integers, the low products Lemire compares with the threshold)."""
     if width == 64:
-        factor = np.uint64(excl)
-        return pcg64.mulhi(words, factor), words * factor
-    product = words * np.uint64(excl)
+        factor = _uint64(excl)
+        high = pcg64.mulhi(words, factor)
+        return (np.where(factor == 0, words, high) if is_traced(factor) else high), words * factor
+    product = words * _uint64(excl)
     return product >> np.uint64(width), product & np.uint64(2 ** width - 1)
 
 
@@ -106,7 +117,7 @@ def _packed(state, n: int, excl: int, threshold: int, width: int):
     """n draws by Lemire's method, those whose low product is under the threshold rejected."""
     def judge(words):
         values, low = _scaled(words, excl, width)
-        return values, low >= np.uint64(threshold)
+        return values, low >= _uint64(threshold)
     return accepted(state, n, lambda state, count: candidates(state, count, width), judge, CHUNK)
 
 

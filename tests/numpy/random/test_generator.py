@@ -4,6 +4,8 @@ rolled loops, in branches and in data-dependent while loops continue the stream.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -330,9 +332,36 @@ def test_calls_after_the_first_take_the_fast_path_and_keep_the_stream():
     assert ours.bit_generator.state == numpys.bit_generator.state
 
 
-def test_traced_integer_bounds_are_refused():
-    with pytest.raises(solvent.UnsupportedError, match="traced high"):
-        solvent.jit(lambda g, x: g.integers(0, x))(np.random.default_rng(0), np.array(2))
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2 ** 32), st.booleans(), SIZES, BOUNDS,
+       st.sampled_from([np.int64, np.uint64, np.int32, np.uint32]), st.booleans())
+def test_integers_between_traced_bounds(seed, buffered, size, bounds, dtype, endpoint):
+    """Bounds known only when the program runs: 32- or 64-bit words as the span needs, taken at run
+    time; a span of 0 takes no word."""
+    low, span = bounds
+    info = np.iinfo(dtype)
+    span = min(span - 1, int(info.max) - int(info.min) - 1)  # (from 0: one value, no word drawn)
+    low = int(np.clip(low, int(info.min), int(info.max) - span - 1))
+    high = low + span + (0 if endpoint else 1)
+    check_draws(lambda rng, lo, hi: rng.integers(lo, hi, size=size, dtype=dtype, endpoint=endpoint), seed,
+                np.array(low, dtype), np.array(high, dtype), buffered=buffered)
+
+
+def test_a_fisher_yates_shuffle_by_hand_rolls():
+    """`rng.integers(i + 1)` refused a traced bound, so the loop unrolled (and past the size bound raised)."""
+    def shuffled(rng, x):
+        for i in range(x.shape[0] - 1, 0, -1):
+            j = rng.integers(i + 1)
+            x[i], x[j] = x[j], x[i]
+        return x
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "loop ... unrolled" warning
+        check_draws(shuffled, 3, np.arange(40.0))
+
+
+def test_traced_integer_bounds_of_narrow_dtypes_are_refused():
+    with pytest.raises(solvent.UnsupportedError, match="traced bound and dtype=int8"):
+        solvent.jit(lambda g, x: g.integers(0, x, dtype=np.int8))(np.random.default_rng(0), np.array(2))
 
 
 @settings(max_examples=20, deadline=None)
