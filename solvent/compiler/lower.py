@@ -19,8 +19,8 @@ import solvent.passes
 from solvent.compiler import disk
 from solvent.errors import CompileError, EscapedValueError, SolventError, UnsupportedError, raised_at, user_stacklevel
 from solvent.ir.module import parse, to_text
-from solvent.passes import (block_updates, donation, enumerated_scatters, one_element_ops, pipelines as passes,
-                            held_reads, reads_after_writes, unit_reshapes)
+from solvent.passes import (block_updates, donation, enumerated_scatters, nan_reductions, one_element_ops,
+                            pipelines as passes, held_reads, reads_after_writes, unit_reshapes)
 from solvent.runtime import executable as executables
 from solvent.sharding import gspmd, placement as placements
 from solvent.tracing import Signature, trace
@@ -201,7 +201,8 @@ def _for_xla(text: str, signature: Signature, placement, options: Options) -> st
     reshapes of those (`one_element_ops`); reshapes that add or drop unit dimensions moved
     below the elementwise ops with constants after them (`unit_reshapes`); block updates as pad + select, which XLA's
     partitioner turns into halo exchanges instead of gathers, and on one device where they cover
-    most of their array; then mhlo shardings if GSPMD partitions."""
+    most of their array; then mhlo shardings if GSPMD partitions, or on one device, reductions by
+    maximum that keep NaN (`nan_reductions`)."""
     module = parse(text)
     aliases = {i: k for i, k in signature.mutated.items() if i not in signature.reshaped}
     changed = options.donate and donation.alias(module, aliases)
@@ -219,6 +220,8 @@ def _for_xla(text: str, signature: Signature, placement, options: Options) -> st
             changed = True
     elif optimizing:
         changed |= block_updates.rewrite(module, min_fraction=LARGE_BLOCK)
+    if placement is None:
+        changed |= nan_reductions.rewrite(module)
     return to_text(module) if changed else text
 
 

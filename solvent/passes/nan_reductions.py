@@ -1,0 +1,45 @@
+"""Reductions of floats by maximum or minimum written as the test they are, so that NaN wins.
+
+XLA:CPU reduces 4,096 floats or more by its maximum or minimum in a way that drops NaN: np.max of
+ones with one NaN gave 1.0, or -inf where the NaN came last; np.max(x, axis=1) of 64 rows did the
+same (jax.jit(jnp.max) too; openxla/xla#21461 is of the kind). NumPy's max is NaN where any element
+is. The same reducer written as `select(a != a or a > b, a, b)` keeps NaN and costs at most what
+NumPy's max does over millions of elements. It runs last, on the module XLA compiles: Enzyme
+differentiates only reductions by maximum itself, and XLA's partitioner all-reduces only those, so a
+module sharded over several devices keeps them (and XLA's NaN behaviour).
+"""
+
+from __future__ import annotations
+
+from jaxlib.mlir import ir
+
+from solvent.ir.module import ops_where
+from solvent.ops import elementwise as ew
+from solvent.ops.base import dtype_of, is_float
+
+#: The reducer's op -> the comparison that makes its left operand win.
+_WINS = {"stablehlo.maximum": "GT", "stablehlo.minimum": "LT"}
+
+
+def _extremum(op: ir.Operation) -> ir.Operation | None:
+    """The maximum or minimum of floats that is the whole body of a one-result reduction."""
+    if op.name not in ("stablehlo.reduce", "stablehlo.reduce_window") or len(op.results) != 1:
+        return None
+    body = op.regions[0].blocks[0]
+    ops = list(body.operations)
+    if len(ops) != 2 or ops[0].name not in _WINS or not is_float(dtype_of(ops[0].results[0])):
+        return None
+    return ops[0] if list(ops[0].operands) == list(body.arguments) else None
+
+
+def rewrite(module: ir.Module) -> bool:
+    """Rewrite every such reducer in `module`; whether any was."""
+    found = [_extremum(op) for op in ops_where(module, lambda op: _extremum(op) is not None)]
+    with module.context:
+        for extremum in found:
+            a, b = extremum.operands
+            with extremum.location, ir.InsertionPoint(extremum):
+                wins = ew.binary("or", ew.compare("NE", a, a), ew.compare(_WINS[extremum.name], a, b))
+                extremum.results[0].replace_all_uses_with(ew.select(wins, a, b))
+            extremum.erase()
+    return bool(found)
