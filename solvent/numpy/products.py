@@ -35,10 +35,15 @@ def finish_product(v, dtype, scalar=None):
     return wrap(v, scalar)
 
 
+MATMUL_HINT = "cast the operands instead (a.astype(t) @ b.astype(t))"
+
+
 @implements(np.matmul)
 def matmul(method, a, b, out=None, **kwargs):
-    if method != "__call__" or kwargs:
-        raise UnsupportedError(f"np.matmul.{method} or with {', '.join(kwargs)}=")
+    if method != "__call__":
+        raise UnsupportedError(f"np.matmul.{method}")
+    if kwargs:
+        raise UnsupportedError(f"np.matmul with {', '.join(kwargs)}=: {MATMUL_HINT}")
     x, y, dtype = product_operands(a, b)
     xs, ys = shape_of(x), shape_of(y)
     if not xs or not ys:

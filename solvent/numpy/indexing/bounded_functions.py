@@ -291,7 +291,8 @@ def _contraction(numpy_function, pairs, kept):
     """A product of `a` and `b` summed over axes `pairs(a, b, *args)` ((a's, b's) axis lists): on the
     data zero past the valid part; the result is valid on the valid parts of the axes it keeps
     (`kept(a's lengths, b's lengths, *args)`)."""
-    def apply(a, b, *args):
+    def apply(a, b, *args, **kwargs):
+        args = (*args, *kwargs.values())  # (np.tensordot's axes=, its one keyword)
         la, lb = lengths_of(a, ndim_of(a)), lengths_of(b, ndim_of(b))
         for i, j in zip(*pairs(a, b, *args)):
             if (la[i] is None) != (lb[j] is None) and (extent(a, i) if la[i] is None else extent(b, j)) != 1:

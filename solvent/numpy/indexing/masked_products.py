@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from solvent.errors import UnsupportedError
 from solvent.numpy.indexing import chunked_products
 from solvent.numpy.indexing.finite_products import exact_unless_finite
 from solvent.numpy.indexing.traced_bounds import (FUNCTIONS, MaskedArray, aligned_starts, elementwise, is_sliced,
                                                   masked_result, operand_form, same_key, to_zero)
 from solvent.numpy.indexing.traced_lengths import mask, one_extent
+from solvent.numpy.products import MATMUL_HINT
 from solvent.numpy.values import wrap
 from solvent.ops.base import shape_of
 
@@ -76,7 +78,9 @@ def contracted(numpy_function, a, b, b_axis, result_parts):
     return masked_result(exact_unless_finite(v, mask(shape_of(v), parts[0], parts[1]), exact), *parts)
 
 
-def matmul(a, b):
+def matmul(a, b, **kwargs):
+    if kwargs:
+        raise UnsupportedError(f"np.matmul with {', '.join(kwargs)}=: {MATMUL_HINT}")
     return contracted(np.matmul, a, b, -2 if len(b.shape) > 1 else -1,
                        lambda x, y: (x[:-1] if len(x) > 1 else []) + (y[-1:] if len(y) > 1 else []))
 

@@ -75,7 +75,7 @@ def test_products_and_joins_of_loop_dependent_slices():
     def kernel(x, A, out):
         for i in range(x.shape[0]):
             v, w = x[:i + 1], x[i:]
-            out[i, 0] = np.inner(w, w) + np.vdot(v, v) + np.tensordot(A[i, :i + 1], A[:i + 1, i], 1)
+            out[i, 0] = np.inner(w, w) + np.vdot(v, v) + np.tensordot(A[i, :i + 1], A[:i + 1, i], axes=1)
             out[i, 1] = np.einsum("i,i->", v, v) + np.einsum("ij,j", A[i:, :i + 1], v)[-1]
             out[i, 2] = np.convolve(v, x[:3])[-2] + np.convolve(w, v).sum()
             out[i, 3] = np.concatenate([x[:i], 2.0 * x[i:]]).sum() + np.concatenate([w, x[:2], v])[-1]
@@ -87,6 +87,16 @@ def test_products_and_joins_of_loop_dependent_slices():
     x = rng.standard_normal(20)
     rolled_like_numpy(kernel, x, rng.standard_normal((20, 20)), np.zeros((20, 7)))
     rolled_like_numpy(kernel, with_nans(x), rng.standard_normal((20, 20)), np.zeros((20, 7)))
+
+
+def test_matmul_with_a_dtype_of_loop_dependent_slices_is_refused_by_name():
+    """A raw TypeError (matmul() got an unexpected keyword argument 'dtype') came out before."""
+    def kernel(A, x, out):
+        for i in range(x.shape[0]):
+            out[i] = np.sum(np.matmul(A[:i, :i], x[:i], dtype=np.float64))
+
+    with pytest.raises(UnsupportedError, match=r"np.matmul with dtype=: cast the operands instead"):
+        solvent.jit(kernel)(np.ones((5, 5)), np.ones(5), np.zeros(5))
 
 
 def test_a_function_no_rule_covers_raises_naming_it_and_what_is_covered():
