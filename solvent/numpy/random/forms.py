@@ -129,7 +129,10 @@ A_ERRORS = {
 
 def population(a, size, generator: str, axis: int = 0):
     """`choice`'s `a` (an array as one, traced or not) and the number of elements it draws from (its
-    length along `axis`, or the number `a`), with NumPy's checks (and `generator`'s messages)."""
+    length along `axis`, or the number `a`, traced or not), with NumPy's checks (and `generator`'s
+    messages) where the number is known while tracing."""
+    if is_traced(a) and not np.ndim(a):
+        return a, a.astype(np.int64)
     if is_traced(a) or np.ndim(a):
         a = a if is_traced(a) else np.asarray(a)
         if generator == "RandomState" and a.ndim != 1:

@@ -152,6 +152,10 @@ class TracedGenerator:
         Floyd's sample or the tail of a shuffle (`_sample`)."""
         p = forms.static(p, "Generator.choice", "p")
         a, population = forms.population(a, size, "Generator", axis)
+        if is_traced(population) and (not replace or p is not None):
+            raise UnsupportedError("Generator.choice from a number known only when the program runs, without "
+                                   "replacement or with p=: solvent draws those from a population known when the "
+                                   "function is compiled")
         shape = () if size is None else forms.dimensions(size)
         cdf = None if p is None else forms.cumulative(p, population, "Generator")
         if not replace and p is not None:
@@ -167,7 +171,7 @@ class TracedGenerator:
             index = self.integers(0, population, size=shape, dtype=np.int64)
         if size is None:
             index = forms.result(index, (), True, python=True)  # NumPy's idx.item(0): a Python int
-        if not (is_traced(a) or np.ndim(a)):
+        if not np.ndim(a):
             return index
         a = a if is_traced(a) else traced_constant(a)  # (np.take looks at `a` alone for its dispatch)
         if size is not None and index.ndim == 0 and a.ndim == 1:

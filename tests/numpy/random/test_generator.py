@@ -359,6 +359,18 @@ def test_a_fisher_yates_shuffle_by_hand_rolls():
         check_draws(shuffled, 3, np.arange(40.0))
 
 
+def test_choice_from_a_number_known_at_run_time():
+    def picks(rng, counts):
+        out = np.zeros((counts.shape[0], 3), np.int64)
+        for k in range(counts.shape[0]):
+            out[k, 0] = rng.choice(counts[k])
+            out[k, 1:] = rng.choice(counts[k], size=2)
+        return out
+    check_draws(picks, 4, np.array([1, 2, 7, 2 ** 40, 3]))
+    with pytest.raises(solvent.UnsupportedError, match="without replacement or with p="):
+        solvent.jit(lambda g, k: g.choice(k, 2, replace=False))(np.random.default_rng(0), np.array(5))
+
+
 def test_traced_integer_bounds_of_narrow_dtypes_are_refused():
     with pytest.raises(solvent.UnsupportedError, match="traced bound and dtype=int8"):
         solvent.jit(lambda g, x: g.integers(0, x, dtype=np.int8))(np.random.default_rng(0), np.array(2))
