@@ -294,13 +294,12 @@ def _contraction(numpy_function, pairs, kept):
     def apply(a, b, *args, **kwargs):
         args = (*args, *kwargs.values())  # (np.tensordot's axes=, its one keyword)
         la, lb = lengths_of(a, ndim_of(a)), lengths_of(b, ndim_of(b))
+        pa, pb = plain_value(a), plain_value(b)
         for i, j in zip(*pairs(a, b, *args)):
             if (la[i] is None) != (lb[j] is None) and (extent(a, i) if la[i] is None else extent(b, j)) != 1:
                 raise UnsupportedError(
                     f"np.{numpy_function.__name__} summing an axis whose length depends on traced values with one "
                     "of full length: NumPy pairs them only when the lengths are equal; slice both the same way")
-        pa, pb = plain_value(a), plain_value(b)
-        for i, j in zip(*pairs(a, b, *args)):
             if la[i] is not None and lb[j] is not None:  # (the bases' extents may differ there)
                 pa, pb = (wrap(v, scalar=False) for v in one_extent([value(pa), value(pb)], [i, j]))
         return masked_result(numpy_function(pa, pb, *args).value, kept(la, lb, *args))

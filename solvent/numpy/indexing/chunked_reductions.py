@@ -121,15 +121,15 @@ def reduce(a, recipe, name: str, axis=None, keepdims=False, initial=np._NoValue,
     extents = [_extent(leaf) for leaf in leaves]
     if min(extents) < SHORTEST or min(e - d for e, d in zip(extents, offsets)) + min(offsets) < CHUNK:
         return None  # (short axes, or starts too far apart for one chunk to line them all up)
-    reduction = REDUCTIONS[name]
-    result = reduction[0](np.zeros(1, a.dtype)).dtype
+    how = REDUCTIONS[name]
+    result = how[0](np.zeros(1, a.dtype)).dtype
     spread = [_spread(leaf, a.lengths[0]) for leaf in leaves]
     if all(p is None for p in spread):
-        return wrap(_chunked(a, recipe, reduction, result, leaves, extents, spread))
-    # (in a branch: every chunk of every leaf selecting its spread cost nussinov's cells 70%)
+        return wrap(_chunked(a, recipe, how, result, leaves, extents, spread))
+    # (in a branch: a select of the spread in every chunk took nussinov at n=400 from 25 to 35 ms)
     return wrap(branch(_extremum([p for p in spread if p is not None], "or"),
-                       lambda: _chunked(a, recipe, reduction, result, leaves, extents, spread),
-                       lambda: _chunked(a, recipe, reduction, result, leaves, extents, [None] * len(leaves)),
+                       lambda: _chunked(a, recipe, how, result, leaves, extents, spread),
+                       lambda: _chunked(a, recipe, how, result, leaves, extents, [None] * len(leaves)),
                        tensor_type((), result)))
 
 
