@@ -83,7 +83,9 @@ def _extremum(numpy_function, sign):
 
 def _arg_extremum(numpy_function, sign):
     """argmax (sign -1) or argmin of the valid part: the padding set to the other extreme, so that the
-    first extreme element is a valid one, and positions counted from the valid part's start."""
+    first extreme element is a valid one, and positions counted from the valid part's start. Where
+    every valid element is that extreme (x[i:] all inf) the padding before the start wins the tie;
+    a position before the start is then 0."""
     def apply(a, axis=None, out=None, *, keepdims=False):
         if axis is None and len(a.shape) != 1:
             raise UnsupportedError(f"np.{numpy_function.__name__} of a {len(a.shape)}-d array whose length "
@@ -93,7 +95,7 @@ def _arg_extremum(numpy_function, sign):
         start = a.aligned(False)[1][axis]
         found = numpy_function(data, axis=axis, keepdims=keepdims)
         if start is not None:
-            found = found - wrap(start)
+            found = np.maximum(found - wrap(start), 0)
         return masked_result(found.value, *parts)
     return apply
 

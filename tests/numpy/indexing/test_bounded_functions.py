@@ -23,6 +23,16 @@ def test_argmax_and_argmin_of_loop_dependent_slices_count_from_the_slice():
     rng = np.random.default_rng(3)
     check_like_numpy(along, rng.standard_normal(20), rng.standard_normal((20, 20)))
 
+    def tails(x):  # (a comprehension: its slices stay where they are in x)
+        return np.array([np.argmin(x[i:]) + 10 * np.argmax(x[:i + 1]) for i in range(x.shape[0])])
+
+    # a tail of the extreme the padding holds (inf for argmin, the integer limit): the padding before
+    # the start won the tie, and the position came out negative
+    x = rng.standard_normal(70)  # (long enough to roll)
+    x[-3:] = np.inf
+    check_like_numpy(tails, x)
+    check_like_numpy(tails, np.where(np.isinf(x), np.iinfo(np.int64).max, np.arange(70)))
+
 
 def test_extremes_of_boolean_selections_and_builtin_max_of_a_selection():
     """np.iinfo(bool) raised from inside solvent (ValueError: Invalid integer data type 'b')."""
