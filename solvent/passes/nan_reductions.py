@@ -2,9 +2,9 @@
 
 XLA:CPU reduces 4,096 floats or more by its maximum or minimum in a way that drops NaN: np.max of
 ones with one NaN gave 1.0, or -inf where the NaN came last; np.max(x, axis=1) of 64 rows did the
-same (jax.jit(jnp.max) too; openxla/xla#21461 is of the kind). NumPy's max is NaN where any element
-is. The same reducer written as `select(a != a or a > b, a, b)` keeps NaN and costs at most what
-NumPy's max does over millions of elements. It runs last, on the module XLA compiles: Enzyme
+same (JAX's max on CPU does too; openxla/xla#21461 is of the kind). NumPy's max is NaN where any
+element is. The same reducer written as `select(a != a or a > b, a, b)` keeps NaN, at up to 1.5x
+NumPy's time over millions of elements (np.max of 10^7: 7.6 ms, NumPy 5.6). It runs last, on the module XLA compiles: Enzyme
 differentiates only reductions by maximum itself, and XLA's partitioner all-reduces only those, so a
 module sharded over several devices keeps them (and XLA's NaN behaviour).
 """
