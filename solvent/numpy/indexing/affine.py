@@ -45,15 +45,15 @@ def mark_loop_index(index, start, stop, step: int) -> None:
         if first is None or last is None:
             return
         low, high = (first[0], last[1] - 1) if step > 0 else (last[0] + 1, first[1])
-        if _form(start) is None or _form(stop) is None:  # (bounds from `k % 3`: no form, an interval)
+        if form(start) is None or form(stop) is None:  # (bounds from `k % 3`: no form, an interval)
             index.interval = (low, high) if low <= high else None
             return
     if low <= high:
         index.affine = Affine(index, 1, 0, low, high)
 
 
-def _form(x):
-    """(index or None, scale, offset) for an operand: an affine traced integer or a Python integer."""
+def form(x) -> Affine | None:
+    """The form of an operand: an affine traced integer's, or a Python integer's (no index)."""
     found = getattr(x, "affine", None)
     if found is not None:
         return found
@@ -97,11 +97,11 @@ def propagate(ufunc, operands, result) -> None:
     if len(spans) == ufunc.nin and ufunc in _INTERVALS and np.dtype(result.dtype).kind in "iu":
         result.interval = _interval(ufunc, spans)
     if ufunc is np.negative and getattr(operands[0], "affine", None) is not None:
-        form = operands[0].affine
-        result.affine = Affine(form.index, -form.scale, -form.offset, form.low, form.high)
+        negated = operands[0].affine
+        result.affine = Affine(negated.index, -negated.scale, -negated.offset, negated.low, negated.high)
     if ufunc not in (np.add, np.subtract, np.multiply) or len(operands) != 2:
         return
-    a, b = _form(operands[0]), _form(operands[1])
+    a, b = form(operands[0]), form(operands[1])
     if a is None or b is None or (a.index is None and b.index is None):
         return
     if a.index is not None and b.index is not None and a.index is not b.index:
@@ -110,8 +110,8 @@ def propagate(ufunc, operands, result) -> None:
     if ufunc is np.multiply:
         if a.index is not None and b.index is not None:
             return
-        factor, form = (b.offset, a) if a.index is not None else (a.offset, b)
-        scale, offset = form.scale * factor, form.offset * factor
+        factor, scaled = (b.offset, a) if a.index is not None else (a.offset, b)
+        scale, offset = scaled.scale * factor, scaled.offset * factor
     else:
         sign = 1 if ufunc is np.add else -1
         scale, offset = a.scale + sign * b.scale, a.offset + sign * b.offset
@@ -122,13 +122,30 @@ _INTERVALS = {np.negative, np.absolute, np.add, np.subtract, np.multiply, np.rem
 _LARGEST = 2 ** 63 - 1  # (an int64's)
 
 
+def span(start, stop, n: int):
+    """`stop - start` as ((index, scale), ...), constant where it is the length of the slice
+    `[start:stop]` of an axis of `n` for every value of the loop indices: both bounds affine or
+    Python integers, the start at least 0 and the stop in [0, n]; None otherwise. Terms with a
+    positive scale come first (a deterministic order in the common `j - i`)."""
+    a, b = form(start), form(stop)
+    if a is None or b is None or a.bounds()[0] < 0 or b.bounds()[0] < 0 or b.bounds()[1] > n:
+        return None
+    scales = {}
+    for f, sign in ((b, 1), (a, -1)):
+        if f.index is not None:
+            index, scale = scales.get(id(f.index), (f.index, 0))
+            scales[id(f.index)] = index, scale + sign * f.scale
+    terms = sorted(((i, s) for i, s in scales.values() if s), key=lambda t: (-t[1], id(t[0])))
+    return tuple(terms), b.offset - a.offset
+
+
 def static_slice(key: slice, n: int):
     """(start, length) of a slice with traced bounds whose length is the same for every value of
     the loop index and that always lies inside [0, n); None otherwise."""
     if key.step is not None and (isinstance(key.step, TracedArray) or key.step != 1):
         return None
-    start = _form(0 if key.start is None else key.start)
-    stop = _form(n if key.stop is None else key.stop)
+    start = form(0 if key.start is None else key.start)
+    stop = form(n if key.stop is None else key.stop)
     if start is None or stop is None or start.scale == 0 or start.scale != stop.scale or start.index is not stop.index:
         return None  # (a common non-zero scale means both follow the same index)
     length = stop.offset - start.offset

@@ -79,11 +79,13 @@ def _forward(k, n):
     if zero and not is_traced(k.stop) and (k.stop is None or int(k.stop) >= n):
         return "slice", None, None, None  # the whole axis: its length is static
     start = None if zero else _clamp(k.start, n)
-    stop = _clamp(n if k.stop is None else k.stop, n)
-    if zero:
-        return "slice", None, stop, None
-    length = ew.binary("maximum", ew.binary("subtract", stop, start), full(0, (), _I64))
-    return "slice", start, length, _key(k.start, n)
+    span = affine.span(0 if zero else k.start, n if k.stop is None else k.stop, n)
+    if span is not None:  # (a length `same` as that of a slice shifted by a constant)
+        length = traced_lengths.of_span(span, n)
+    else:
+        stop = _clamp(n if k.stop is None else k.stop, n)
+        length = stop if zero else ew.binary("maximum", ew.binary("subtract", stop, start), full(0, (), _I64))
+    return "slice", start, length, None if zero else _key(k.start, n)
 
 
 def _key(start, n):

@@ -8,7 +8,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.ir.module import constant_integer, defining_op, same_value
-from solvent.numpy.values import full
+from solvent.numpy.values import full, value
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import iota
@@ -73,6 +73,24 @@ def fill(v, lengths, filler, starts=None) -> ir.Value:
     if all(length is None for length in lengths):
         return v
     return ew.select(mask(shape_of(v), lengths, starts), v, full(filler, shape_of(v), dtype_of(v)))
+
+
+def of_span(span, n: int) -> ir.Value:
+    """The sum of scale * index + constant of an `affine.span` on an axis of `n`, clamped to [0, n]
+    (no more than n is ever needed: it is a slice's length), written the same way for every
+    slice of that span, so that the lengths of `T[i, i + 1:j]` and `T[i + 2:j + 1, j]` are `same`."""
+    terms, constant = span
+    total = None
+    for index, scale in terms:
+        term = value(index, _I64)
+        if scale != 1:
+            term = ew.binary("multiply", term, full(scale, (), _I64))
+        total = term if total is None else ew.binary("add", total, term)
+    if total is None:
+        return full(max(constant, 0), (), _I64)
+    if constant:
+        total = ew.binary("add", total, full(constant, (), _I64))
+    return ew.clamp(full(0, (), _I64), total, full(n, (), _I64))
 
 
 def same(n: ir.Value, m: ir.Value) -> bool:

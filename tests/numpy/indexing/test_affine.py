@@ -78,3 +78,24 @@ def test_indices_that_may_be_negative_wrap_as_in_numpy(lo, hi):
     x = np.arange(10.0)
     result = solvent.jit(around, static_argnames=("lo", "hi"))(x.copy(), lo=lo, hi=hi)
     assert_same(result, around(x.copy(), lo, hi))
+
+
+def folding(x, shift):
+    """Nussinov's split: two slices of one length from two indices, shifted by constants."""
+    n = x.shape[0]
+    out = np.zeros((n, n))
+    for i in range(n - shift):
+        for j in range(i + 1, n - shift):
+            out[i, j] = np.max(x[i, i + 1:j + 1] + x[i + shift:j + shift, j]) + np.sum(x[i - 1:j, 0])
+    return out
+
+
+@pytest.mark.parametrize("shift", [1, 2])
+def test_slices_shifted_by_constants_from_two_indices_have_one_length(shift):
+    """`x[i, i + 1:j + 1]` and `x[i + 2:j + 2, j]` are as long as each other for every i and j (their
+    bounds lie inside the axis): the lengths are written alike, so the sum is not split into a branch
+    for a length of 1 spreading. `x[i - 1:j]` may start at -1, which wraps, and keeps NumPy's bounds."""
+    x = np.random.default_rng(2).random((70, 70))
+    assert_same(solvent.jit(folding, static_argnames="shift")(x, shift=shift), folding(x, shift))
+    text = solvent.code_hlo(folding, x, shift=shift, optimize="none")
+    assert text.count("stablehlo.while") == 4 and "stablehlo.if" not in text  # (2 loops, 2 chunked reductions)
