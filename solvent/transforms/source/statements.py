@@ -278,7 +278,8 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), br
         if limit is None or copies <= limit:
             if limit is None or len(steps) < 2:
                 return _unrolled(steps, body_fn, values, copies)
-            if branching and _takes_branch(body_fn, steps[0], values):
+            if branching and (where in session.branching or _takes_branch(body_fn, steps[0], values)):
+                session.branching.add(where)  # (inner loops: found once, not again in each outer trace)
                 return _short_rolled(steps, body_fn, values, names, where, in_place, written, 1, collected, appended)
             block = session.blocks[-1]
             emitted = len(block.operations)

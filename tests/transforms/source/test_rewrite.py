@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import solvent
+from solvent.transforms import control_flow
 from differential import assert_same, check_like_numpy, check_types_like_numpy
 
 sys.path.insert(0, str(pathlib.Path(__file__).parents[3] / "benchmarks"))
@@ -488,6 +489,29 @@ def test_a_short_loop_that_takes_a_traced_branch_rolls_whole():
     text = solvent.code_hlo(life, board, 4, optimize="none")
     assert text.count("stablehlo.case") == 2  # `if` and `elif` of one cell, not 16 x 16 x 4 of them
     assert text.count("stablehlo.while") == 3
+
+
+def nested_sweeps(x):
+    for _ in range(3):
+        for i in range(4):
+            for j in range(4):
+                if x[i, j] > 0.5:
+                    x[i, j] -= 0.25
+    return x
+
+
+def test_nested_short_loops_that_branch_are_each_traced_apart_once(monkeypatch):
+    """Each short loop traces its body apart to see whether it takes a traced branch; an inner loop
+    found to is not traced apart again inside its outer loops' traces (3 such traces, not 7: Game of
+    Life by cells traced its cell 8 times)."""
+    looks = []
+    takes_branch = control_flow.takes_branch
+    monkeypatch.setattr(control_flow, "takes_branch", lambda fn: looks.append(fn) or takes_branch(fn))
+    x = np.random.default_rng(2).random((4, 4))
+    expected = nested_sweeps(x.copy())
+    solvent.jit(nested_sweeps)(x)
+    np.testing.assert_array_equal(x, expected)
+    assert len(looks) == 3
 
 
 def test_a_short_branching_loop_whose_step_raises_gives_numpys_error():
