@@ -240,7 +240,11 @@ def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 # -- elementwise: the operands lined up, valid where they are --------------------------------------
 
-def _where(condition, x, y):
+def _where(condition, x=np._NoValue, y=np._NoValue):
+    if x is np._NoValue and y is np._NoValue:
+        return np.nonzero(condition)  # (NumPy's one-argument form)
+    if x is np._NoValue or y is np._NoValue:
+        raise ValueError("either both or neither of x and y should be given")
     plain, lengths, starts, keys, _ = broadcast_lined_up([condition, x, y], max(ndim_of(v) for v in (condition, x, y)))
     return masked_result(np.where(*plain).value, lengths, starts, keys)
 

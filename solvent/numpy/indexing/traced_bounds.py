@@ -230,6 +230,7 @@ class MaskedArray(TracedArray):
 
     shape = property(lambda self: self._static_extent("shape"))
     size = property(lambda self: int(np.prod(self._static_extent("size"), dtype=np.int64)))
+    nbytes = property(lambda self: int(np.prod(self._static_extent("nbytes"), dtype=np.int64)) * self.dtype.itemsize)
 
     def __len__(self):
         raise padded(self, ", given to len() where solvent does not read the source,")

@@ -5,14 +5,35 @@ broadcast, bounds known when the function is compiled, and the scalar or array r
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import math
 import operator
 
 import numpy as np
 
+from solvent.core.traced import padded
 from solvent.errors import UnsupportedError
 from solvent.numpy.random import libm
 from solvent.numpy.values import is_traced
+
+
+def whole_arrays(cls):
+    """`cls` (a traced generator) with its draw methods refusing arrays whose length is known only when
+    the program runs (`x[:k]`, `x[mask]`): NumPy's draws follow that length, which they would not see."""
+    for name, method in list(vars(cls).items()):
+        if not name.startswith("_") and callable(method):
+            setattr(cls, name, _refusing_padded(method))
+    return cls
+
+
+def _refusing_padded(method):
+    @functools.wraps(method)
+    def checked(self, *args, **kwargs):
+        for x in (*args, *kwargs.values()):
+            if getattr(x, "padded", False):
+                raise padded(x, f", given to {self.name}.{method.__name__},")
+        return method(self, *args, **kwargs)
+    return checked
 
 
 def double(top):

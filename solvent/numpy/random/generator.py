@@ -20,8 +20,11 @@ _INTEGERS = {np.dtype(t) for t in (np.int64, np.uint64, np.int32, np.uint32, np.
 _normalize_axis = np.lib.array_utils.normalize_axis_index
 
 
+@forms.whole_arrays
 class TracedGenerator:
     """A PCG64 `np.random.Generator` argument while tracing."""
+
+    name = "Generator"  # (in messages)
 
     def __init__(self, state):
         self._state = state  # the traced uint64 state (numpy.random.argument)

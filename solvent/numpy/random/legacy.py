@@ -43,6 +43,7 @@ def set_host_state(generator: np.random.RandomState, state) -> None:
                          "gauss": float(state[mt19937.N + 2:].view(np.float64)[0])})
 
 
+@forms.whole_arrays
 class TracedRandomState:
     """A `RandomState` (MT19937) while tracing: an argument, or the global one (`np.random.rand`)."""
 

@@ -161,6 +161,12 @@ def test_a_selection_stored_on_an_argument_object():
     (lambda x: (x[x > 0] + x).sum(), "NumPy pairs them only when the lengths are equal"),
     (lambda x: x[x > 0][x > 1], "indexing"),
     (lambda x: np.fft.fft(x[x > 0]), r"np.fft of a selection whose length depends on the data \(x\[mask\]"),
+    (lambda x: x[x > 0].nbytes, "its nbytes"),
+    (lambda x: np.where(x[x > 0] > 1), "np.nonzero of a selection"),
+    (lambda x: np.random.default_rng(0).permutation(x[x > 0]), "given to Generator.permutation"),
+    (lambda x: np.random.default_rng(0).choice(x[x > 0], 2), "given to Generator.choice"),
+    (lambda x: np.random.default_rng(0).normal(x[x > 0]), "given to Generator.normal"),
+    (lambda x: np.random.shuffle(x[x > 0]), "given to np.random.shuffle"),
 ])
 def test_uses_that_need_the_length_are_refused(fn, match):
     def use(x):
