@@ -120,7 +120,7 @@ def _gradient_along(f, dx, axis, ndim, edge_order, out_dtype):
                          "at least (edge_order + 1) elements are required.")
 
     def at(start, stop=None):
-        start %= n
+        start += n if start < 0 else 0  # (from the end; at(2, n) of 2 elements is empty, not all)
         return slice_along(f, axis, start, start + 1 if stop is None else stop)
     if np.ndim(dx) == 0:
         interior = (at(2, n) - at(0, n - 2)) / (2. * dx)
@@ -131,7 +131,7 @@ def _gradient_along(f, dx, axis, ndim, edge_order, out_dtype):
             last = 0.5 / dx * at(-3) - 2. / dx * at(-2) + 1.5 / dx * at(-1)
     else:
         def step(i, stop=None):
-            i %= n - 1
+            i += n - 1 if i < 0 else 0
             return slice_along(dx, 0, i, i + 1 if stop is None else stop)
         dx1, dx2 = (_along(d, axis, ndim) for d in (step(0, n - 2), step(1, n - 1)))
         a, b, c = -dx2 / (dx1 * (dx1 + dx2)), (dx2 - dx1) / (dx1 * dx2), dx1 / (dx2 * (dx1 + dx2))

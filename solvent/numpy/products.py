@@ -273,7 +273,8 @@ def _parse_einsum(subscripts: str, shapes):
             if sizes.get(letter, 1) not in (1, n) and n != 1:
                 raise ValueError(f"operands could not be broadcast together with remapped shapes: "
                                  f"dimension for subscript '{letter}' is {n} and {sizes[letter]}")
-            sizes[letter] = max(sizes.get(letter, 1), n)
+            if sizes.get(letter, 1) == 1:  # (a length of 1 spreads; 0 is a length like any other)
+                sizes[letter] = n
     letters = "".join(terms)
     ellipsis = "".join(c for c in _ELLIPSIS_LETTERS if c in letters)
     if not arrow:

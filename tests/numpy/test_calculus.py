@@ -47,6 +47,15 @@ def test_gradient(dtype):
                                np.gradient(x, 0.5, np.arange(5.0), axis=(0, -1)), np.gradient(x[0])), x, scale=4)
 
 
+@pytest.mark.parametrize("edge_order", [1, 2])
+def test_gradient_of_the_fewest_elements_it_takes(edge_order):
+    """Two elements (three for edge_order=2): one-sided differences only, the interior empty."""
+    x = np.arange(2.0 * (edge_order + 1)).reshape(2, edge_order + 1) ** 2
+    check_or_raises(lambda x: (np.gradient(x, axis=-1, edge_order=edge_order), np.gradient(x[:, :2], 0.5, axis=1),
+                               np.gradient(x[0, :edge_order + 1], np.arange(edge_order + 1.0) ** 2,
+                                           edge_order=edge_order)), x)
+
+
 def test_gradient_with_traced_coordinates_and_errors():
     check(lambda f, t: (np.gradient(f, t), np.gradient(f, t, edge_order=2)), np.sin(np.arange(6.0) ** 1.5),
           np.arange(6.0) ** 1.5)

@@ -87,6 +87,8 @@ EINSUM = [
     ("ij,jk->", (2, 3), (3, 4)), ("i,i->i", (3,), (3,)), ("bi,bj->bij", (2, 3), (2, 4)), ("ij->ji", (2, 3), None),
     ("ij->", (2, 3), None), ("ij->j", (2, 3), None), ("i->", (4,), None), ("ijk->kij", (2, 3, 4), None),
     ("ij", (2, 3), None), ("ji", (2, 3), None), ("i->i", (3,), None), ("ij, jk -> ik", (2, 3), (3, 2)),
+    ("i->", (0,), None), ("ij,jk->ik", (2, 0), (0, 3)), ("ij,jk->ik", (2, 1), (0, 3)), ("ij,j->i", (2, 0), (1,)),
+    ("i,j->ij", (0,), (3,)),  # (empty axes: a length of 0 is no length of 1)
 ]
 
 
