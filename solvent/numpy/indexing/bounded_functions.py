@@ -53,10 +53,12 @@ def _count(a, axes):
 
 
 def extreme(dtype, sign, nan=False):
-    """The value that never wins a max (sign -1) or a min: for floats, -inf or inf, or NaN where
-    NaNs lose (fmax, fmin: an all-NaN valid part still gives NaN)."""
+    """The value that never wins a max (sign -1) or a min: for floats, -inf or inf (complex: in both
+    parts), or NaN where NaNs lose (fmax, fmin: an all-NaN valid part still gives NaN)."""
     if np.issubdtype(dtype, np.floating):
         return np.nan if nan else sign * np.inf
+    if np.issubdtype(dtype, np.complexfloating):  # (ordered by the real part, then the imaginary one)
+        return complex(np.nan, np.nan) if nan else complex(sign * np.inf, sign * np.inf)
     if np.dtype(dtype) == np.bool_:
         return sign > 0
     info = np.iinfo(dtype)

@@ -41,6 +41,22 @@ def test_extremes_of_boolean_selections_and_builtin_max_of_a_selection():
                      np.array([3.0, -1.0, 2.5, -3.0, 4.0, -2.0]))
 
 
+def test_extremes_of_complex_slices_order_by_real_then_imaginary_part():
+    """np.iinfo(complex) raised from inside solvent (ValueError: Invalid integer data type 'c')."""
+    def running(x):
+        at, extremes = np.zeros((x.shape[0], 2), np.int64), np.zeros((x.shape[0], 2), x.dtype)
+        for i in range(x.shape[0]):
+            at[i] = np.argmax(x[:i + 1]), np.argmin(x[i:])
+            extremes[i] = np.max(x[i:]), np.min(x[:i + 1])
+        return at, extremes
+
+    rng = np.random.default_rng(4)
+    x = rng.integers(-3, 3, 70) + 1j * rng.integers(-3, 3, 70)  # (ties in the real parts)
+    x[[5, 20, 40, 69]] = complex(np.nan, 0), complex(0, np.nan), complex(-np.inf, -np.inf), complex(np.inf, np.inf)
+    rolled_like_numpy(running, x)
+    rolled_like_numpy(running, x.astype(np.complex64))
+
+
 def test_reductions_and_elementwise_functions_of_loop_dependent_slices():
     """ufunc.reduce, the nan- reductions, ptp, average, vector norms and clip over growing and
     shrinking slices (NaNs among them), each on the valid part only."""
