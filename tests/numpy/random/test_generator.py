@@ -359,6 +359,20 @@ def test_a_fisher_yates_shuffle_by_hand_rolls():
         check_draws(shuffled, 3, np.arange(40.0))
 
 
+def test_integers_between_bounds_of_a_loop_index_spanning_more_than_half_the_words():
+    """A span of 2^63 or more from the loop's index: an Enzyme pattern bounded it as a negative int64
+    and folded `span > 2^32 - 1` to False, so 32-bit words were drawn (pipelines.SIGNED_BOUNDS)."""
+    def wide(rng):
+        out = np.zeros((8, 2), np.int64)
+        for i in range(8):
+            out[i, 0] = rng.integers(-2 ** 62 - i, 2 ** 62 + 1)
+            out[i, 1] = rng.integers(-2 ** 63 + i, 2 ** 63 - 1, endpoint=True)
+        return out
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_draws(wide, 5)
+
+
 def test_choice_from_a_number_known_at_run_time():
     def picks(rng, counts):
         out = np.zeros((counts.shape[0], 3), np.int64)
