@@ -288,13 +288,14 @@ def setitem(array, key, new):
 
 
 def _to_extents(new, shape):
-    """A masked `new` with the extents of `shape` along axes of traced length where its own differ
-    (a result of slices of longer or shorter bases than the target's), its valid part kept."""
-    own = list(new.aval.shape)
-    if len(own) != len(shape) or own == list(shape):
+    """A masked `new` with the extents of `shape` (its last axes, as NumPy broadcasts) along axes of
+    traced length where its own differ (a result of slices of longer or shorter bases than the
+    target's: `Z[:, :m] = y[:m]`), its valid part kept."""
+    own, target = list(new.aval.shape), list(shape)[len(shape) - len(new.aval.shape):]
+    if len(own) > len(shape) or own == target:
         return new
     v = new.value
-    for axis, (n, m, length) in enumerate(zip(own, shape, new.lengths)):
+    for axis, (n, m, length) in enumerate(zip(own, target, new.lengths)):
         if n != m and length is not None:
             v = resized(v, axis, m)
     return make(v, new.lengths)

@@ -235,13 +235,15 @@ def other_extents(x, y, B, ms):
         y[m + 4:] = np.minimum(y[m + 4:], x[:x.shape[0] - m] * 3)
         x[:m] += y[:m]
         np.subtract(y[:m], x[:m] * 0.5, out=y[:m])
-    return out, z
+        B[:2, :m] = x[:m]  # (broadcast over the rows of a wider base)
+        B[m:, :m] = y[:m] - 1.0
+    return out, z, B
 
 
 @pytest.mark.parametrize("n", [10, 70])
 def test_slices_of_bases_of_different_extents_combine_as_numpys(n):
     """x[:m] * y[:m] with x of 10 and y of 14 elements raised a shape mismatch while tracing (both
-    were held at their own base's extent)."""
+    were held at their own base's extent); so did B[:2, :m] = x[:m] into B of 12 columns."""
     rng = np.random.default_rng(n)
     ms = np.array([0, 1, 3, n // 2, n - 1, n])
     check_like_numpy(other_extents, rng.random(n), rng.random(n + 4), rng.random((n + 2, n + 2)), ms)
