@@ -93,7 +93,8 @@ def test_special_values_of_elementwise_functions():
           SPECIAL, SPECIAL * (1 - 1j))
 
 
-def test_real_if_close_is_unsupported():
+def test_real_if_close_of_real_arrays_and_refused_for_complex():
+    check(lambda x: np.real_if_close(x) * 2, np.arange(3.0))
     with pytest.raises(solvent.UnsupportedError, match="real_if_close"):
         solvent.jit(lambda x: np.real_if_close(x))(np.ones(3, complex))
 
