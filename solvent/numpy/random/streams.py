@@ -197,7 +197,7 @@ def parts_of_words(state, count: int, bits: int, source=words32_and_after):
     def after(k):
         position = used + k
         return np.concatenate([after_words(position // per), (position % per).astype(np.uint64).reshape(1)])
-    return parts[used + np.arange(count)], after
+    return masks.window(parts, used, count), after
 
 
 def whole_words(state, source=words32_and_after):
