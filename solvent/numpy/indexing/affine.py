@@ -92,7 +92,16 @@ def _interval(ufunc, spans):
 
 def propagate(ufunc, operands, result) -> None:
     """Give `result` of `ufunc(*operands)` its affine form, or its interval, where the operands
-    have them."""
+    have them and its dtype holds every value they allow (`np.uint8(253) + i` wraps: no form)."""
+    _propagate(ufunc, operands, result)
+    dtype = np.dtype(result.dtype)
+    info = np.iinfo(dtype) if dtype.kind in "iu" else None
+    for name, found in (("interval", result.interval), ("affine", result.affine and result.affine.bounds())):
+        if found and (info is None or found[0] < info.min or found[1] > info.max):
+            setattr(result, name, None)
+
+
+def _propagate(ufunc, operands, result) -> None:
     spans = [interval(x) for x in operands]
     if len(spans) == ufunc.nin and ufunc in _INTERVALS and np.dtype(result.dtype).kind in "iu":
         result.interval = _interval(ufunc, spans)

@@ -1,5 +1,7 @@
 """Slices from a rolled loop's index: `a[i:i + k]` is a dynamic slice of static length k."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -99,3 +101,20 @@ def test_slices_shifted_by_constants_from_two_indices_have_one_length(shift):
     assert_same(solvent.jit(folding, static_argnames="shift")(x, shift=shift), folding(x, shift))
     text = solvent.code_hlo(folding, x, shift=shift, optimize="none")
     assert text.count("stablehlo.while") == 4 and "stablehlo.if" not in text  # (2 loops, 2 chunked reductions)
+
+
+def narrow_windows(x):
+    out = np.zeros(8)
+    for i in range(8):
+        k = np.uint8(253) + i  # (wraps to 0 at i = 3, and k + 2 at i = 1)
+        out[i] = x[k:k + 2].sum()
+    return out
+
+
+def test_an_index_form_in_a_narrow_type_that_wraps_is_no_window():
+    """`np.uint8(253) + i` took the form i + 253, so x[k:k + 2] was read as a window of 2 where NumPy's
+    k + 2 has wrapped to 0 (an empty slice)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (NumPy's overflow warnings)
+        expected = narrow_windows(np.arange(300.0))
+        assert_same(solvent.jit(narrow_windows, unroll=1)(np.arange(300.0)), expected)
