@@ -13,7 +13,8 @@ import types
 from enzyme_ad.jax import enzyme_call, optimization_passes
 from jaxlib.mlir import ir
 
-from solvent.passes import data_slices, empty_values, loop_broadcasts, signless_carries, two_way_cases
+from solvent.passes import (data_slices, empty_values, loop_broadcasts, narrow_counters, signless_carries,
+                            two_way_cases)
 from solvent.passes.diagnose import ENZYME_OPS, Undiagnosed, explained
 from solvent.ir.module import find_function, in_loop, ops_where, parse, to_text
 
@@ -105,7 +106,11 @@ def _lowering_enzyme(stages: list[str]) -> list[str]:
 #:   results each: np.array([x[0].argmax(), x[1].argmax()]);
 #: - mul_simplify, with add_simplify and add_const_prop, rewrote forever a loop writing at a wrapped
 #:   index (`for i in range(24): x[i - 1] = x[i] * 2` never compiled); benchmarks/kernels.py is as
-#:   fast without it (geomean 9.11x over NumPy against 8.96x with it, one run each).
+#:   fast without it (geomean 9.11x over NumPy against 8.96x with it, one run each);
+#: - add_terms_to_reduce and add_reduce_slice_fusion sum added elements or slices as one reduction, and
+#:   mul_reduce_slice_fusion multiplies products of slices as one: not in the program's order or
+#:   grouping (x[0] + x[1] + (x[2] + x[3]) of [1e16, 1, -1e16, 1] gave 1.0, NumPy 0.0; x[0:2].prod() *
+#:   x[2:4].prod() of [1e200, 1e200, 1e-200, 1e-200] gave inf, NumPy nan).
 WRONG = ["convert_convert_float", "convert_convert_int", "transpose_fft", "concat_broadcast_slice",
          "while_op_induction_replacement", "compare_op_canon", "compare_ext", "abs_positive_simplify",
          "cse_reduce_transposed", "reduce_pad",
@@ -115,7 +120,7 @@ WRONG = ["convert_convert_float", "convert_convert_int", "transpose_fft", "conca
          "compare_subtract_const_simplify", "select_known_predicate_operand", "pow_simplify",
          "power_multiply_to_power", "exponential_minus_one_fuse", "slice_pad",
          "while_elementwise_reduction_to_reduce", "elementwise_complex_simplify", "concat_insert_dim_reduce",
-         "mul_simplify"]
+         "mul_simplify", "add_terms_to_reduce", "add_reduce_slice_fusion", "mul_reduce_slice_fusion"]
 
 
 #: Enzyme-HLO patterns valid only without NaN or infinities (used under no_nan=True): negated
@@ -172,13 +177,14 @@ LOOP_INPUT_READS = "remove_loop_carried_dependencies_from_while_load_operations"
 FRAGILE = ("greedy_while_loop_batch_fission",)
 
 
-#: Bounds loop values by the loop's counter as signed integers, unsigned ones too, then folds
-#: unsigned comparisons by those bounds: a uint64 of 2^63 or more counts as negative, so `span >
-#: 2^32 - 1` was folded to False (rng.integers(-2**62 - i, 2**62 + 1) in a loop drew 32-bit words
-#: where NumPy draws 64-bit ones). `run` leaves it out for modules holding unsigned integers and
-#: loops; without it everywhere, gray_scott and nussinov ran 25-40% slower.
-SIGNED_BOUNDS = "remove_no_ops_from_while_loop"
-_UNSIGNED = re.compile(r"[<x]ui\d+>")
+#: Patterns that take values a loop computes from its counter for int64s that never wrap: in a narrow
+#: or unsigned type they do (`narrow_counters`). remove_no_ops_from_while_loop bounds them as signed
+#: integers and folds comparisons by those bounds (a uint64 span of 2^63 or more counted as negative:
+#: rng.integers(-2**62 - i, 2**62 + 1) in a loop drew 32-bit words; `x[k:k + 2]` with k = np.int8(124)
+#: + i summed nothing once k + 2 wrapped); greedy_while_loop_batch_fission batches `np.uint8(250) + i`
+#: as int64 (-6 where NumPy has 250, 128 where np.int8(122) + 6 wraps to -128). `run` leaves both out
+#: for such modules only: without the first everywhere, gray_scott and nussinov ran 25-40% slower.
+NARROW_COUNTERS = ("remove_no_ops_from_while_loop", "greedy_while_loop_batch_fission")
 
 
 #: A scatter of several arrays at once (`ufunc.at` computing in a wider loop dtype):
@@ -324,7 +330,8 @@ def run(module_text: str, level: str, no_nan: bool = False) -> str:
     Where the result reads a nested loop's input inside it, the level runs again without
     LOOP_INPUT_READS; where the pipeline fails with no diagnosis, again without the FRAGILE patterns;
     where a loop takes a table of per-iteration broadcasts, again with those kept in the loop
-    (`loop_broadcasts`). Modules with loops and unsigned integers run without SIGNED_BOUNDS."""
+    (`loop_broadcasts`). Modules whose loops compute narrow integers from their counters run
+    without NARROW_COUNTERS."""
     enzyme_ops = bool(ENZYME_OPS.search(module_text))
     passes = passes_for(module_text, level, no_nan)
     if not passes:
@@ -336,13 +343,13 @@ def run(module_text: str, level: str, no_nan: bool = False) -> str:
         module_text = two_way_cases.as_ifs(module_text)
     parsed = parse(module_text)
     names = [op.sym_name.value for op in parsed.body.operations]
-    unsigned = (SIGNED_BOUNDS,) if "stablehlo.while" in module_text and _UNSIGNED.search(module_text) else ()
-    without = (FRAGILE if data_slices.sliced_by_data(parsed) or ops_where(parsed, _reverses_in_loop) else ()) + unsigned
+    narrow = NARROW_COUNTERS if narrow_counters.found(parsed) else ()
+    without = (FRAGILE if data_slices.sliced_by_data(parsed) or ops_where(parsed, _reverses_in_loop) else ()) + narrow
     passes = passes_for(module_text, level, no_nan, without)
     try:
         name, module = _run(names, module_text, passes, level)
     except Undiagnosed:
-        without = FRAGILE + unsigned
+        without = FRAGILE + narrow
         passes = passes_for(module_text, level, no_nan, without)
         name, module = _run(names, module_text, passes, level)
     if LOOP_INPUT_READS in passes and _reads_nested_loop_inputs(module):

@@ -174,6 +174,15 @@ def test_a_loop_adding_the_same_step_adds_it_step_by_step():
                     advance(np.zeros(1, dtype), dtype(0.1), 1000), rtol=0, atol=0)
 
 
+def test_sums_and_products_keep_the_programs_order_and_grouping():
+    # add_terms_to_reduce and add_reduce_slice_fusion summed these as one reduction (1.0, NumPy 0.0);
+    # mul_reduce_slice_fusion multiplied the slices' products as one (inf, NumPy nan)
+    with np.errstate(over="ignore", invalid="ignore"):
+        check_like_numpy(lambda x: (x[0] + x[1] + (x[2] + x[3]), x[0] + x[2] + x[1] + x[3]),
+                         np.array([1e16, 1.0, -1e16, 1.0]))
+        check_like_numpy(lambda x: x[0:2].prod() * x[2:4].prod(), np.array([1e200, 1e200, 1e-200, 1e-200]))
+
+
 def test_a_bitwise_not_compared_with_zero_keeps_its_values():
     # compare_op_canon (enzyme-ad 0.0.16) folded these to all-True and all-False.
     x = np.array([3, -3, 0, -1])

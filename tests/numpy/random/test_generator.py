@@ -361,7 +361,7 @@ def test_a_fisher_yates_shuffle_by_hand_rolls():
 
 def test_integers_between_bounds_of_a_loop_index_spanning_more_than_half_the_words():
     """A span of 2^63 or more from the loop's index: an Enzyme pattern bounded it as a negative int64
-    and folded `span > 2^32 - 1` to False, so 32-bit words were drawn (pipelines.SIGNED_BOUNDS)."""
+    and folded `span > 2^32 - 1` to False, so 32-bit words were drawn (pipelines.NARROW_COUNTERS)."""
     def wide(rng):
         out = np.zeros((8, 2), np.int64)
         for i in range(8):
