@@ -135,6 +135,7 @@ class _Rewriter(ast.NodeTransformer):
         self.private = private or {}  # loop node id -> names its body keeps to itself (see `liveness`)
         self.lists = lists or {}  # `for` node id -> lists nothing else reads while it runs (`unshared_lists`)
         self.with_else: list = []  # the first line of each Python loop being visited that has an `else:`
+        self.temporaries: dict = {}  # a loop's break flags (a `for`'s items, index) -> id of its `while` (`carried`)
 
     def _function(self, name, params, body) -> ast.FunctionDef:
         """A branch's or loop's function of the names it carries (`_function`). A name a nested
@@ -148,8 +149,10 @@ class _Rewriter(ast.NodeTransformer):
         return _function(name, [CARRIED_CELL + p if p in shared else p for p in params], entry + body)
 
     def carried(self, loop, body) -> list[str]:
-        """The names a loop carries: those its body assigns, less its own temporaries."""
-        return [n for n in assigned(body) if n not in self.private.get(id(loop), ())]
+        """The names a loop carries: those its body assigns, less its own temporaries, and less those
+        of the loops with break in it (set before each use: a time loop around one carries none)."""
+        return [n for n in assigned(body)
+                if n not in self.private.get(id(loop), ()) and self.temporaries.get(n, id(loop)) == id(loop)]
 
     def fresh(self, kind) -> str:
         self.count += 1
@@ -335,6 +338,7 @@ class _Rewriter(ast.NodeTransformer):
         node.body = [reset] + body
         node.test = ast.BoolOp(ast.And(), [ast.UnaryOp(ast.Not(), ast.Name(brk, ast.Load())), node.test])
         flags = [ast.Assign([ast.Name(f, ast.Store())], ast.Constant(False)) for f in (brk, cont)]
+        self.temporaries.update({brk: id(node), cont: id(node)})
         return flags, node
 
     def visit_For(self, node):
@@ -386,6 +390,7 @@ class _Rewriter(ast.NodeTransformer):
                                                            ast.Load())),
                    ast.AugAssign(ast.Name(index, ast.Store()), ast.Add(), ast.Constant(1))]
         loop = ast.While(test, advance + node.body, [])
+        self.temporaries.update({items: id(loop), index: id(loop)})
         self.private[id(loop)] = self.private.get(id(node), set())  # (its temporaries are the for's)
         return ast.copy_location(ast.Module(setup + [ast.copy_location(loop, node)], []), node)
 

@@ -514,6 +514,43 @@ def test_nested_short_loops_that_branch_are_each_traced_apart_once(monkeypatch):
     assert len(looks) == 3
 
 
+def relax_until(x):
+    v, count = x.copy(), 0
+    for _ in range(300):
+        for j in range(10):
+            if v[j] > 5.0:
+                continue
+            v[j] += 0.1
+            for k in range(3):
+                if v[k] > 2.0:
+                    break
+                v[k] += 0.01
+                count += 1
+    return v, count
+
+
+def first_over(x):
+    v = x.copy()
+    for step in range(5):
+        if v[0] > 100:
+            break
+        for j in range(10):
+            if v[j] > 5.0:
+                break
+            v[j] += 1.0
+    return v
+
+
+def test_loops_with_break_or_continue_inside_other_loops_roll():
+    """An inner loop's break flags, items and index are set before each use: the loops around it
+    carried them, found them unset before the first step, and unrolled (past 256 steps, an error)."""
+    x = np.arange(11.0) * 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_like_numpy(relax_until, x)
+        check_like_numpy(first_over, x)
+
+
 def test_a_short_branching_loop_whose_step_raises_gives_numpys_error():
     def out_of_bounds(x):
         for i in range(3):
