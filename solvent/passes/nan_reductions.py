@@ -4,9 +4,9 @@ XLA:CPU reduces 4,096 floats or more by its maximum or minimum in a way that dro
 ones with one NaN gave 1.0, or -inf where the NaN came last; np.max(x, axis=1) of 64 rows did the
 same (JAX's max on CPU does too; openxla/xla#21461 is of the kind). NumPy's max is NaN where any
 element is. The same reducer written as `select(a != a or a > b, a, b)` keeps NaN, at up to 1.5x
-NumPy's time over millions of elements (np.max of 10^7: 7.6 ms, NumPy 5.6). It runs last, on the module XLA compiles: Enzyme
-differentiates only reductions by maximum itself, and XLA's partitioner all-reduces only those, so a
-module sharded over several devices keeps them (and XLA's NaN behaviour).
+NumPy's time over millions of elements (np.max of 10^7: 7.6 ms, NumPy 5.6). It runs last, on the
+module XLA compiles: Enzyme differentiates only reductions by maximum itself, and XLA's partitioner
+all-reduces only those, so a module sharded over several devices keeps them (and XLA's NaN behaviour).
 """
 
 from __future__ import annotations
@@ -17,13 +17,14 @@ from solvent.ir.module import ops_where
 from solvent.ops import elementwise as ew
 from solvent.ops.base import dtype_of, is_float
 
+_REDUCTIONS = ("stablehlo.reduce", "stablehlo.reduce_window")
 #: The reducer's op -> the comparison that makes its left operand win.
 _WINS = {"stablehlo.maximum": "GT", "stablehlo.minimum": "LT"}
 
 
 def _extremum(op: ir.Operation) -> ir.Operation | None:
     """The maximum or minimum of floats that is the whole body of a one-result reduction."""
-    if op.name not in ("stablehlo.reduce", "stablehlo.reduce_window") or len(op.results) != 1:
+    if op.name not in _REDUCTIONS or len(op.results) != 1:
         return None
     body = op.regions[0].blocks[0]
     ops = list(body.operations)
@@ -34,7 +35,7 @@ def _extremum(op: ir.Operation) -> ir.Operation | None:
 
 def rewrite(module: ir.Module) -> bool:
     """Rewrite every such reducer in `module`; whether any was."""
-    found = [_extremum(op) for op in ops_where(module, lambda op: _extremum(op) is not None)]
+    found = [e for e in map(_extremum, ops_where(module, lambda op: op.name in _REDUCTIONS)) if e is not None]
     with module.context:
         for extremum in found:
             a, b = extremum.operands

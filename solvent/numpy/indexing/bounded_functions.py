@@ -23,7 +23,7 @@ from solvent.numpy.reductions import clipped
 from solvent.numpy.rounding import python_bool
 from solvent.numpy.values import full, normalize_axes, normalize_axis, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
-from solvent.ops.base import shape_of
+from solvent.ops.base import is_complex, is_float, shape_of
 from solvent.ops.constant import iota
 
 _I64 = np.int64
@@ -55,9 +55,9 @@ def _count(a, axes):
 def extreme(dtype, sign, nan=False):
     """The value that never wins a max (sign -1) or a min: for floats, -inf or inf (complex: in both
     parts), or NaN where NaNs lose (fmax, fmin: an all-NaN valid part still gives NaN)."""
-    if np.issubdtype(dtype, np.floating):
+    if is_float(dtype):
         return np.nan if nan else sign * np.inf
-    if np.issubdtype(dtype, np.complexfloating):  # (ordered by the real part, then the imaginary one)
+    if is_complex(dtype):  # (ordered by the real part, then the imaginary one)
         return complex(np.nan, np.nan) if nan else complex(sign * np.inf, sign * np.inf)
     if np.dtype(dtype) == np.bool_:
         return sign > 0
