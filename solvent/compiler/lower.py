@@ -201,8 +201,8 @@ def _for_xla(text: str, signature: Signature, placement, options: Options) -> st
     reshapes of those (`one_element_ops`); reshapes that add or drop unit dimensions moved
     below the elementwise ops with constants after them (`unit_reshapes`); block updates as pad + select, which XLA's
     partitioner turns into halo exchanges instead of gathers, and on one device where they cover
-    most of their array; then mhlo shardings if GSPMD partitions, or on one device, reductions by
-    maximum that keep NaN (`nan_reductions`)."""
+    most of their array; then reductions by maximum that keep NaN (`nan_reductions`: on several
+    devices, told of it by a second reduction), and mhlo shardings if GSPMD partitions."""
     module = parse(text)
     aliases = {i: k for i, k in signature.mutated.items() if i not in signature.reshaped}
     changed = options.donate and donation.alias(module, aliases)
@@ -214,7 +214,7 @@ def _for_xla(text: str, signature: Signature, placement, options: Options) -> st
         changed |= one_element_ops.rewrite(module)
         changed |= unit_reshapes.rewrite(module)
     if placement is not None:
-        changed |= block_updates.rewrite(module)
+        changed |= block_updates.rewrite(module) | nan_reductions.flag(module)
         if options.shardy_passes == "to_mhlo_shardings":
             gspmd.export(module, placement.mesh)
             changed = True

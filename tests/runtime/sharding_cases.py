@@ -53,6 +53,25 @@ def case_reductions():
     return {"scalar": type(out[2]).__name__, **facts(reductions, a)}
 
 
+
+def extrema(a):
+    return (np.max(a), np.min(a, axis=0), a.max(axis=1), np.ptp(a, axis=1), a.max(initial=5.0),
+            np.min(a.astype(np.float32), axis=1), np.max(a, axis=0, where=a > 3, initial=-1.0))
+
+
+def case_extrema_keep_nan():
+    """NaN wins max and min as in NumPy (XLA's all-reduce by maximum drops it), in a few rows and
+    columns, past the 4,096 elements where XLA:CPU's own reduction drops it too."""
+    for rows, cols in ((16, 8), (4096, 16)):
+        host = RNG.standard_normal((rows, cols))
+        host[3, 5] = host[rows - 6, 1] = np.nan
+        got = solvent.jit(extrema)(put(host, "x", "y"))
+        for g, w in zip(got, extrema(host)):
+            np.testing.assert_array_equal(np.asarray(g), w)
+            assert np.asarray(g).dtype == w.dtype
+    return facts(extrema, put(host, "x", "y"))
+
+
 def matmul(a, b):
     return a @ b
 

@@ -135,7 +135,7 @@ def span(start, stop, n: int):
     """`stop - start` as ((index, scale), ...), constant where it is the length of the slice
     `[start:stop]` of an axis of `n` for every value of the loop indices: both bounds affine or
     Python integers, the start at least 0 and the stop in [0, n]; None otherwise. Terms with a
-    positive scale come first (a deterministic order in the common `j - i`)."""
+    positive scale come first, then the stop's before the start's: the same order in every process."""
     a, b = form(start), form(stop)
     if a is None or b is None or a.bounds()[0] < 0 or b.bounds()[0] < 0 or b.bounds()[1] > n:
         return None
@@ -144,7 +144,7 @@ def span(start, stop, n: int):
         if f.index is not None:
             index, scale = scales.get(id(f.index), (f.index, 0))
             scales[id(f.index)] = index, scale + sign * f.scale
-    terms = sorted(((i, s) for i, s in scales.values() if s), key=lambda t: (-t[1], id(t[0])))
+    terms = sorted(((i, s) for i, s in scales.values() if s), key=lambda t: -t[1])  # (a stable sort)
     return tuple(terms), b.offset - a.offset
 
 
