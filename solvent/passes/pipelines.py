@@ -110,7 +110,9 @@ def _lowering_enzyme(stages: list[str]) -> list[str]:
 #: - add_terms_to_reduce and add_reduce_slice_fusion sum added elements or slices as one reduction, and
 #:   mul_reduce_slice_fusion multiplies products of slices as one: not in the program's order or
 #:   grouping (x[0] + x[1] + (x[2] + x[3]) of [1e16, 1, -1e16, 1] gave 1.0, NumPy 0.0; x[0:2].prod() *
-#:   x[2:4].prod() of [1e200, 1e200, 1e-200, 1e-200] gave inf, NumPy nan).
+#:   x[2:4].prod() of [1e200, 1e200, 1e-200, 1e-200] gave inf, NumPy nan);
+#: - compare_convert compares widened integers in their narrow type but keeps the wide type's sign:
+#:   `(x.astype(np.int64) & 1) != 0` of uint32, and int32 ** uint32, did not pass XLA's verifier.
 WRONG = ["convert_convert_float", "convert_convert_int", "transpose_fft", "concat_broadcast_slice",
          "while_op_induction_replacement", "compare_op_canon", "compare_ext", "abs_positive_simplify",
          "cse_reduce_transposed", "reduce_pad",
@@ -120,7 +122,8 @@ WRONG = ["convert_convert_float", "convert_convert_int", "transpose_fft", "conca
          "compare_subtract_const_simplify", "select_known_predicate_operand", "pow_simplify",
          "power_multiply_to_power", "exponential_minus_one_fuse", "slice_pad",
          "while_elementwise_reduction_to_reduce", "elementwise_complex_simplify", "concat_insert_dim_reduce",
-         "mul_simplify", "add_terms_to_reduce", "add_reduce_slice_fusion", "mul_reduce_slice_fusion"]
+         "mul_simplify", "add_terms_to_reduce", "add_reduce_slice_fusion", "mul_reduce_slice_fusion",
+         "compare_convert"]
 
 
 #: Enzyme-HLO patterns valid only without NaN or infinities (used under no_nan=True): negated

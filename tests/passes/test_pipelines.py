@@ -214,6 +214,16 @@ def test_integer_casts_through_another_sign_keep_numpys_values(source):
     check_like_numpy(lambda x: [x.astype(a).astype(b) for a in INTEGERS for b in INTEGERS], x)
 
 
+@pytest.mark.parametrize("source", INTEGERS)
+def test_integers_widened_to_another_sign_compare_with_the_wide_sign(source):
+    # compare_convert (enzyme-ad 0.0.16) narrowed `(x.astype(np.int64) & 1) != 0` of uint32 to a
+    # compare of uint32 as signed, which XLA's verifier refused (so did int32 ** uint32's).
+    x = np.array([0, 1, 2, 127, 128, 255, 2**15, 2**31 + 7, 2**63 + 3], np.uint64) * np.uint64(2**64 - 1)
+    x, y = x.astype(source), np.arange(9, dtype=np.uint8) % 3
+    check_like_numpy(lambda x: [((x.astype(b) & 1) != 0, x.astype(b) > 3, x.astype(b) == 200) for b in INTEGERS], x)
+    check_like_numpy(lambda x, y: (x.astype(np.int32) ** y.astype(np.uint32), x.astype(np.int64) ** y), x, y)
+
+
 def test_complex_functions_of_real_values_are_the_complex_functions():
     # elementwise_complex_simplify (enzyme-ad 0.0.16) took them for the real functions: NaN where
     # those are undefined (np.sqrt(-4 + 0j) gave nan + 0j).
