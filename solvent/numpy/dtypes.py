@@ -7,7 +7,7 @@ import numpy as np
 from solvent.core.traced import TracedScalar
 from solvent.errors import UnsupportedError
 from solvent.numpy.registry import UNDISPATCHED, implements
-from solvent.numpy.values import is_traced, probe_array
+from solvent.numpy.values import PYTHON_TYPES, is_traced, probe_array
 
 
 def _probe(x):
@@ -27,7 +27,9 @@ UNDISPATCHED.add(np.isscalar)  # (NumPy does not dispatch it: rewritten code cal
 
 @implements(np.result_type)
 def result_type(*arrays_and_dtypes):
-    return np.result_type(*[x.dtype if is_traced(x) else x for x in arrays_and_dtypes])
+    """Of traced values, their dtypes; a traced stand-in for a Python number (float(x[0])) is weak, as the number."""
+    return np.result_type(*[(PYTHON_TYPES[x.dtype.kind](0) if getattr(x, "weak", False) else x.dtype)
+                            if is_traced(x) else x for x in arrays_and_dtypes])
 
 
 @implements(np.can_cast)

@@ -76,10 +76,18 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     a = _array(a)
     result_dtype = np.mean(probe_array(a), axis=axis, dtype=dtype).dtype
     work = np.float32 if dtype is None and a.dtype == np.float16 else result_dtype  # (NumPy's _mean)
-    total = np.sum(a, axis=axis, dtype=work, keepdims=keepdims, where=where)
-    result = np.true_divide(total, _count(a, axis, where, keepdims))
-    result = wrap(ew.convert(value(result), result_dtype), scalar=shape(result) == ())
-    return write_out(out, result, "unsafe") if out is not None else result
+    total, count = np.sum(a, axis=axis, dtype=work, keepdims=keepdims, where=where), _count(a, axis, where, keepdims)
+    if out is not None:
+        return _divided_in(out, total, np.int64(count) if isinstance(count, int) else count)
+    result = np.true_divide(total, count)
+    return wrap(ew.convert(value(result), result_dtype), scalar=shape(result) == ())
+
+
+def _divided_in(out, total, count):
+    """`total` cast into `out`, then divided there by `count`, as NumPy's mean and var do: a narrow
+    `out` overflows or wraps before the division."""
+    write_out(out, total, "unsafe")
+    return np.true_divide(out, count, out=out, casting="unsafe")
 
 
 @implements(np.var)
@@ -97,16 +105,18 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     else:
         squared = np.multiply(centered, centered)
     total = np.sum(squared, axis=axis, dtype=result_dtype, keepdims=keepdims, where=where)
-    result = np.true_divide(total, np.maximum(np.subtract(_count(a, axis, where, keepdims), ddof), 0))
-    result = wrap(ew.convert(value(result), result_dtype), scalar=shape(result) == ())
-    return write_out(out, result, "unsafe") if out is not None else result
+    count = np.maximum(np.subtract(_count(a, axis, where, keepdims), ddof), 0)
+    if out is not None:
+        return _divided_in(out, total, count)
+    result = np.true_divide(total, count)
+    return wrap(ew.convert(value(result), result_dtype), scalar=shape(result) == ())
 
 
 @implements(np.std)
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None,
         correction=np._NoValue):
-    result = np.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean, correction=correction))
-    return write_out(out, result) if out is not None else result
+    result = var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction)
+    return np.sqrt(result, out=out) if out is not None else np.sqrt(result)
 
 
 def _ordered(v, direction):

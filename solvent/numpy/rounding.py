@@ -161,9 +161,13 @@ def real_if_close(a, tol=100):
 
 @implements(np.isclose)
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """NumPy's test, Python numbers (and traced stand-ins for them: float(x[0])) weak in it."""
     x = a if type(a) in (int, float, complex) else as_array(a)
     y = b if type(b) in (int, float, complex) else as_array(b)
-    if hasattr(y, "dtype"):
+    if getattr(y, "weak", False):
+        y = wrap(value(y, np.result_type(y.dtype, 1.0)))
+        y.weak = True
+    elif hasattr(y, "dtype"):
         y = cast(y, np.result_type(y.dtype, 1.0))
     elif isinstance(y, int):
         y = float(y)

@@ -17,6 +17,8 @@ def test_result_type_and_can_cast_answer_from_the_traced_dtype(dtype):
     def answers(x, found):
         found += [np.result_type(x, d) for d in others] + [np.result_type(x, 1), np.result_type(x, 1.5),
                                                             np.result_type(x, x[0])]
+        k = np.abs(x[0])  # Python numbers made of traced values are weak as any: float32 with float(k) is float32
+        found += [np.result_type(x, float(k)), np.result_type(x, int(k)), np.result_type(x, bool(k))]
         found += [np.can_cast(x, d, c) for d in others for c in ("safe", "same_kind")]
         return x
 

@@ -79,6 +79,16 @@ def test_dot_dtypes_and_out():
     check(f, sample(np.float64, (2, 3)), sample(np.float64, (3, 2), seed=8), np.zeros((2, 2)))
 
 
+
+def test_products_with_a_python_number_take_it_as_an_array():
+    """NumPy's dot, inner, tensordot and vdot make a Python number an array of its own dtype: int8 times 3
+    is int64 (300, where a weak 3 wrapped it to 44), float32 times 0.1 float64; so do traced numbers."""
+    def f(x, f32, y):
+        k, r = int(y[0]), float(y[1])
+        return (np.dot(x, 3), x.dot(k), np.inner(f32, 0.1), np.tensordot(x, 3, axes=0), np.vdot(x[2:], k),
+                np.dot(f32, r), f32.dot(0.1), np.inner(x, True))
+    check(f, np.array([1, -2, 100], np.int8), np.array([0.1, 3.25], np.float32), np.array([3.0, 0.1]))
+
 EINSUM = [
     ("ij,jk->ik", (2, 3), (3, 4)), ("ij,jk", (2, 3), (3, 4)), ("i,i->", (4,), (4,)), ("i,i", (4,), (4,)),
     ("i,j->ij", (3,), (2,)), ("i,j", (3,), (2,)), ("bij,bjk->bik", (2, 3, 4), (2, 4, 5)), ("ij,ij->i", (2, 3), (2, 3)),

@@ -143,6 +143,18 @@ def test_out_and_keepdims_together():
     check(f, sample(np.float64, (3, 4), seed=8), np.zeros(3), np.zeros((1, 4)))
 
 
+
+def test_mean_var_and_std_sum_into_a_narrow_out():
+    """NumPy sums into `out` and divides there: float16 overflows, int8 wraps (they were exact)."""
+    def f(x, h, i, h2, i2):
+        np.mean(x, axis=0, out=h)
+        np.mean(x.astype(np.int8), axis=0, out=i)
+        np.std(x, axis=0, out=h2)
+        np.var(x.astype(np.int8), axis=0, out=i2, ddof=1)
+        return h, i, h2, i2, np.mean(x.astype(np.float16), axis=0, out=np.zeros(2))
+    x = np.array([[6e4, 100.0], [6e4, 100.0], [-6e4, -50.0]])
+    check(f, x, np.zeros(2, np.float16), np.zeros(2, np.int8), np.zeros(2, np.float16), np.zeros(2, np.int8))
+
 def test_duplicate_axes_raise():
     check_or_raises(lambda x: np.sum(x, axis=(0, 0)), np.ones((2, 2)))
     check_or_raises(lambda x: np.sum(x, axis=2), np.ones((2, 2)))

@@ -116,6 +116,12 @@ def test_tolerance_with_nan_and_infinities():
                         np.allclose(x, y)), SPECIAL, y)
 
 
+def test_tolerance_against_a_python_number_made_of_traced_values():
+    """NumPy's isclose keeps a Python float weak: float32 0.1 is exactly float(0.1) in float32 (it was not)."""
+    check(lambda x, y: (np.isclose(x, float(y[0]), rtol=0, atol=0), np.isclose(x, int(y[1])),
+                        np.isclose(int(y[1]), x)), np.array([0.1, 3.0], np.float32), np.array([0.1, 3.0]))
+
+
 # -- differences and gradients --------------------------------------------------------------------
 
 
