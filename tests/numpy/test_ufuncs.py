@@ -293,6 +293,32 @@ def test_python_integer_out_of_range_for_the_array_dtype():
     check(lambda x: (x < 1000, x > -129), np.arange(-2, 2, dtype=np.int8))
 
 
+def count_equal_to_their_index(x, n):
+    c = 0
+    for i in range(n):
+        if x[i] == i:
+            c += 1
+    return c
+
+
+def test_comparisons_with_a_traced_python_int_out_of_range_for_the_array_dtype():
+    """A loop's index or int(x), whose value is not known while tracing, is compared exactly too (it
+    was wrapped into the narrow type: int8 x[i] == i held for all 300 indices, NumPy 128)."""
+    y = np.array([300.0, -1.0, -200.0])
+    for dtype in (np.int8, np.uint8, np.int16, np.uint32):
+        x = np.array([0, 5, 44, 127, 200]).astype(dtype)
+        check(lambda x, y: [op(x, int(v)) for v in y for op in (np.less, np.equal, np.greater_equal)], x, y)
+    x = np.arange(300).astype(np.int8)
+    assert solvent.jit(count_equal_to_their_index)(x, 300) == count_equal_to_their_index(x, 300) == 128
+
+
+def test_lists_holding_traced_values_are_operands_as_the_arrays_numpy_makes():
+    def f(x):
+        t = x[:2] * 1.0
+        t += [x[2], 1.0]
+        return x[:2] + [x[0], x[1]], np.multiply((x[1], x[2]), x[:2]), t
+    check(f, np.arange(3.0))
+
 def test_float64_stays_float64():
     x = np.array([1.0 + 2.0 ** -40, 1e300, 1e-300])
     check(lambda x: (x * 3.0 - 1.0, np.exp(np.log(x)), x / 7.0), x)

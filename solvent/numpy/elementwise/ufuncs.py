@@ -14,7 +14,7 @@ from solvent.numpy import folding
 from solvent.numpy.elementwise import bodies as m, trigonometric as trig
 from solvent.numpy.indexing import affine
 from solvent.numpy.registry import implements
-from solvent.numpy.values import (broadcast_value, dtype_key, full, is_traced,
+from solvent.numpy.values import (as_array, broadcast_value, dtype_key, full, holds_traced, is_traced,
                                   normalize_axis, normalize_axes, probe_array, shape, value, wrap, write_out)
 from solvent.ops import elementwise as ew, scan
 from solvent.ops.base import dtype_of, one, shape_of
@@ -86,6 +86,7 @@ def apply(ufunc, operands, dtype=None, casting="same_kind") -> list:
         return [full(beyond, out_shape, np.bool_)]
     in_dtypes, out_dtypes = loop_dtypes(ufunc, operands, dtype if dtype is not None else _python_power(ufunc, operands),
                                         casting)
+    in_dtypes = _exact_comparison(ufunc, operands, in_dtypes)
     _check_static_exponent(ufunc, operands, in_dtypes)
     values = [value(x, d, out_shape) for x, d in zip(operands, in_dtypes)]
     results = body(*values)
@@ -134,6 +135,16 @@ def _beyond_range(ufunc, operands):
     return bool(ufunc(*[x if type(x) is int else extreme for x in operands]))
 
 
+def _exact_comparison(ufunc, operands, in_dtypes):
+    """The same for a traced Python int (a loop's index, `int(x)`), whose value is not known while
+    tracing: integers narrower than 64 bits are compared with it as int64, not wrapped into their dtype."""
+    if ufunc not in COMPARISONS or in_dtypes[0].kind not in "iu" or in_dtypes[0].itemsize == 8:
+        return in_dtypes
+    if not any(is_traced(x) and dtype_key(x) is int for x in operands):
+        return in_dtypes
+    return (np.dtype(np.int64),) * len(in_dtypes)
+
+
 def call(ufunc, *operands, out=None, dtype=None, where=True, casting="same_kind", **unsupported):
     """`ufunc(*operands, out=..., dtype=..., where=...)`; a tuple for several outputs (np.divmod)."""
     if unsupported:
@@ -141,6 +152,8 @@ def call(ufunc, *operands, out=None, dtype=None, where=True, casting="same_kind"
     outs = out if isinstance(out, tuple) else (out,) if out is not None else (None,) * ufunc.nout
     if len(outs) != ufunc.nout:
         raise ValueError(f"The 'out' tuple must have exactly {ufunc.nout} entries: one per ufunc output")
+    # a list holding traced values is the array NumPy makes of it (x[:2] + [x[0], x[1]])
+    operands = [as_array(x) if isinstance(x, (list, tuple)) and holds_traced(x) else x for x in operands]
     results = [_store(ufunc, wrap(v), target, where, casting)
                for v, target in zip(apply(ufunc, operands, dtype, casting), outs)]
     if out is None and (ufunc in (np.remainder, np.absolute) or

@@ -358,9 +358,18 @@ def _choose(wins, item, best, name: str):
                 f"{name}() of traced arrays returns one of the arrays themselves, and which one depends on "
                 f"values known only when the program runs: use np.{name}imum(a, b) for their elementwise "
                 f"{name}imum, or compare NumPy scalars (a[()], a.sum(), ...)")
-    chosen = np.where(wins, item, best)
+    chosen = np.where(wins, *_holding_both(item, best))
     weak = builtins.all(is_python_scalar(x) or getattr(x, "weak", False) for x in (item, best))
     return scalar_of(chosen, chosen.dtype, weak)
+
+
+def _holding_both(*items):
+    """`items`, a NumPy integer narrower than 64 bits among them as int64 where a traced Python int is
+    too: np.where would wrap the int into the narrow type (max(np.uint8(5), int(y)) of 300 gave 44)."""
+    if not builtins.any(isinstance(x, TracedScalar) and x.weak and x.dtype.kind in "iu" for x in items):
+        return items
+    return tuple(x.astype(np.int64) if not is_python_scalar(x) and not getattr(x, "weak", False)
+                 and np.dtype(x.dtype).kind in "iu" and np.dtype(x.dtype).itemsize < 8 else x for x in items)
 
 
 def _of_vector(x, name: str, nan_reduce, default):

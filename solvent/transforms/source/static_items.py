@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.core import trace
+from solvent.errors import UnsupportedError
 from solvent.numpy.folding import as_known
 from solvent.numpy.indexing import affine
 from solvent.numpy.values import is_traced
@@ -64,4 +65,10 @@ class Numbers:
 
     def __getitem__(self, k):
         read = (self.read or reader(self.items)) if is_traced(k) else None
+        if read is None and is_traced(k):
+            raise UnsupportedError(
+                "a `for` loop over a list, tuple or iterator of arrays (or of other objects than numbers) whose "
+                "`break` or `continue` a traced value decides: it runs as one loop, reading its items by a traced "
+                "position, which only numbers and the rows of an array can take; loop over an array (np.stack "
+                "the items, or x[::-1] for reversed(x)), or test with `if` instead of breaking")
         return read(k) if read is not None else self.items[k]

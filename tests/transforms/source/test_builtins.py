@@ -284,6 +284,15 @@ def test_max_over_a_rolled_loop_index():
     check_like_numpy(f, np.array([1.0, 5.0, -2.0, 4.0]), solvent.Scalar(np.int64(4)))
 
 
+def test_max_and_min_of_a_narrow_integer_and_a_traced_python_int_keep_the_int():
+    # np.where of np.uint8 and a traced Python int wrapped 300 into uint8: 44
+    def f(x, y):
+        return max(x[0], int(y[0])), min(x[1], int(y[1])), max(x[1], int(y[1]))
+
+    x, y = np.array([5, 7], np.uint8), np.array([300.0, -3.0])
+    assert [int(v) for v in solvent.jit(f)(x, y)] == [int(v) for v in f(x, y)] == [300, -3, 7]
+
+
 def test_max_and_min_of_an_element_of_an_array_made_inside():
     def f(x):
         peak = np.zeros(3)  # its elements' values are known while tracing

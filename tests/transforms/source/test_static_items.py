@@ -122,3 +122,20 @@ def test_a_list_read_at_an_index_kept_in_range_by_arithmetic_rolls():
         warnings.simplefilter("error")
         check_like_numpy(cycled, np.arange(20.0))
     assert "stablehlo.while" in solvent.code_hlo(cycled, np.arange(20.0), optimize="none")
+
+
+def count_until_negative(items):
+    n = 0
+    for v in items:
+        if v.sum() < 0:
+            break
+        n += 1
+    return n
+
+
+def test_a_traced_break_over_a_list_of_arrays_says_what_to_loop_over():
+    # (it raised "use as a Python index of a traced value" at `n += 1`)
+    items = [np.ones(2), -np.ones(2), np.ones(2)]
+    with pytest.raises(solvent.UnsupportedError, match="np.stack the items"):
+        solvent.jit(count_until_negative)(items)
+    assert solvent.jit(count_until_negative)(np.stack(items)) == count_until_negative(items) == 1
