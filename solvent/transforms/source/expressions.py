@@ -24,11 +24,11 @@ def ifexp(test, if_true, if_false):
     return control_flow.cond(test, if_true, if_false)
 
 
-def and_(*operands):
-    """Python's `and` over thunks; once a value is traced, Python's value traced (`_short_circuit`: an
-    operand that writes, a draw say, runs only where the values before it are true, as in Python)."""
-    result = operands[0]()
-    for operand in operands[1:]:
+def and_(first, *operands):
+    """Python's `and` of `first` and thunks; once a value is traced, Python's value traced (`_short_circuit`:
+    an operand that writes, a draw say, runs only where the values before it are true, as in Python)."""
+    result = first
+    for operand in operands:
         if _traced(result):
             result = _short_circuit(result, operand, np.logical_and, skip_if=False)
         elif not result:
@@ -38,10 +38,10 @@ def and_(*operands):
     return result
 
 
-def or_(*operands):
-    """Python's `or` over thunks, as `and_`."""
-    result = operands[0]()
-    for operand in operands[1:]:
+def or_(first, *operands):
+    """Python's `or` of `first` and thunks, as `and_`."""
+    result = first
+    for operand in operands:
         if _traced(result):
             result = _short_circuit(result, operand, np.logical_or, skip_if=True)
         elif result:
@@ -51,17 +51,17 @@ def or_(*operands):
     return result
 
 
-def chained(first, *links):
-    """`a < f() < b`: each operand evaluated once, in Python's order, the comparisons (`links` of
-    (compare, operand)) joined as `and_` joins them."""
-    held = [first()] + [None] * len(links)
+def chained(first, compare, second, *links):
+    """`a < f() < b`: each operand evaluated once, in Python's order, the comparisons after the first
+    (`links` of (compare, operand thunk)) joined as `and_` joins them."""
+    held = [first, second] + [None] * len(links)
 
     def pair(k, compare, operand):
         def run():  # (traced apart first where `and_` asks whether it writes: the real run sets it again)
-            held[k + 1] = operand()
-            return compare(held[k], held[k + 1])
+            held[k + 2] = operand()
+            return compare(held[k + 1], held[k + 2])
         return run
-    return and_(*[pair(k, compare, operand) for k, (compare, operand) in enumerate(links)])
+    return and_(compare(first, second), *[pair(k, compare, operand) for k, (compare, operand) in enumerate(links)])
 
 
 def _short_circuit(result, operand, combine, skip_if: bool):
@@ -90,7 +90,8 @@ def contains(item, container):
     if _traced(container):
         return python_bool(np.any(container == item))
     if isinstance(container, (list, tuple)) and (_traced(item) or any(_traced(x) for x in container)):
-        return python_bool(or_(*[(lambda x=x: x is item or x == item) for x in container]) if container else False)
+        tests = [(lambda x=x: x is item or x == item) for x in container]
+        return python_bool(or_(tests[0](), *tests[1:])) if container else False
     if is_traced(item) and isinstance(container, (set, frozenset, dict)):
         users_hash(item)  # (raises, as hash() in the user's own code does)
     return item in container

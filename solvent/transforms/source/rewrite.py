@@ -33,51 +33,18 @@ from solvent.transforms.source import (  # noqa: F401 (registering)
 from solvent.transforms.source.bindings import (appended_only, assigned, rotates, tested, unshared_lists,
                                                 updated_in_place, written_through)
 from solvent.transforms.source.returns import contains, fold_into
+from solvent.transforms.source.syntax import (HELPER, assigns, compared, function_def, helper, loads,
+                                              names_tuple, no_arguments)
 
-HELPER = "__solvent_statements__"
 _LIBRARY_DIRS = tuple({os.path.realpath(p) + os.sep for p in (
     sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"],
     PACKAGE_DIR)})
 
 
-def _helper(name: str, *args, **keywords) -> ast.Call:
-    return ast.Call(ast.Attribute(ast.Name(HELPER, ast.Load()), name, ast.Load()), list(args),
-                    [ast.keyword(k, v) for k, v in keywords.items()])
-
-
-def _compared(left, op, right):
-    found = _helper("contains", left, right) if isinstance(op, (ast.In, ast.NotIn)) else \
-        _helper("identical", left, right) if isinstance(op, (ast.Is, ast.IsNot)) else None
-    return ast.Compare(left, [op], [right]) if found is None else \
-        found if isinstance(op, (ast.In, ast.Is)) else _helper("not_", found)
-
-
-def _names_tuple(names, ctx) -> ast.Tuple:
-    return ast.Tuple([ast.Name(n, ctx()) for n in names], ctx())
-
-
-def _loads(names) -> ast.Tuple:
-    """(load(lambda: x, 'x'), ...): current values, `Undefined` where unbound."""
-    return ast.Tuple([_helper("load", ast.Lambda(_no_arguments(), ast.Name(n, ast.Load())), ast.Constant(n))
-                      for n in names], ast.Load())
-
-
-def _no_arguments(names=()) -> ast.arguments:
-    return ast.arguments(posonlyargs=[], args=[ast.arg(n) for n in names], kwonlyargs=[], kw_defaults=[],
-                         defaults=[])
-
-
-def _function(name, params, body) -> ast.FunctionDef:
-    """A function made of `body`, starting at its first line (which errors about the body name)."""
-    function = ast.FunctionDef(name, _no_arguments(params), body or [ast.Pass()], [], None, type_params=[])
-    located = [statement for statement in body if hasattr(statement, "lineno")]
-    return ast.copy_location(function, located[0]) if located else function
-
-
 def _hints(body) -> list[ast.expr]:
     """What a rolled loop may guess about its body: the names only updated in place, and the arrays
     written by subscript (arguments of `while_stmt` and `for_range`)."""
-    return [ast.Constant(tuple(updated_in_place(body))), _loads(written_through(body))]
+    return [ast.Constant(tuple(updated_in_place(body))), loads(written_through(body))]
 
 
 class _LoopExits(ast.NodeTransformer):
@@ -92,8 +59,8 @@ class _LoopExits(ast.NodeTransformer):
             stmt = self.visit(stmt)
             out.extend(stmt if isinstance(stmt, list) else [stmt])
             if contains([stmt], ast.Assign) and self._sets_flag(stmt) and i + 1 < len(body):
-                guard = _helper("not_", _helper("or_", *[ast.Lambda(_no_arguments(), ast.Name(f, ast.Load()))
-                                                          for f in (self.brk, self.cont)]))
+                guard = helper("not_", helper("or_", ast.Name(self.brk, ast.Load()),
+                                                ast.Lambda(no_arguments(), ast.Name(self.cont, ast.Load()))))
                 out.append(ast.copy_location(ast.If(guard, self.block(body[i + 1:]), []), body[i + 1]))
                 break
         return out
@@ -138,15 +105,15 @@ class _Rewriter(ast.NodeTransformer):
         self.temporaries: dict = {}  # a loop's break flags (a `for`'s items, index) -> id of its `while` (`carried`)
 
     def _function(self, name, params, body) -> ast.FunctionDef:
-        """A branch's or loop's function of the names it carries (`_function`). A name a nested
+        """A branch's or loop's function of the names it carries (`syntax.function_def`). A name a nested
         function of the user's reads (`def get(): return u`) is the definition's own cell
         (`nonlocal`), set from the parameter on entry, so that calls in the body see its value there."""
         shared = [p for p in params if p in self.captured]
         if not shared:
-            return _function(name, params, body)
+            return function_def(name, params, body)
         entry = [ast.Nonlocal(shared)] + [ast.Assign([ast.Name(p, ast.Store())], ast.Name(CARRIED_CELL + p, ast.Load()))
                                           for p in shared]
-        return _function(name, [CARRIED_CELL + p if p in shared else p for p in params], entry + body)
+        return function_def(name, [CARRIED_CELL + p if p in shared else p for p in params], entry + body)
 
     def carried(self, loop, body) -> list[str]:
         """The names a loop carries: those its body assigns, less its own temporaries, and less those
@@ -164,39 +131,52 @@ class _Rewriter(ast.NodeTransformer):
     # -- expressions ---------------------------------------------------------------
 
     def visit_BoolOp(self, node):
+        """`and_(a, lambda: b, ...)`: the operands Python may skip as thunks. One that assigns (`:=`)
+        stays Python's `and` (a thunk's name would be its own), whose tests must then be static."""
         self.generic_visit(node)
         name = "and_" if isinstance(node.op, ast.And) else "or_"
-        values = [_helper("truth", v) for v in node.values] if getattr(node, "tested", False) else node.values
-        return _helper(name, *[ast.Lambda(_no_arguments(), v) for v in values])
+        values = [helper("truth", v) for v in node.values] if getattr(node, "tested", False) else node.values
+        if assigns(values[1:]):
+            node.values = [self._static(v, node, "`and` or `or`") for v in values[:-1]] + values[-1:]
+            return node
+        return helper(name, values[0], *[ast.Lambda(no_arguments(), v) for v in values[1:]])
+
+    def _static(self, test, node, construct: str) -> ast.Call:
+        """`test`, refused where traced: it decides whether an assignment expression (:=) runs."""
+        return helper("refuse", test, ast.Constant(f"{construct} deciding whether an assignment (:=) runs"),
+                       self.where(node), ast.Constant("assign before the test instead (v = x[1], then test v)"))
 
     def visit_UnaryOp(self, node):
         if isinstance(node.op, ast.Not):
             tested(node.operand)
         self.generic_visit(node)
-        return _helper("not_", node.operand) if isinstance(node.op, ast.Not) else node
+        return helper("not_", node.operand) if isinstance(node.op, ast.Not) else node
 
     def visit_Compare(self, node):
         """Chains as `chained` pairs (each operand evaluated once); `in` as `contains` (which a traced
         container can answer)."""
         self.generic_visit(node)
         if len(node.ops) == 1:
-            return _compared(node.left, node.ops[0], node.comparators[0])
+            return compared(node.left, node.ops[0], node.comparators[0])
+        if assigns(node.comparators[1:]):
+            return node  # (Python's own chain, its links' truths static: bool() refuses a traced one)
         left, right = "__solvent_left", "__solvent_right"
-        links = [ast.Tuple([ast.Lambda(_no_arguments([left, right]), _compared(
-            ast.Name(left, ast.Load()), op, ast.Name(right, ast.Load()))), ast.Lambda(_no_arguments(), operand)],
-            ast.Load()) for op, operand in zip(node.ops, node.comparators)]
-        return _helper("chained", ast.Lambda(_no_arguments(), node.left), *links)
+        compares = [ast.Lambda(no_arguments([left, right]), compared(ast.Name(left, ast.Load()), op,
+                                                                       ast.Name(right, ast.Load()))) for op in node.ops]
+        links = [ast.Tuple([compare, ast.Lambda(no_arguments(), operand)], ast.Load())
+                 for compare, operand in zip(compares[1:], node.comparators[1:])]
+        return helper("chained", node.left, compares[0], node.comparators[0], *links)
 
     def visit_Subscript(self, node):
         """`x[key]` read: through `statements.subscript`, so a host array takes traced indices."""
         self.generic_visit(node)
         if not isinstance(node.ctx, ast.Load) or any(isinstance(n, ast.Starred) for n in ast.walk(node.slice)):
             return node
-        key = [_helper("slice_of", *[p or ast.Constant(None) for p in (s.lower, s.upper, s.step)])
+        key = [helper("slice_of", *[p or ast.Constant(None) for p in (s.lower, s.upper, s.step)])
                if isinstance(s, ast.Slice) else s for s in (node.slice.elts if isinstance(node.slice, ast.Tuple)
                                                             else [node.slice])]
         key = ast.Tuple(key, ast.Load()) if isinstance(node.slice, ast.Tuple) else key[0]
-        return ast.copy_location(_helper("subscript", node.value, key), node)
+        return ast.copy_location(helper("subscript", node.value, key), node)
 
     def visit_ListComp(self, node):
         """`[elt for i in range(...)]` (one loop, no `if`): `statements.list_range`, which rolls it as a
@@ -207,19 +187,19 @@ class _Rewriter(ast.NodeTransformer):
             isinstance(loop.target, ast.Name) and isinstance(iterator, ast.Call) and _is_range(iterator.func) and \
             not iterator.keywords and 1 <= len(iterator.args) <= 3 and \
             not any(isinstance(a, ast.Starred) for a in iterator.args) and \
-            not any(isinstance(n, ast.NamedExpr) for n in ast.walk(node.elt))  # (`:=` binds outside)
+            not assigns([node.elt])  # (`:=` binds outside)
         self.generic_visit(node)
         if not simple:
             return node
         item = ast.Lambda(ast.arguments([], [ast.arg(loop.target.id)], None, [], [], None, []), node.elt)
-        return ast.copy_location(_helper("list_range", ast.Tuple(iterator.args, ast.Load()), item,
+        return ast.copy_location(helper("list_range", ast.Tuple(iterator.args, ast.Load()), item,
                                          self.where(node)), node)
 
     def visit_comprehension(self, node):
         """A comprehension's `if`s: Python's, or while traced an error saying why (bool() raised)."""
         wheres = [self.where(test) for test in node.ifs]
         self.generic_visit(node)
-        node.ifs = [_helper("refuse", test, ast.Constant("a comprehension's `if`"), where, ast.Constant(
+        node.ifs = [helper("refuse", test, ast.Constant("a comprehension's `if`"), where, ast.Constant(
             "how many items it keeps is known only when the program runs: select with a mask instead (x[x > 0]), "
             "or keep every item and choose with np.where")) for test, where in zip(node.ifs, wheres)]
         return node
@@ -227,15 +207,18 @@ class _Rewriter(ast.NodeTransformer):
     def visit_IfExp(self, node):
         tested(node.test)
         self.generic_visit(node)
-        return _helper("ifexp", node.test, ast.Lambda(_no_arguments(), node.body),
-                       ast.Lambda(_no_arguments(), node.orelse))
+        if assigns([node.body, node.orelse]):
+            node.test = self._static(node.test, node, "`x if test else y`")
+            return node
+        return helper("ifexp", node.test, ast.Lambda(no_arguments(), node.body),
+                       ast.Lambda(no_arguments(), node.orelse))
 
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
         ours = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == HELPER
         if not ours and not (isinstance(func, ast.Name) and func.id in ("super", "locals", "globals", "vars")):
-            node.func = _helper("converted", func)
+            node.func = helper("converted", func)
         return node
 
     # -- statements ----------------------------------------------------------------
@@ -252,7 +235,7 @@ class _Rewriter(ast.NodeTransformer):
         self.generic_visit(node)
         if any(h.type is None or any(getattr(n, "id", getattr(n, "attr", None)) in _CATCHING_LINALG_ERRORS
                                      for n in ast.walk(h.type)) for h in node.handlers):
-            guard = _helper("no_linalg_errors", self.where(node))
+            guard = helper("no_linalg_errors", self.where(node))
             node.body = [ast.copy_location(ast.With([ast.withitem(guard)], node.body), node)]
         return node
 
@@ -262,7 +245,7 @@ class _Rewriter(ast.NodeTransformer):
         named = node.value.elts if isinstance(node.value, (ast.Tuple, ast.List)) else [node.value]
         for k, v in enumerate(named):
             if isinstance(v, ast.Name):
-                named[k] = _helper("bound", v)
+                named[k] = helper("bound", v)
         if isinstance(node.value, ast.Name):
             node.value = named[0]
         return node
@@ -270,7 +253,7 @@ class _Rewriter(ast.NodeTransformer):
     def visit_Assert(self, node):
         tested(node.test)
         self.generic_visit(node)
-        node.test = _helper("asserted", node.test, self.where(node))
+        node.test = helper("asserted", node.test, self.where(node))
         return node
 
     def visit_If(self, node):
@@ -282,13 +265,13 @@ class _Rewriter(ast.NodeTransformer):
             if self.with_else and self.with_else[-1] and contains(node.body + node.orelse, (ast.Break, ast.Continue)):
                 construct = (f"an `if` holding break/continue in the loop with `else:` at line {self.with_else[-1]} "
                              "(solvent does not capture a loop's else: set a flag before `break` and test it after)")
-            node.test = _helper("refuse", node.test, ast.Constant(construct), self.where(node))
+            node.test = helper("refuse", node.test, ast.Constant(construct), self.where(node))
             return node
         names = assigned(node.body + node.orelse)
         true_name, false_name = self.fresh("if_true"), self.fresh("if_false")
-        done = [ast.Return(_loads(names))]
-        call = _helper("if_stmt", node.test, ast.Name(true_name, ast.Load()), ast.Name(false_name, ast.Load()),
-                       _loads(names), ast.Constant(tuple(names)), self.where(node))
+        done = [ast.Return(loads(names))]
+        call = helper("if_stmt", node.test, ast.Name(true_name, ast.Load()), ast.Name(false_name, ast.Load()),
+                       loads(names), ast.Constant(tuple(names)), self.where(node))
         return [self._function(true_name, names, node.body + done),
                 self._function(false_name, names, node.orelse + done),
                 self._assign(names, call)]
@@ -296,10 +279,10 @@ class _Rewriter(ast.NodeTransformer):
     def _assign(self, names, call):
         if not names:
             return ast.Expr(call)
-        return ast.Assign([_names_tuple(names, ast.Store)], call)
+        return ast.Assign([names_tuple(names, ast.Store)], call)
 
     def visit_While(self, node):
-        if not node.orelse and any(isinstance(n, ast.NamedExpr) for n in ast.walk(node.test)):
+        if not node.orelse and assigns([node.test]):
             # `while (h := f(h)) > t:` assigns in its test: `while True: if not test: break` runs it in
             # the body, where its names are the loop's
             stop = ast.If(ast.UnaryOp(ast.Not(), node.test), [ast.Break()], [])
@@ -307,7 +290,7 @@ class _Rewriter(ast.NodeTransformer):
                                      node)
         if node.orelse or contains(node.body, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal)):
             self._visit_uncaptured(node)
-            node.test = _helper("refuse", node.test, ast.Constant("a `while` holding return (or with else)"),
+            node.test = helper("refuse", node.test, ast.Constant("a `while` holding return (or with else)"),
                                 self.where(node))
             return node
         prologue, node = self._lower_exits(node)
@@ -316,9 +299,9 @@ class _Rewriter(ast.NodeTransformer):
         self.generic_visit(node)
         names = self.carried(node, node.body)
         test_name, body_name = self.fresh("while_test"), self.fresh("while_body")
-        done = [ast.Return(_loads(names))]
-        call = _helper("while_stmt", ast.Name(test_name, ast.Load()), ast.Name(body_name, ast.Load()),
-                       _loads(names), ast.Constant(tuple(names)), self.where(node), *hints)
+        done = [ast.Return(loads(names))]
+        call = helper("while_stmt", ast.Name(test_name, ast.Load()), ast.Name(body_name, ast.Load()),
+                       loads(names), ast.Constant(tuple(names)), self.where(node), *hints)
         return prologue + [self._function(test_name, names, [ast.Return(node.test)]),
                            self._function(body_name, names, node.body + done), self._assign(names, call)]
 
@@ -347,7 +330,7 @@ class _Rewriter(ast.NodeTransformer):
             if isinstance(node.iter, ast.Call) and _is_range(node.iter.func.args[0] if _is_helper_call(
                     node.iter.func) else node.iter.func):
                 construct = ast.Constant("a `for` loop holding return (or with else) over a range")
-                node.iter.args = [_helper("refuse", a, construct, self.where(node)) for a in node.iter.args]
+                node.iter.args = [helper("refuse", a, construct, self.where(node)) for a in node.iter.args]
             return node
         if contains(node.body, (ast.Break, ast.Continue), into_loops=False):
             return self.visit(self._for_as_while(node))
@@ -357,20 +340,20 @@ class _Rewriter(ast.NodeTransformer):
         hints = _hints(node.body)
         branching = ast.Constant(contains(node.body, (ast.If, ast.IfExp)))
         lists = [n for n in appended_only(node.body, node.target) if n in self.lists.get(id(node), ())]
-        collected = ast.Lambda(_no_arguments(), _loads(lists))
+        collected = ast.Lambda(no_arguments(), loads(lists))
         self.generic_visit(node)
         item = self.fresh("item")
         body = [ast.Assign([node.target], ast.Name(item, ast.Load()))] + node.body
         names = self.carried(node, body)
         body_name = self.fresh("for_body")
-        done = [ast.Return(_loads(names))]
+        done = [ast.Return(loads(names))]
         function = self._function(body_name, [item] + names, body + done)
         if range_args is not None:  # generic_visit rewrote the arguments in place
-            call = _helper("for_range", ast.Tuple(range_args, ast.Load()), ast.Name(body_name, ast.Load()),
-                           _loads(names), ast.Constant(tuple(names)), self.where(node), *hints, branching,
+            call = helper("for_range", ast.Tuple(range_args, ast.Load()), ast.Name(body_name, ast.Load()),
+                           loads(names), ast.Constant(tuple(names)), self.where(node), *hints, branching,
                            collected, rotating=ast.Constant(not lists and rotates(node.body)))
         else:
-            call = _helper("for_stmt", node.iter, ast.Name(body_name, ast.Load()), _loads(names),
+            call = helper("for_stmt", node.iter, ast.Name(body_name, ast.Load()), loads(names),
                            ast.Constant(tuple(names)), self.where(node), *hints, collected)
         return [function, self._assign(names, call)]
 
@@ -379,13 +362,13 @@ class _Rewriter(ast.NodeTransformer):
         items, index = self.fresh("items"), self.fresh("index")
         iterator = node.iter
         if isinstance(iterator, ast.Call) and _is_range(iterator.func):
-            sequence = _helper("range_items", self.where(node), *iterator.args)
+            sequence = helper("range_items", self.where(node), *iterator.args)
         else:
-            sequence = _helper("items", iterator)
+            sequence = helper("items", iterator)
         setup = [ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], value), node)
-                 for name, value in ((items, sequence), (index, _helper("first_index", ast.Name(items, ast.Load()))))]
+                 for name, value in ((items, sequence), (index, helper("first_index", ast.Name(items, ast.Load()))))]
         test = ast.Compare(ast.Name(index, ast.Load()), [ast.Lt()],
-                           [_helper("length", ast.Name(items, ast.Load()))])
+                           [helper("length", ast.Name(items, ast.Load()))])
         advance = [ast.Assign([node.target], ast.Subscript(ast.Name(items, ast.Load()), ast.Name(index, ast.Load()),
                                                            ast.Load())),
                    ast.AugAssign(ast.Name(index, ast.Store()), ast.Add(), ast.Constant(1))]
@@ -492,7 +475,7 @@ def _rewritten_code(code):
     # compile as its free variables (cells); its own name is not one (recursion reads the global).
     definition.name = name = "__solvent_definition__"
     made = ast.Return(ast.Name(name, ast.Load()))
-    outer = _function("__solvent_factory__", [HELPER, *code.co_freevars], [definition, made])
+    outer = function_def("__solvent_factory__", [HELPER, *code.co_freevars], [definition, made])
     module = ast.increment_lineno(ast.fix_missing_locations(ast.Module([outer], [])), offset)
     factory = next(c for c in compile(module, code.co_filename, "exec").co_consts if isinstance(c, types.CodeType))
     found = next(c for c in factory.co_consts if isinstance(c, types.CodeType) and c.co_name == name)

@@ -56,3 +56,40 @@ def test_the_value_of_an_or_of_two_dtypes_is_refused():
 
     with pytest.raises(solvent.ControlFlowError, match="bool"):
         solvent.jit(valued)(np.arange(20), np.arange(20))
+
+
+def assigned_in_tests(x):
+    v, w = -1.0, -1.0
+    if (v := x[1]) > 0 and x[0] > 0:  # the first operand always runs: its name is the function's
+        w = 1.0
+    u = x[0] * 2 if (s := x[2]) > 0 else 0.0
+    ok = x[3] < (t := x[0] + 1) < 10 and 2 < 5
+    return v, w, u, s, t, ok
+
+
+def test_assignment_expressions_that_always_run_assign_the_functions_names():
+    """`:=` in a thunk bound the thunk's own name: v stayed -1.0 where NumPy's run gave 2.0."""
+    for x in (np.array([1.0, 2.0, 3.0, 0.5]), np.array([-1.0, -2.0, -3.0, 9.0])):
+        assert solvent.jit(assigned_in_tests)(x) == assigned_in_tests(x)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x[0] > 0 and (v := x[1]) > 0 or v,
+    lambda x: x[0] if x[0] > 0 else (v := x[1]) + v,
+    lambda x: 0 < x[0] < (v := x[1]) and v > 0,
+], ids=["and", "conditional", "chain"])
+def test_assignment_expressions_that_run_by_a_traced_test_are_refused(fn):
+    with pytest.raises(solvent.SolventError, match="traced|bool"):
+        solvent.jit(fn)(np.array([1.0, 2.0]))
+
+
+def scaled_by_a_static_test(x, n):
+    if n > 0 and (m := n * 2) > 3:
+        return x * m
+    return x
+
+
+def test_assignment_expressions_after_static_tests_run_as_in_python():
+    for n in (0, 1, 2):
+        np.testing.assert_array_equal(solvent.jit(scaled_by_a_static_test)(np.ones(2), n),
+                                      scaled_by_a_static_test(np.ones(2), n))
