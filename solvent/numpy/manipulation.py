@@ -405,7 +405,8 @@ def _pad_constant(v, widths, constant_values):
     """Each axis in turn, so corners take the later axis' values, as in NumPy."""
     rank, dtype = len(shape_of(v)), dtype_of(v)
     for axis, ((low, high), pair) in enumerate(zip(widths, _pairs(constant_values, rank))):
-        before, after = (value(c, dtype) for c in pair)
+        before, after = (value(c.item() if isinstance(c, np.generic) else c, dtype) for c in pair)  # (NumPy's
+        # OverflowError for a value out of the dtype's range, as when it writes a Python int)
         if low:
             v = ops.pad(v, before, _along(axis, rank, low), [0] * rank, [0] * rank)
         if high:

@@ -13,18 +13,12 @@ import numpy as np
 from solvent.errors import UnsupportedError
 from solvent.numpy.indexing import strided
 from solvent.numpy.registry import implements
-from solvent.numpy.values import (as_array, is_traced, broadcast_value, cast, full, result_type, shape, value, wrap,
-                                  write_out)
+from solvent.numpy.values import (as_array, is_traced, broadcast_value, cast, full, result_type, shape, strong, value,
+                                  wrap, write_out)
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, is_complex, shape_of
 from solvent.ops.linalg import dot_general
 from solvent.ops.reduction import reduce as reduce_op
-
-
-def _arrays(*operands):
-    """The operands as NumPy's products take them, through asarray: a Python number (or a traced
-    stand-in for one) of its own dtype, not weak (np.dot(int8 array, 3) is int64)."""
-    return [wrap(value(x), scalar=False) if getattr(x, "weak", False) else as_array(x) for x in operands]
 
 
 def product_operands(a, b):
@@ -80,7 +74,7 @@ def outer(a, b, out=None):
 
 @implements(np.dot)
 def dot(a, b, out=None):
-    a, b = _arrays(a, b)
+    a, b = strong(a), strong(b)  # (NumPy's asarray)
     if not shape(a) or not shape(b):
         return np.multiply(a, b, out=out)
     x, y, dtype = product_operands(a, b)
@@ -121,7 +115,7 @@ def as_traced(x):
 @implements(np.inner)
 def inner(a, b):
     """Sum over the last axes of both operands."""
-    a, b = _arrays(a, b)
+    a, b = strong(a), strong(b)  # (NumPy's asarray)
     if not shape(a) or not shape(b):
         return np.multiply(a, b)
     if shape(a)[-1] != shape(b)[-1]:
@@ -144,7 +138,7 @@ def tensordot_axes(axes, ndim_a: int, ndim_b: int):
 @implements(np.tensordot)
 def tensordot(a, b, axes=2):
     """Contract axes_a of a with axes_b of b; free axes of a, then of b, in order."""
-    a, b = _arrays(a, b)
+    a, b = strong(a), strong(b)  # (NumPy's asarray)
     axes_a, axes_b = tensordot_axes(axes, len(shape(a)), len(shape(b)))
     if len(axes_a) != len(axes_b) or any(shape(a)[i] != shape(b)[j] for i, j in zip(axes_a, axes_b)):
         raise ValueError("shape-mismatch for sum")
@@ -155,7 +149,7 @@ def tensordot(a, b, axes=2):
 @implements(np.vdot)
 def vdot(a, b):
     """Dot product of the flattened operands, the first conjugated."""
-    a, b = _arrays(a, b)
+    a, b = strong(a), strong(b)  # (NumPy's asarray)
     x, y, dtype = product_operands(a, b)
     size_a, size_b = int(np.prod(shape(a))), int(np.prod(shape(b)))
     if size_a != size_b:

@@ -99,6 +99,12 @@ def as_array(a):
     return np.asarray(a)
 
 
+def strong(x):
+    """`x` as NumPy's asarray makes it: a Python number (or a traced stand-in for one) of its own
+    dtype, not weak (np.dot(int8 array, 3) is int64)."""
+    return wrap(value(x), scalar=False) if getattr(x, "weak", False) else as_array(x)
+
+
 def cast(x, dtype):
     """`x` converted to `dtype` (unsafe casting, as NumPy's out= with casting='unsafe')."""
     return wrap(value(x, dtype), scalar=shape(x) == ())

@@ -302,6 +302,8 @@ def test_pad_errors():
                                 (1, "nope", {}), (1, "edge", {"constant_values": 1}),
                                 (1, "maximum", {"stat_length": 0}), (1, "mean", {"stat_length": -1})]:
         check_or_raises(lambda x: np.pad(x, width, mode, **kwargs), x)
+    for values in (300, (1, 300), np.int64(-129), 1.7):  # NumPy's OverflowError where int8 cannot hold one
+        check_or_raises(lambda x: np.pad(x, 1, constant_values=values), x.astype(np.int8))
     for kwargs in [{"mode": "reflect", "reflect_type": "odd"}, {"mode": lambda vector, width, axis, kw: None}]:
         with pytest.raises(solvent.UnsupportedError, match="np.pad"):
             solvent.jit(lambda x: np.pad(x, 1, **kwargs))(x)

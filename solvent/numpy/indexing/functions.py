@@ -22,7 +22,7 @@ from solvent.numpy.indexing.basic import parse, read, write
 from solvent.numpy.indexing.masks import broadcast_selected, parse_masked, read_selected, write_selected
 from solvent.numpy.registry import implements
 from solvent.numpy.shape import view
-from solvent.numpy.values import broadcast_value, full, is_traced, normalize_axis, value, wrap, write_out
+from solvent.numpy.values import broadcast_value, full, is_traced, normalize_axis, strong, value, wrap, write_out
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import shape_of
 from solvent.ops.constant import constant
@@ -434,6 +434,7 @@ def ufunc_at(ufunc, array, indices, values=None):
     if values is not None and ufunc.nin == 1:
         raise ValueError("second operand provided when ufunc is unary")
     body = ufuncs.TABLE[ufuncs.ALIASES.get(ufunc, ufunc)]
+    values = None if values is None else strong(values)  # (NumPy's asarray: add.at(int8, i, 300) wraps, as int64)
     loop = ufuncs.loop_dtypes(ufunc, [array] + ([] if values is None else [values]))[0]
 
     def combine(old, new):

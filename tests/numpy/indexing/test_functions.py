@@ -180,6 +180,16 @@ def test_ufunc_at_casts_each_step_not_the_values_first():
     check(f, np.array([-5, 3, -7, 1], dtype=np.int8), np.full(2, 100, dtype=np.int8))
 
 
+def test_ufunc_at_takes_a_python_number_as_an_array():
+    """NumPy's ufunc.at makes its values an array: int64 300 wraps into int8 (it raised OverflowError)."""
+    def f(x, u, y):
+        np.add.at(x, [0, 0, 2], 300)
+        np.subtract.at(u, [0, 0, 2], -1)
+        np.multiply.at(x, [1, 1], int(y[0]))
+        return x, u
+    check(f, np.zeros(3, np.int8) + 1, np.zeros(3, np.uint8), np.array([300.0]))
+
+
 def _has_loop(ufunc, dtype) -> bool:
     try:
         ufunc.at(np.zeros(1, dtype), [0], np.zeros(1, dtype))
