@@ -288,7 +288,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     j = np.searchsorted(xp, x, side="right").astype(np.int64) - 1  # (a binary search, as NumPy's)
     lo, hi = np.clip(j, 0, n - 1), np.clip(j + 1, 0, n - 1)
     x0, x1, y0, y1 = np.take(xp, lo), np.take(xp, hi), np.take(fp, lo), np.take(fp, hi)
-    slope = (y1 - y0) / (x1 - x0)
+    slope = (y1 - y0) / np.where(lo == hi, 1.0, x1 - x0)  # (clamped past the ends, where its 0 / 0 is never
+    # chosen but would make the gradient NaN)
     inner = slope * (x - x0) + y0
     inner = np.where(np.isnan(inner), slope * (x - x1) + y1, inner)
     inner = np.where(np.logical_and(np.isnan(inner), y0 == y1), y0, inner)

@@ -235,6 +235,8 @@ def value_and_grad(fn, argnums=0, has_aux=False, *, checkpoint=None):
 
         loss, g = solvent.value_and_grad(lambda w, x: np.sum((x @ w) ** 2))(w, x)
     """
+    _checked_period(checkpoint)
+
     @functools.wraps(fn)
     def run(*args, **kwargs):
         return _value_and_grad(fn, args, kwargs, argnums, has_aux, checkpoint)
@@ -296,6 +298,7 @@ def vjp(fn, *primals, has_aux=False, checkpoint=None):
         y, pullback = solvent.vjp(np.sin, x)
         (dx,) = pullback(np.ones_like(y))
     """
+    _checked_period(checkpoint)
     purpose = "solvent.vjp"
     session = _session(purpose)
     primals = _traced_scalars(tuple(primals), range(len(primals)), purpose, integers=True)
@@ -508,6 +511,13 @@ def _moved(rows: ir.Value, in_shape, out_shape) -> ir.Value:
     """Rows (in_size, *out_shape) as the block (*out_shape, *in_shape)."""
     block = shape_ops.reshape(rows, (*in_shape, *out_shape))
     return shape_ops.transpose(block, [len(in_shape) + a for a in range(len(out_shape))] + list(range(len(in_shape))))
+
+
+def _checked_period(period) -> None:
+    """`checkpoint=` is None (or False), True (Enzyme's choice of period) or a number of steps, at least 1."""
+    if not (period is None or isinstance(period, bool) or type(period) is int and period >= 1):
+        raise ValueError(f"checkpoint={period!r}: give a number of loop steps (an int, at least 1), True to let "
+                         "Enzyme choose, or None")
 
 
 def _checkpoint(lifted: Lifted, period) -> None:

@@ -22,7 +22,7 @@ from solvent.errors import SignatureError, UnsupportedError
 from solvent.numpy.values import value, wrap
 from solvent.ops import enzyme, shape as shape_ops
 from solvent.ops.base import shape_of
-from solvent.transforms.lifting import lift, separated
+from solvent.transforms.lifting import lift, rewritten, separated
 
 
 def vmap(fn, in_axes=0, out_axes=0, axis_size=None):
@@ -57,7 +57,7 @@ def _batch(fn, args, kwargs, in_axes, out_axes, axis_size):
     batched = {id(examples[id(leaf)]): _to_front(value(leaf), axis)
                for leaf, axis in zip(copied.leaves, axes) if axis is not None}
     tree = structure.copy_structure((args, kwargs), lambda leaf, i: examples.get(id(leaf), leaf)).tree
-    lifted = lift(fn, tree[0], tree[1], "solvent.vmap",
+    lifted = lift(_numbers_traced(fn), tree[0], tree[1], "solvent.vmap",
                   operand=lambda leaf: batched[id(leaf)] if id(leaf) in batched else _spread(value(leaf), size))
     signature = lifted.signature
     count = len(lifted.leaves)
@@ -94,6 +94,24 @@ def _batch(fn, args, kwargs, in_axes, out_axes, axis_size):
         else:
             outputs.append(wrap(_from_front(result, _normalize(axis, len(shape_of(result)))), scalar=False))
     return lifted.finish(outputs, effects=False)
+
+
+def _numbers_traced(fn):
+    """`fn` whose result's constants (numbers, NumPy arrays; in tuples, lists and dicts) are traced: outputs,
+    which the map stacks as NumPy's loop over the examples would (`lambda v: 2.0` gives one 2.0 per example)."""
+    def traced(x):
+        if isinstance(x, (int, float, complex, np.generic, np.ndarray)):
+            return wrap(value(x), scalar=np.ndim(x) == 0)
+        if type(x) in (tuple, list):
+            return type(x)(traced(v) for v in x)
+        return {k: traced(v) for k, v in x.items()} if type(x) is dict else x
+
+    fn = rewritten(fn)  # (`lift` would rewrite `run`, not the user's function)
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        return traced(fn(*args, **kwargs))
+    return run
 
 
 def _depending(lifted, arguments: list[int], outputs: list[int]) -> list[int]:

@@ -86,7 +86,7 @@ def lift(fn, args: tuple, kwargs: dict, purpose: str, operand=value) -> Lifted:
     `operand(leaf)` is the value passed for an array leaf (default: its value now).
     """
     session = trace.current()
-    fn = _converted(fn)
+    fn = rewritten(fn)
     name = f"{re.sub(r'[^a-zA-Z0-9_]', '_', getattr(fn, '__name__', 'fn'))}_{purpose.split('.')[-1]}"
     (args, kwargs), apart = separated((args, kwargs))
     built = build_function(session.module, name, _returning_copies(fn), (args, kwargs), within=session)
@@ -143,10 +143,10 @@ def separated(tree):
     return (structure.unflatten(tree, leaves) if apart else tree), apart
 
 
-def _converted(fn):
+def rewritten(fn):
     """`fn` with its control flow rewritten (see `rewrite`), through `functools.partial` too."""
     if isinstance(fn, functools.partial):
-        return functools.partial(_converted(fn.func), *fn.args, **fn.keywords)
+        return functools.partial(rewritten(fn.func), *fn.args, **fn.keywords)
     if rewrite.HELPER in getattr(getattr(fn, "__code__", None), "co_freevars", ()):
         return fn  # defined inside rewritten code: rewritten with it already
     return rewrite.convert(fn)

@@ -175,3 +175,14 @@ def test_trapezoid(dtype):
 
 def test_interp_with_a_traced_period():
     check(lambda x: np.interp(x * 7, [0.0, 1.0, 2.0], [0.0, 5.0, 1.0], period=x[0] + 3), np.array([0.1, 0.5, 0.9, 0.3]))
+
+
+def test_the_gradient_of_interp_is_finite_at_and_past_the_ends():
+    """The clamped interval past the ends divided 0 by 0: never chosen, but its NaN reached the gradient."""
+    xp, fp = np.linspace(0, 1, 6), np.arange(6.0) ** 2
+    x = np.array([-0.1, 0.0, 0.35, 1.0, 1.2])
+    gradient = solvent.grad(lambda fp: np.sum(np.interp(x, xp, fp) * np.arange(1.0, 6.0)))(fp)
+    expected = [(np.sum(np.interp(x, xp, fp + h * e) * np.arange(1.0, 6.0)) -
+                 np.sum(np.interp(x, xp, fp - h * e) * np.arange(1.0, 6.0))) / (2 * h)
+                for h in [1e-6] for e in np.eye(6)]
+    np.testing.assert_allclose(gradient, expected, rtol=1e-8, atol=1e-8)

@@ -752,6 +752,15 @@ def test_checkpointing_bounds_the_memory_of_a_long_loop():
     np.testing.assert_allclose(checkpointed(u), plain(u), rtol=1e-12)
 
 
+@pytest.mark.parametrize("period", [0, -1, 2.5, "10"])
+def test_a_checkpoint_period_that_is_no_count_of_steps_is_refused(period):
+    for transform in (solvent.grad, solvent.value_and_grad):
+        with pytest.raises(ValueError, match="checkpoint="):
+            transform(np.sum, checkpoint=period)
+    with pytest.raises(ValueError, match="checkpoint="):
+        solvent.vjp(np.sum, np.ones(3), checkpoint=period)
+
+
 def test_python_float_primals_in_every_mode():
     # jvp, vjp and jit(grad) of a Python float raised a raw RuntimeError (no MLIR context)
     f = lambda x: x ** 3

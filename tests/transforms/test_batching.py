@@ -122,6 +122,23 @@ def test_structures_in_and_out():
     np.testing.assert_allclose(out["pair"][1], ys[:, 0], rtol=1e-12)
 
 
+def test_constants_in_the_result_are_stacked_as_the_loops():
+    # `lambda v: 2.0` gave 2.0 where NumPy's loop stacks one per example
+    def f(v):
+        return 2.0, (np.float32(3.0), [np.ones(2)]), {"flag": True, "sum": v.sum()}
+    X = np.arange(12.0).reshape(4, 3)
+    got, expected = solvent.vmap(f)(X), [f(x) for x in X]
+    for leaf, leaves in zip(structure_leaves(got), zip(*map(structure_leaves, expected))):
+        np.testing.assert_array_equal(leaf, np.stack(leaves), strict=True)  # (shape and dtype too)
+
+
+def structure_leaves(x):
+    if isinstance(x, dict):
+        return [v for k in sorted(x) for v in structure_leaves(x[k])]
+    if isinstance(x, (tuple, list)):
+        return [v for item in x for v in structure_leaves(item)]
+    return [np.asarray(x)]
+
 def test_mutation_of_mapped_arguments_is_the_loops():
     def step(u):
         u[1:] += u[:-1] * 0.5
