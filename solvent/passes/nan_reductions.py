@@ -56,8 +56,7 @@ def flag(module: ir.Module) -> bool:
     """Make each reduction of floats by maximum or minimum in a sharded `module`, of `x` from
     `init`, NaN where `x` or `init` holds one: a second reduction, by maximum of `x != x` as
     integers, says where (the partitioner all-reduces it exactly). Whether any was."""
-    found = [op for op in ops_where(module, lambda op: op.name == "stablehlo.reduce")
-             if _extremum(op, ("stablehlo.reduce",)) is not None]
+    found = ops_where(module, lambda op: _extremum(op, ("stablehlo.reduce",)) is not None)
     with module.context:
         for op in found:
             (x, init), dims, kept = op.operands, list(ir.DenseI64ArrayAttr(op.attributes["dimensions"])), op.result
