@@ -116,7 +116,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None,
         correction=np._NoValue):
     result = var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction)
-    return np.sqrt(result, out=out) if out is not None else np.sqrt(result)
+    return np.sqrt(result, out=out)
 
 
 def _ordered(v, direction):

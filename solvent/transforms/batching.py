@@ -97,21 +97,26 @@ def _batch(fn, args, kwargs, in_axes, out_axes, axis_size):
 
 
 def _numbers_traced(fn):
-    """`fn` whose result's constants (numbers, NumPy arrays; in tuples, lists and dicts) are traced: outputs,
-    which the map stacks as NumPy's loop over the examples would (`lambda v: 2.0` gives one 2.0 per example)."""
-    def traced(x):
-        if isinstance(x, (int, float, complex, np.generic, np.ndarray)):
-            return wrap(value(x), scalar=np.ndim(x) == 0)
-        if type(x) in (tuple, list):
-            return type(x)(traced(v) for v in x)
-        return {k: traced(v) for k, v in x.items()} if type(x) is dict else x
-
+    """`fn` whose result's constants (numbers and NumPy arrays, anywhere in its structure) are traced:
+    outputs, which the map stacks as NumPy's loop over the examples would (`lambda v: 2.0` gives one
+    2.0 per example)."""
     fn = rewritten(fn)  # (`lift` would rewrite `run`, not the user's function)
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        return traced(fn(*args, **kwargs))
+        result = fn(*args, **kwargs)
+        leaves = structure.flatten(result, _constant_or_array)
+        return structure.unflatten(result, [wrap(value(x), scalar=np.ndim(x) == 0) if _constant(x) else x
+                                            for x in leaves], _constant_or_array)
     return run
+
+
+def _constant(x) -> bool:
+    return isinstance(x, (int, float, complex, np.generic, np.ndarray))
+
+
+def _constant_or_array(x) -> bool:
+    return _constant(x) or structure.is_array(x)
 
 
 def _depending(lifted, arguments: list[int], outputs: list[int]) -> list[int]:

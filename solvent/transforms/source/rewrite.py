@@ -60,7 +60,7 @@ class _LoopExits(ast.NodeTransformer):
             out.extend(stmt if isinstance(stmt, list) else [stmt])
             if contains([stmt], ast.Assign) and self._sets_flag(stmt) and i + 1 < len(body):
                 guard = helper("not_", helper("or_", ast.Name(self.brk, ast.Load()),
-                                                ast.Lambda(no_arguments(), ast.Name(self.cont, ast.Load()))))
+                                              ast.Lambda(no_arguments(), ast.Name(self.cont, ast.Load()))))
                 out.append(ast.copy_location(ast.If(guard, self.block(body[i + 1:]), []), body[i + 1]))
                 break
         return out
@@ -144,7 +144,7 @@ class _Rewriter(ast.NodeTransformer):
     def _static(self, test, node, construct: str) -> ast.Call:
         """`test`, refused where traced: it decides whether an assignment expression (:=) runs."""
         return helper("refuse", test, ast.Constant(f"{construct} deciding whether an assignment (:=) runs"),
-                       self.where(node), ast.Constant("assign before the test instead (v = x[1], then test v)"))
+                      self.where(node), ast.Constant("assign before the test instead (v = x[1], then test v)"))
 
     def visit_UnaryOp(self, node):
         if isinstance(node.op, ast.Not):
@@ -193,7 +193,7 @@ class _Rewriter(ast.NodeTransformer):
             return node
         item = ast.Lambda(ast.arguments([], [ast.arg(loop.target.id)], None, [], [], None, []), node.elt)
         return ast.copy_location(helper("list_range", ast.Tuple(iterator.args, ast.Load()), item,
-                                         self.where(node)), node)
+                                        self.where(node)), node)
 
     def visit_comprehension(self, node):
         """A comprehension's `if`s: Python's, or while traced an error saying why (bool() raised)."""
@@ -211,7 +211,7 @@ class _Rewriter(ast.NodeTransformer):
             node.test = self._static(node.test, node, "`x if test else y`")
             return node
         return helper("ifexp", node.test, ast.Lambda(no_arguments(), node.body),
-                       ast.Lambda(no_arguments(), node.orelse))
+                      ast.Lambda(no_arguments(), node.orelse))
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -271,7 +271,7 @@ class _Rewriter(ast.NodeTransformer):
         true_name, false_name = self.fresh("if_true"), self.fresh("if_false")
         done = [ast.Return(loads(names))]
         call = helper("if_stmt", node.test, ast.Name(true_name, ast.Load()), ast.Name(false_name, ast.Load()),
-                       loads(names), ast.Constant(tuple(names)), self.where(node))
+                      loads(names), ast.Constant(tuple(names)), self.where(node))
         return [self._function(true_name, names, node.body + done),
                 self._function(false_name, names, node.orelse + done),
                 self._assign(names, call)]
@@ -291,7 +291,7 @@ class _Rewriter(ast.NodeTransformer):
         if node.orelse or contains(node.body, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal)):
             self._visit_uncaptured(node)
             node.test = helper("refuse", node.test, ast.Constant("a `while` holding return (or with else)"),
-                                self.where(node))
+                               self.where(node))
             return node
         prologue, node = self._lower_exits(node)
         hints = _hints(node.body)  # from the body as written, before its statements are rewritten
@@ -301,7 +301,7 @@ class _Rewriter(ast.NodeTransformer):
         test_name, body_name = self.fresh("while_test"), self.fresh("while_body")
         done = [ast.Return(loads(names))]
         call = helper("while_stmt", ast.Name(test_name, ast.Load()), ast.Name(body_name, ast.Load()),
-                       loads(names), ast.Constant(tuple(names)), self.where(node), *hints)
+                      loads(names), ast.Constant(tuple(names)), self.where(node), *hints)
         return prologue + [self._function(test_name, names, [ast.Return(node.test)]),
                            self._function(body_name, names, node.body + done), self._assign(names, call)]
 
@@ -350,11 +350,11 @@ class _Rewriter(ast.NodeTransformer):
         function = self._function(body_name, [item] + names, body + done)
         if range_args is not None:  # generic_visit rewrote the arguments in place
             call = helper("for_range", ast.Tuple(range_args, ast.Load()), ast.Name(body_name, ast.Load()),
-                           loads(names), ast.Constant(tuple(names)), self.where(node), *hints, branching,
-                           collected, rotating=ast.Constant(not lists and rotates(node.body)))
+                          loads(names), ast.Constant(tuple(names)), self.where(node), *hints, branching,
+                          collected, rotating=ast.Constant(not lists and rotates(node.body)))
         else:
             call = helper("for_stmt", node.iter, ast.Name(body_name, ast.Load()), loads(names),
-                           ast.Constant(tuple(names)), self.where(node), *hints, collected)
+                          ast.Constant(tuple(names)), self.where(node), *hints, collected)
         return [function, self._assign(names, call)]
 
     def _for_as_while(self, node):
