@@ -25,6 +25,8 @@ class Trace:
         self.shared = [[]]      # per block in `blocks`: (kind, value, what was made of it) for later ops to reuse
         self.global_random = None  # what np.random's global functions draw from, once an input (NeedsGlobalRandom)
         self.outlined: dict = {}   # (function, signature key) -> its outlined function (`transforms.outline`)
+        self.differentiated = 0    # derivatives (`transforms.autodiff`) whose function is being traced now: ops
+        #                            take the forms Enzyme has rules for (a float sort as argsort and gather)
 
     @property
     def insertion(self) -> ir.InsertionPoint:
@@ -35,6 +37,15 @@ class Trace:
         """Emit ops at the end of the current block, located at the user's line."""
         with context(), self.insertion, location(where if where is not None else user_location()):
             yield
+
+    @contextlib.contextmanager
+    def differentiating(self):
+        """Trace a function Enzyme will differentiate for the duration."""
+        self.differentiated += 1
+        try:
+            yield
+        finally:
+            self.differentiated -= 1
 
     @contextlib.contextmanager
     def inside(self, block: ir.Block):

@@ -212,6 +212,12 @@ def _rows(matrix: ir.Value, start: int, stop: int) -> ir.Value:
     return shape_ops.slice(matrix, [start] + [0] * (len(shape) - 1), [stop, *shape[1:]], [1] * len(shape))
 
 
+def _lift(fn, args, kwargs, purpose: str) -> Lifted:
+    """`fn` lifted for Enzyme to differentiate (traced in the forms it has rules for)."""
+    with _session(purpose).differentiating():
+        return lift(fn, args, kwargs, purpose)
+
+
 def _session(purpose: str):
     session = trace.current()
     if session is None:
@@ -267,7 +273,7 @@ def _value_and_grad(fn, args, kwargs, argnums, has_aux, checkpoint):
     session = _session(purpose)
     numbers = argument_numbers(argnums, len(args))
     args = _traced_scalars(args, numbers, purpose)
-    lifted = lift(fn, args, kwargs, purpose)
+    lifted = _lift(fn, args, kwargs, purpose)
     loss_spec, _ = _split_aux(lifted.signature.result, has_aux, purpose)
     if not isinstance(loss_spec, spec.Output):
         raise SignatureError(f"{purpose} needs a function returning a float scalar array, got {_returned(loss_spec)}")
@@ -302,7 +308,7 @@ def vjp(fn, *primals, has_aux=False, checkpoint=None):
     purpose = "solvent.vjp"
     session = _session(purpose)
     primals = _traced_scalars(tuple(primals), range(len(primals)), purpose, integers=True)
-    lifted = lift(fn, primals, {}, purpose)
+    lifted = _lift(fn, primals, {}, purpose)
     out_spec, _ = _split_aux(lifted.signature.result, has_aux, purpose)
     active = _active(lifted, range(len(primals)), purpose)
     _checkpoint(lifted, checkpoint)
@@ -360,7 +366,7 @@ def jvp(fn, primals, tangents):
     session = _session(purpose)
     check_pairs(primals, tangents)
     primals = _traced_scalars(tuple(primals), range(len(primals)), purpose, integers=True)
-    lifted = lift(fn, primals, {}, purpose)
+    lifted = _lift(fn, primals, {}, purpose)
     active = _active(lifted, range(len(primals)), purpose)
     tree = (tuple(tangents), {})
     signature = lifted.signature
@@ -439,7 +445,7 @@ def _jacobian(fn, argnums, has_aux, mode):
         purpose = f"solvent.{mode}"
         session = _session(purpose)
         args = _traced_scalars(args, numbers, purpose)
-        lifted = lift(fn, args, kwargs, purpose)
+        lifted = _lift(fn, args, kwargs, purpose)
         out_spec, _ = _split_aux(lifted.signature.result, has_aux, purpose)
         active = _active(lifted, numbers, purpose)
         with session.emitting():

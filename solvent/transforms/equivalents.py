@@ -11,6 +11,11 @@ them over the functions they transform before emitting their Enzyme op:
   is made of barriers, which have none: a log-step prefix scan of slices and
   pads replaces either (the pairwise scan's inner barriers, left unused, are
   taken for their operands);
+- Enzyme's rule for a reduction by maximum or minimum gives the whole cotangent to
+  every element that ties for the extremum, so the gradient of `np.max([3., 3.])`
+  was [1, 1] (no subgradient: it sums to 2): the extremum plus the mean of the
+  tied elements' distances from it (zero, so the value is unchanged) gives each
+  of the k tied elements 1/k, as JAX's rule does;
 - `stablehlo.tan` of real numbers has no rule: sine over cosine replaces it
   (within 2 ulps of NumPy's tan, where the op is within 1);
 - a `stablehlo.case` cannot be batched over its index: under `vmap`, every
@@ -24,7 +29,8 @@ from jaxlib.mlir import ir
 
 from solvent.ops import elementwise as ew, shape as shape_ops
 from solvent.ops.base import dtype_of, is_float, shape_of
-from solvent.ops.constant import constant
+from solvent.ops.constant import constant, splat
+from solvent.ops.reduction import reduce
 from solvent.ops.scan import SCAN_ATTRIBUTE
 
 _COMBINE = {"stablehlo.add": "add", "stablehlo.multiply": "multiply", "stablehlo.maximum": "maximum",
@@ -136,6 +142,33 @@ def _log_step_scan(x, a: int, combine: str, init) -> ir.Value:
     return ew.binary(combine, shape_ops.broadcast_in_dim(init, shape, []), v)
 
 
+# -- max and min: ties share the cotangent ---------------------------------------------------------
+
+
+def _is_float_extremum(op) -> bool:
+    return (op.name == "stablehlo.reduce" and _combiner(op) in ("maximum", "minimum")
+            and is_float(dtype_of(op.operands[0])))
+
+
+def _tie_shared(op) -> ir.Value:
+    """m + sum(where(x == m, x - m, 0)) / max(count(x == m), 1): m's value, and a derivative of
+    1/k for each of k finite elements tied at m (the terms through m cancel)."""
+    x, init = op.operands
+    dims = _integers(op, "dimensions", [])
+    combine = _combiner(op)
+    m = reduce([x], [init], dims, lambda a, b: [ew.binary(combine, a, b)])[0]
+    shape, dtype = shape_of(x), dtype_of(x)
+    at = shape_ops.broadcast_in_dim(m, shape, [d for d in range(len(shape)) if d not in dims])
+    tied = ew.binary("and", ew.compare("EQ", x, at), ew.unary("is_finite", x))
+    zero = splat(0, shape, dtype)
+
+    def total(v):
+        return reduce([v], [constant(np.array(0, dtype))], dims, lambda a, b: [ew.binary("add", a, b)])[0]
+    count = ew.binary("maximum", total(ew.select(tied, splat(1, shape, dtype), zero)), splat(1, shape_of(m), dtype))
+    excess = total(ew.select(tied, ew.binary("subtract", x, at), zero))
+    return ew.binary("add", m, ew.binary("divide", excess, count))
+
+
 # -- tan of real numbers: sine over cosine ---------------------------------------------------------
 
 
@@ -182,6 +215,7 @@ RULES = [
     (lambda op: _cumulative_axis(op) is not None, lambda op: [_prefix_scan(op)], "derivative"),
     (_is_pairwise_scan, _rescanned, "derivative"),
     (lambda op: op.name == "stablehlo.optimization_barrier", lambda op: list(op.operands), "derivative"),
+    (_is_float_extremum, lambda op: [_tie_shared(op)], "derivative"),
     (_is_real_tan, lambda op: [_tan(op)], "derivative"),
     (_is_case, _selected, "batch"),
 ]

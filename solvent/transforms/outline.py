@@ -42,7 +42,7 @@ def outlined(fn, key=None):
         cache = session.outlined
         leaves = structure.copy_structure((args, kwargs), lambda leaf, i: leaf).leaves
         weak = tuple(getattr(leaf, "weak", False) for leaf in leaves)  # (Python numbers' stand-ins stay such)
-        key = (identity, structure.signature_key((args, kwargs)), weak)
+        key = (identity, structure.signature_key((args, kwargs)), weak, session.differentiated > 0)
         entry = cache.get(key)
         if entry is None:
             entry = cache[key] = _outline(session, fn, args, kwargs)

@@ -56,12 +56,14 @@ def case_reductions():
 
 def extrema(a):
     return (np.max(a), np.min(a, axis=0), a.max(axis=1), np.ptp(a, axis=1), a.max(initial=5.0),
-            np.min(a.astype(np.float32), axis=1), np.max(a, axis=0, where=a > 3, initial=-1.0))
+            np.min(a.astype(np.float32), axis=1), np.max(a, axis=0, where=a > 3, initial=-1.0),
+            np.nanmax(a, axis=0), np.nanmin(a), np.fmax.reduce(a, axis=1))
 
 
 def case_extrema_keep_nan():
     """NaN wins max and min as in NumPy (XLA's all-reduce by maximum drops it), in a few rows and
-    columns, past the 4,096 elements where XLA:CPU's own reduction drops it too."""
+    columns, past the 4,096 elements where XLA:CPU's own reduction drops it too; nanmax and nanmin
+    skip it (their fmax reducer was no all-reduce XLA knew: a CompileError)."""
     for rows, cols in ((16, 8), (4096, 16)):
         host = RNG.standard_normal((rows, cols))
         host[3, 5] = host[rows - 6, 1] = np.nan

@@ -39,9 +39,9 @@ def test_sharded_reductions_all_reduce(cases):
     assert result["scalar"] == "Scalar"
 
 
-
 def test_sharded_extrema_keep_nan(cases):
     assert "all-reduce" in case(cases, "extrema_keep_nan")["collectives"]
+
 
 def test_matmul_over_the_sharded_contracted_dimension_all_reduces(cases):
     result = case(cases, "matmul")

@@ -204,7 +204,10 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=n
     elements = value(x, loop)
     if where is not True:
         elements = ew.select(value(where, np.bool_, x.shape), elements, full(identity_of(ufunc, loop), x.shape, loop))
-    (v,) = reduce_op([elements], [full(identity_of(ufunc, loop), (), loop)], axes, lambda acc, e: [body(acc, e)])
+    if ufunc in (np.fmax, np.fmin) and loop.kind == "f":
+        v = _skipping_nan(ufunc, elements, axes)
+    else:
+        (v,) = reduce_op([elements], [full(identity_of(ufunc, loop), (), loop)], axes, lambda acc, e: [body(acc, e)])
     if initial is not np._NoValue:  # folded in once: XLA may apply a reduce's init more than once
         v = body(v, full(initial, shape_of(v), loop))
     v = ew.convert(v, out_dtype)
@@ -212,6 +215,19 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=n
         v = one("stablehlo.reshape", [v], [1 if i in axes else n for i, n in enumerate(x.shape)], out_dtype)
     result = wrap(v)
     return write_out(out, result, "unsafe") if out is not None else result
+
+
+def _skipping_nan(ufunc, elements, axes):
+    """fmax's (fmin's) reduction as the maximum of the numbers, NaN where there are none: reducers
+    Enzyme differentiates and XLA's partitioner all-reduces, which fmax's select is neither."""
+    plain = np.maximum if ufunc is np.fmax else np.minimum
+    dtype, shape = dtype_of(elements), shape_of(elements)
+    limit = identity_of(plain, dtype)
+    numbers = ew.compare("EQ", elements, elements)
+    (extremum,) = reduce_op([ew.select(numbers, elements, full(limit, shape, dtype))], [full(limit, (), dtype)], axes,
+                            lambda acc, e: [TABLE[plain](acc, e)])
+    (some,) = reduce_op([numbers], [full(False, (), np.bool_)], axes, lambda acc, e: [ew.binary("or", acc, e)])
+    return ew.select(some, extremum, full(np.nan, shape_of(extremum), dtype))
 
 
 def identity_of(ufunc, dtype):
