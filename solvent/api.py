@@ -297,7 +297,13 @@ def describe(key) -> str:
         if isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], type):
             return repr(k[1])
         return repr(k)
+    shared = ""
     if key[1][:1] == ("shared memory",):  # arguments sharing memory: see structure.shared_memory
+        groups: dict[int, list[str]] = {}
+        for i, where in key[1][1]:
+            groups.setdefault(where.group, []).append(str(i))
+        shared = "; " + "; ".join(f"arrays {' and '.join(g)} (counted in argument order) views of one array"
+                                  for g in groups.values())
         key = key[0]
     args, kwargs = key[1][0][1], key[1][1][1]
-    return "(" + ", ".join([show(v) for _, v in args[1]] + [f"{n}={show(v)}" for n, v in kwargs[1]]) + ")"
+    return "(" + ", ".join([show(v) for _, v in args[1]] + [f"{n}={show(v)}" for n, v in kwargs[1]]) + shared + ")"

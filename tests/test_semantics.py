@@ -301,6 +301,27 @@ def test_a_call_with_two_arrays_after_one_with_an_array_twice_runs_its_own_progr
     assert (y == 2.0).all() and (z == 0.0).all()
 
 
+@pytest.mark.parametrize("views", [lambda m: (m.ravel(), m.ravel()[1:4]), lambda m: (m[0], m[1])],
+                         ids=["overlapping", "disjoint"])
+def test_a_call_with_two_arrays_after_one_with_views_of_one_array_runs_its_own_program(views):
+    """The fast path made for f(x, x[1:]) let two separate arrays in: f(a, b) wrote b's 100 into a
+    and left b as it was; after disjoint views of one array it raised a raw AttributeError."""
+    def f(a, b):
+        b[0] = 100.0
+        return a * 1
+
+    g = solvent.jit(f)
+    m, expected_m = np.arange(8.0).reshape(2, 4), np.arange(8.0).reshape(2, 4)
+    assert_same(g(*views(m)), f(*views(expected_m)))
+    assert_same(m, expected_m)
+    a, b = np.arange(4.0), np.arange(3.0)
+    assert_same(g(a, b), np.arange(4.0))
+    assert_same(a, np.arange(4.0))
+    assert_same(b, np.array([100.0, 1.0, 2.0]))
+    with pytest.raises(solvent.SignatureError, match=r"arrays 0 and 1 \(counted in argument order\) views of one array\) but"):
+        solvent.compile(f, *views(m))(np.arange(4.0), np.arange(3.0))
+
+
 def test_a_function_writing_into_no_argument_runs_aliased_arguments_as_compiled():
     f = solvent.jit(lambda a, b: a * 10 + b)
     x, y = np.arange(2.0), np.ones(2)

@@ -303,8 +303,8 @@ def _guard(example, ns: _Namespace, layouts: bool = False, pure: bool = False) -
             return None
     host = [i for i in arrays if type(args[i]) is np.ndarray]
     pairs = list(itertools.combinations(arrays, 2))
-    if not pure and any(args[i] is args[j] for i, j in pairs):
-        return None  # (compiled for one array passed twice: the test below would let two arrays in)
+    if not pure and (any(args[i] is args[j] for i, j in pairs) or structure.shared_memory([args[i] for i in host])):
+        return None  # (compiled for arrays that alias: the test below would let separate arrays in)
     if len(arrays) > 1 and not pure:  # views of one array, or one array twice, alias: the call key says how
         tests += [f"(a{i}.base is None or type(a{i}.base) is _HostBuffer)" for i in host]  # owns_memory, inlined
         tests += [f"a{i} is not a{j}" for i, j in pairs]
