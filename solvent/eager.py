@@ -246,6 +246,9 @@ def setitem(array, key, value):
 def method(array, name):
     if not hasattr(np.ndarray, name):
         raise AttributeError(f"'solvent.Array' object has no attribute {name!r}")
+    if not callable(getattr(np.ndarray, name)):  # flags, strides, base, data, ctypes, flat: of host memory
+        raise AttributeError(f"a solvent.Array has no host memory, so no {name!r}; np.asarray(a).{name} is "
+                             "that of a host copy")
     return lambda *args, **kwargs: _run((), ("method", name), lambda: lambda a, args, kwargs: getattr(a, name)(
         *args, **kwargs), (array, args, kwargs), options=OPTIONS)
 

@@ -65,3 +65,9 @@ def install(cls) -> None:
     cls.__divmod__ = lambda self, other: _python(np.divmod(self, other), self, other)
     cls.__rdivmod__ = lambda self, other: _python(np.divmod(other, self), self, other)
     cls.__hash__ = lambda self: id(self)
+
+
+def rebinding(cls) -> None:
+    """Make `cls`'s in-place operators its plain ones, as a NumPy scalar's: `x += 1` binds a new object."""
+    for name in BINARY:
+        setattr(cls, f"__i{name}__", getattr(cls, f"__{name}__"))

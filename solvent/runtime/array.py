@@ -83,6 +83,9 @@ class Array:
     nbytes = property(lambda self: self.size * self.aval.dtype.itemsize)
     device = property(lambda self: next(iter(self.buffer.devices())))
     sharding = property(lambda self: self.buffer.sharding, doc="How the array is laid out over devices.")
+    itemsize = property(lambda self: self.aval.dtype.itemsize)
+    real = property(lambda self: np.real(self))
+    imag = property(lambda self: np.imag(self))
     T = property(lambda self: np.transpose(self))
     mT = property(lambda self: np.swapaxes(self, -1, -2), doc="The last two axes swapped (Array API).")
 
@@ -91,9 +94,37 @@ class Array:
             raise TypeError("len() of unsized object")
         return self.aval.shape[0]
 
+    def __iter__(self):
+        if not self.aval.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.aval.shape[0]))
+
+    def __contains__(self, value) -> bool:
+        return bool(np.any(self == value))
+
     def __array__(self, dtype=None, copy=None):
+        """The values on the host: read-only unless asked for a copy (`np.array(a)`)."""
         host = host_value(self.buffer)
-        return host if dtype is None else host.astype(dtype)
+        if dtype is not None and np.dtype(dtype) != host.dtype:
+            return host.astype(dtype)
+        return host.copy() if copy else host
+
+    def __copy__(self) -> "Array":
+        copied = np.copy(self)  # (an Array: a Scalar stays one)
+        return type(self).from_buffer(copied.buffer, array_key(type(self), *copied.key[1:]))
+
+    def __deepcopy__(self, memo) -> "Array":
+        return self.__copy__()
+
+    def __reduce__(self):
+        """Pickled as its values, which unpickle onto the default device."""
+        return type(self), (np.asarray(self),)
+
+    def __format__(self, spec: str) -> str:
+        return format(np.asarray(self), spec)
+
+    def __str__(self) -> str:
+        return str(np.asarray(self))
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         if max_version is not None and tuple(max_version) < (1, 0):
@@ -161,13 +192,18 @@ class Array:
 
 
 class Scalar(Array):
-    """A 0-d device value that `jit` traces instead of treating as a constant: `solvent.Scalar(0.5)`."""
+    """A 0-d device value that `jit` traces instead of treating as a constant: `solvent.Scalar(0.5)`.
+    It stands for a NumPy scalar: `total += e` makes a new one, `round(total, 2)` rounds."""
 
     __slots__ = ()
     is_scalar = True
 
+    def __round__(self, ndigits=None):
+        return round(np.asarray(self)[()], ndigits)
+
 
 operators.install(Array)
+operators.rebinding(Scalar)
 ARRAY_TYPES.append(Array)
 KEYED_TYPES.append(Array)
 
