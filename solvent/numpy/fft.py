@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from solvent.errors import UnsupportedError
+from solvent.errors import UnsupportedError, user_stacklevel
 from solvent.numpy.registry import implements
 from solvent.numpy.values import full, is_traced, normalize_axis, shape, value, wrap, write_out
 from solvent.ops import elementwise as ew
@@ -120,7 +120,7 @@ def _plan(a, s, axes, inverse_real: bool, name: str):
         s = list(s)
         if axes is None:
             warnings.warn("`axes` should not be `None` if `s` is not `None` (Deprecated in NumPy 2.0)",
-                          DeprecationWarning, stacklevel=4)
+                          DeprecationWarning, stacklevel=user_stacklevel())
             axes = list(range(-len(s), 0))
         axes = list(axes)
         if len(s) != len(axes):

@@ -10,11 +10,14 @@ reports failure (cholesky, eigh, svd, eig) give nan for that matrix.
 
 from __future__ import annotations
 
+import warnings
+
 
 import numpy as np
 from numpy.linalg import LinAlgError
 from numpy.linalg._linalg import EighResult, EigResult, QRResult, SlogdetResult, SVDResult
 
+from solvent.errors import user_stacklevel
 from solvent.numpy.products import conjugate_value, diagonal_value
 from solvent.numpy.registry import implements
 from solvent.numpy.values import broadcast_value, cast, full, result_type, shape, value, wrap
@@ -129,6 +132,9 @@ def solve(a, b):
     vector = len(shape(b)) == 1
     if vector:
         y = ops.reshape(y, (*shape(b), 1))
+    elif not shape(b):
+        raise ValueError("solve: Input operand 1 does not have enough dimensions (has 0, gufunc core with "
+                         "signature (m,m),(m,n)->(m,n) requires 2)")
     n, rhs = shape(a)[-1], shape_of(y)[-2:]
     if rhs[0] != n:
         raise ValueError(f"solve: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
@@ -170,14 +176,31 @@ def _lu_diagonal(a):
     return diagonal_value(lu), parity
 
 
+def _sign_and_log(x):
+    """(sign, log|det|) of square matrices from U's diagonal, as NumPy's loop accumulates them: a real
+    element flips the sign where it is negative (an infinite or NaN one keeps it), a complex one
+    multiplies it by element / |element|; a zero one gives 0 and -inf."""
+    diagonal, parity = _lu_diagonal(x)
+    d = wrap(diagonal)
+    size = np.abs(d)
+    if np.iscomplexobj(d):
+        unit = d / np.where(size == 0, 1, size)
+    else:
+        unit = np.where(d < 0, -1.0, 1.0).astype(d.dtype)
+    singular = np.any(size == 0, axis=-1)  # (NumPy's: LAPACK's info > 0)
+    sign = np.prod(unit, axis=-1) * wrap(ew.convert(parity, dtype_of(x)))
+    return np.where(singular, 0, sign), np.where(singular, -np.inf, np.sum(np.log(size), axis=-1))
+
+
 @implements(np.linalg.det)
 def det(a):
-    """Product of U's diagonal times the sign of the row swaps."""
+    """sign * exp(log|det|), as NumPy computes it: a product of U's diagonal overflows (or underflows)
+    where the determinant does not."""
     x, dtype = _square_operand(a)
     if 0 in shape_of(x):
         return as_result(full(1, shape_of(x)[:-2], dtype_of(x)), dtype)
-    diagonal, parity = _lu_diagonal(x)
-    return cast(np.prod(wrap(diagonal), axis=-1) * wrap(ew.convert(parity, dtype_of(x))), dtype)
+    sign, log = _sign_and_log(x)
+    return cast(sign * np.exp(log), dtype)
 
 
 @implements(np.linalg.slogdet)
@@ -187,12 +210,8 @@ def slogdet(a):
     batch = shape_of(x)[:-2]
     if 0 in shape_of(x):
         return SlogdetResult(as_result(full(1, batch, dtype_of(x)), dtype), as_result(full(0, batch, np.float64), dtype))
-    diagonal, parity = _lu_diagonal(x)
-    d = wrap(diagonal)
-    size = np.abs(d)
-    unit = np.where(size == 0, 0, d / np.where(size == 0, 1, size))
-    sign = np.prod(unit, axis=-1) * wrap(ew.convert(parity, dtype_of(x)))
-    return SlogdetResult(cast(sign, dtype), cast(np.sum(np.log(size), axis=-1), lapack.real_dtype(dtype)))
+    sign, log = _sign_and_log(x)
+    return SlogdetResult(cast(sign, dtype), cast(log, lapack.real_dtype(dtype)))
 
 
 @implements(np.linalg.cholesky)
@@ -246,13 +265,24 @@ def svd_parts(x, full_matrices: bool, compute_uv: bool):
     return _nan_unless(info, s), _nan_unless(info, u), _nan_unless(info, vh)
 
 
+def hermitian_svd(a, compute_uv: bool = True):
+    """NumPy's SVD of a Hermitian matrix (its lower triangle read) from eigh: the eigenvalues' sizes
+    in descending order, their vectors as u, and vh = (u * sign)^H."""
+    w, v = eigh(a) if compute_uv else (eigvalsh(a), None)
+    size = np.abs(w)
+    if not compute_uv:
+        return np.flip(np.sort(size, axis=-1), axis=-1)
+    order = np.flip(np.argsort(size, axis=-1), axis=-1)
+    sign = np.take_along_axis(np.sign(w), order, axis=-1)
+    u = np.take_along_axis(v, order[..., None, :], axis=-1)
+    return SVDResult(u, np.take_along_axis(size, order, axis=-1), np.conj(np.swapaxes(u * sign[..., None, :], -1, -2)))
+
+
 @implements(np.linalg.svd)
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
-    """u, s, vh with a = u @ diag(s) @ vh, s descending.
-
-    `hermitian=True` is accepted and computes the same general SVD (a valid
-    factorization; NumPy's comes from eigh and may differ in signs).
-    """
+    """u, s, vh with a = u @ diag(s) @ vh, s descending; for `hermitian` NumPy's from eigh."""
+    if hermitian:
+        return hermitian_svd(a, compute_uv)
     check_stacked_2d(a)
     dtype = linalg_dtype(a)
     s, u, vh = svd_parts(in_double(a, dtype), full_matrices, compute_uv)
@@ -268,8 +298,16 @@ def svdvals(x, /):
 
 @implements(np.linalg.qr)
 def qr(a, mode="reduced"):
-    """Householder QR (geqrf, then orgqr for Q); modes reduced, complete, r and raw."""
-    if mode not in ("reduced", "complete", "r", "raw"):
+    """Householder QR (geqrf, then orgqr for Q); modes reduced, complete, r and raw, and NumPy's
+    deprecated full (reduced) and economic (geqrf's packed factors)."""
+    if mode in ("f", "full"):
+        warnings.warn("The 'full' option is deprecated in favor of 'reduced'.\nFor backward compatibility let mode "
+                      "default.", DeprecationWarning, stacklevel=user_stacklevel())
+        mode = "reduced"
+    elif mode in ("e", "economic"):
+        warnings.warn("The 'economic' option is deprecated.", DeprecationWarning, stacklevel=user_stacklevel())
+        mode = "economic"
+    elif mode not in ("reduced", "complete", "r", "raw"):
         raise ValueError(f"Unrecognized mode '{mode}'")
     check_stacked_2d(a)
     dtype = linalg_dtype(a)
@@ -288,6 +326,8 @@ def qr(a, mode="reduced"):
         return as_result(r, dtype)
     if mode == "raw":
         return as_result(_swap_last(packed), dtype), as_result(taus, dtype)
+    if mode == "economic":
+        return as_result(packed, dtype)
     if 0 in shape_of(x):
         return QRResult(as_result(eye_value((*batch, m, columns), dtype_of(x)), dtype), as_result(r, dtype))
     reflectors = ops.slice(packed, zeros + [0, 0], [*batch, m, min(columns, n)], [1] * len(shape_of(x)))

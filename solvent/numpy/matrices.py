@@ -12,11 +12,12 @@ import operator
 import numpy as np
 from numpy.linalg import LinAlgError
 
+from solvent.errors import UnsupportedError
 from solvent.numpy.linalg import (adjoint, as_result, check_stacked_2d, check_stacked_square, eigvalsh,
-                                  eye_value, in_double, inv, linalg_dtype, solve, svd_parts, svdvals)
+                                  eye_value, hermitian_svd, in_double, inv, linalg_dtype, solve, svd_parts, svdvals)
 from solvent.numpy.products import as_traced
 from solvent.numpy.registry import implements
-from solvent.numpy.values import cast, full, shape, wrap
+from solvent.numpy.values import cast, full, is_traced, shape, value, wrap
 from solvent.ops import elementwise as ew, lapack, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 
@@ -84,6 +85,9 @@ def _axes(axis, ndim: int) -> tuple:
 @implements(np.linalg.norm)
 def norm(x, ord=None, axis=None, keepdims=False):
     """Vector and matrix norms of every order, as NumPy computes them."""
+    if is_traced(ord):
+        raise UnsupportedError("np.linalg.norm's ord must be a static Python number or string, not a traced value: "
+                               "it decides which norm the program computes")
     x = _inexact(x)
     ndim = x.ndim
     if axis is None and (ord is None or (ord in ("f", "fro") and ndim == 2) or (ord == 2 and ndim == 1)):
@@ -135,9 +139,13 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
 
 @implements(np.linalg.matrix_power)
 def matrix_power(a, n):
-    """a @ a @ ... (n times, static n) by repeated squaring; inv(a) for negative n; identity for 0."""
-    a = as_traced(a)
+    """a @ a @ ... (n times, static n) by repeated squaring; inv(a) for negative n; identity for 0;
+    a traced `a` itself for 1, as NumPy returns its argument (a write to the result writes it)."""
+    given, a = a, as_traced(a)
     check_stacked_square(a)
+    if is_traced(n):
+        raise UnsupportedError("np.linalg.matrix_power's exponent must be a static Python int, not a traced value: "
+                               "it decides how many products the program makes")
     try:
         n = operator.index(n)
     except TypeError as error:
@@ -146,6 +154,8 @@ def matrix_power(a, n):
         return wrap(eye_value(a.shape, a.dtype))
     if n < 0:
         a, n = inv(a), -n
+    elif n == 1 and is_traced(given):
+        return given
     result, square = None, None
     while n:
         square = a if square is None else np.matmul(square, square)
@@ -219,7 +229,10 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=np._NoValue):
     *batch, m, n = shape_of(x)
     if 0 in (m, n):
         return as_result(full(0, (*batch, n, m), dtype_of(x)), dtype)
-    s, u, vh = svd_parts(x, full_matrices=False, compute_uv=True)
+    if hermitian:  # (NumPy's: from eigh, reading the lower triangle)
+        u, s, vh = (value(v) for v in hermitian_svd(wrap(x)))
+    else:
+        s, u, vh = svd_parts(x, full_matrices=False, compute_uv=True)
     cutoff = np.expand_dims(rcond, -1) * np.max(wrap(s, scalar=False), axis=-1, keepdims=True)
     return cast(_pseudo_inverse(u, s, vh, cutoff), dtype)
 
@@ -245,6 +258,8 @@ def lstsq(a, b, rcond=None):
         raise LinAlgError("Incompatible dimensions")
     if rcond is None:
         rcond = np.finfo(np.float64).eps * max(m, n)  # NumPy computes in double precision
+    # LAPACK's dgelsd takes its precision (half of eps) for an rcond outside (0, 1), as rcond=-1
+    rcond = np.where((np.less_equal(rcond, 0)) | (np.greater_equal(rcond, 1)), np.finfo(np.float64).eps / 2, rcond)
     s, u, vh = svd_parts(x, full_matrices=False, compute_uv=True)
     s_array = wrap(s, scalar=False)
     cutoff = rcond * np.max(s_array, axis=-1, initial=0)

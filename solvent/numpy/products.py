@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from solvent.errors import UnsupportedError
+from solvent.errors import UnsupportedError, user_stacklevel
 from solvent.numpy.indexing import strided
 from solvent.numpy.registry import implements
 from solvent.numpy.values import (as_array, is_traced, broadcast_value, cast, full, result_type, shape, strong, value,
@@ -201,7 +201,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
     if a.shape[-1] == 2 or b.shape[-1] == 2:
         warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of 3-dimensional vectors "
-                      "instead. (deprecated in NumPy 2.0)", DeprecationWarning, stacklevel=2)
+                      "instead. (deprecated in NumPy 2.0)", DeprecationWarning, stacklevel=user_stacklevel())
     dtype = np.promote_types(a.dtype, b.dtype)
     batch = np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
     components = _cross_components(a, b)

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from solvent.errors import user_stacklevel
 from solvent.numpy.indexing.functions import first_of_runs, sorted_distinct
 from solvent.numpy.registry import implements
 from solvent.numpy.values import result_type, value, wrap
@@ -34,7 +35,7 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
 
 @implements(np.in1d)
 def in1d(ar1, ar2, assume_unique=False, invert=False, *, kind=None):
-    warnings.warn("`in1d` is deprecated. Use `np.isin` instead.", DeprecationWarning, stacklevel=2)
+    warnings.warn("`in1d` is deprecated. Use `np.isin` instead.", DeprecationWarning, stacklevel=user_stacklevel())
     return isin(np.ravel(ar1), ar2, invert=invert)
 
 

@@ -85,6 +85,61 @@ def test_singular_matrices():
     assert not np.isfinite(inverse).all(axis=(1, 2)).any() and not np.isfinite(solution).all(axis=1).any()
 
 
+def test_determinants_as_numpy_computes_them():
+    """det is sign * exp(log|det|), as NumPy's: the product of U's diagonal overflowed (inf, or nan as
+    inf * 0) for rows in very different units, where the determinant is finite; slogdet's sign of a
+    matrix with an infinite element is 1, not inf / inf."""
+    rows = np.random.default_rng(0).standard_normal((40, 40))
+    rows[:20] *= 1e12
+    rows[20:] *= 1e-12
+    for a in (rows, np.diag([1e200, 1e200, 1e-300]), np.array([[1.0, 2.0], [2.0, 4.0]])):
+        check(np.linalg.det, a, scale=1e4)
+    check(np.linalg.slogdet, np.array([[np.inf, 1.0], [1.0, 1.0]]))
+    assert np.isfinite(run(np.linalg.det, rows))
+
+
+@pytest.mark.parametrize("rcond", [-1, 0, 2.0, 1.0, 1e-3])
+def test_lstsq_takes_lapacks_precision_for_an_rcond_outside_zero_to_one(rcond):
+    """dgelsd uses its machine precision for rcond <= 0 or >= 1 (rcond=-1 is the old NumPy idiom):
+    solvent used the value itself, which kept every singular value (or none)."""
+    deficient, y = np.array([[1.0, 2, 3], [2, 4, 6], [1, 0, 1], [0, 0, 0]]), np.array([1.0, 2, 3, 4])
+    check(lambda a, b: np.linalg.lstsq(a, b, rcond=rcond)[0::2], deficient, y, scale=100)
+    x, _, rank, _ = run(lambda a, b, r: np.linalg.lstsq(a, b, rcond=r), deficient, y, solvent.Scalar(float(rcond)))
+    want = np.linalg.lstsq(deficient, y, rcond=rcond)
+    close(x, want[0], x.dtype)
+    assert rank == want[2]
+
+
+@pytest.mark.parametrize("mode", ["full", "f", "economic", "e"])
+def test_qr_takes_numpys_deprecated_modes_and_warns_at_the_users_line(mode):
+    a = sample(np.float64, (5, 3), seed=30)
+    with pytest.warns(DeprecationWarning, match="deprecated") as caught:
+        result = run(lambda a: np.linalg.qr(a, mode=mode), a)
+    assert caught[0].filename == __file__
+    with pytest.warns(DeprecationWarning):
+        expected = np.linalg.qr(a, mode=mode)
+    close(result[0] if mode in ("full", "f") else result, expected[0] if mode in ("full", "f") else expected,
+          np.float64)
+
+
+def test_traced_orders_and_exponents_and_a_scalar_right_hand_side_are_clear_errors():
+    with pytest.raises(solvent.UnsupportedError, match="ord must be a static"):
+        run(lambda a, k: np.linalg.norm(a, ord=k), np.eye(2), solvent.Scalar(1.0))
+    with pytest.raises(solvent.UnsupportedError, match="exponent must be a static Python int"):
+        run(lambda a, k: np.linalg.matrix_power(a, k), np.eye(2), solvent.Scalar(3))
+    check_or_raises(lambda a: np.linalg.solve(a, a[0, 0]), np.eye(2))
+
+
+def test_matrix_power_of_one_is_the_argument_itself():
+    def f(a):
+        b = np.linalg.matrix_power(a, 1)
+        b += 1
+        return b is a
+    expected, given = np.zeros((2, 2)), np.zeros((2, 2))
+    assert solvent.jit(f)(given) == f(expected)
+    assert_same(given, expected)
+
+
 @pytest.mark.parametrize("fn", [np.linalg.inv, np.linalg.det, np.linalg.slogdet, np.linalg.cholesky, np.linalg.eig,
                                 np.linalg.eigh, np.linalg.eigvals, np.linalg.eigvalsh,
                                 lambda a: np.linalg.matrix_power(a, 2), lambda a: np.linalg.solve(a, a)])
@@ -231,6 +286,19 @@ def test_pinv_hermitian_and_singular():
     a = sample(np.float64, (4, 4), seed=15)
     check(lambda a: (np.linalg.pinv(a + a.T, hermitian=True), np.linalg.pinv(np.outer(a[0], a[1]))), a, scale=100)
     check_or_raises(lambda a: np.linalg.pinv(a, rcond=0.1, rtol=0.1), a)
+
+
+@pytest.mark.parametrize("dtype", LAPACK_DTYPES)
+def test_hermitian_svd_and_pinv_are_numpys_from_eigh(dtype):
+    """hermitian=True was ignored: the general SVD of a matrix that is not Hermitian differs from
+    NumPy's, which reads its lower triangle (pinv of [[1, 2], [0, 1]] is the identity there)."""
+    upper = np.array([[1.0, 2.0], [0.0, 1.0]], dtype)
+    a = sample(dtype, (2, 4, 4), seed=31)
+    a = a + np.conj(np.swapaxes(a, -1, -2))
+    check(lambda a, b: (np.linalg.pinv(b, hermitian=True), np.linalg.pinv(a, hermitian=True),
+                        np.linalg.svd(a, hermitian=True), np.linalg.svd(b, compute_uv=False, hermitian=True)),
+          a, upper, scale=100)
+    check_or_raises(lambda a: np.linalg.pinv(a, hermitian=True), np.ones((2, 3)))
 
 
 VECTOR_ORDS = [None, np.inf, -np.inf, 0, 1, -1, 2, -2, 3, 0.5]
