@@ -31,11 +31,20 @@ def _forward(ufunc):
     return lambda self, other: _python(ufunc(self, other), self, other)
 
 
+#: ndarray's `**` of a float or complex array by these Python numbers calls these ufuncs (z ** 0.5 is
+#: np.sqrt(z): exact where exp(0.5 log z) is not).
+_FAST_POWERS = {(int, -1): np.reciprocal, (int, 2): np.square, (float, 0.5): np.sqrt}
+
+
 def _power(self, other):
-    """`**`, which takes `np.square` for a Python 2 as ndarray's does: bools square to int8. A Python
-    int (`int(x)`, a weak int) to a negative Python int is Python's float, as `2 ** -3` is."""
+    """`**`, which takes `np.square` for a Python 2 as ndarray's does: bools square to int8; and for
+    float and complex arrays `_FAST_POWERS`. A Python int (`int(x)`, a weak int) to a negative Python
+    int is Python's float, as `2 ** -3` is."""
     if type(other) is int and other == 2 and self.dtype == np.bool_:
         return np.square(self)
+    fast = _FAST_POWERS.get((type(other), other)) if type(other) in (int, float) else None
+    if fast is not None and not self.is_scalar and self.dtype.kind in "fc":
+        return fast(self)
     if type(other) is int and other < 0 and getattr(self, "weak", False) and self.dtype.kind in "iu":
         result = np.power(self.astype(np.float64), other)
         result.weak = True

@@ -32,6 +32,7 @@ class TracedArray:
     affine = None  # for an integer known to be scale * i + offset of a rolled loop's index (numpy.indexing.affine)
     interval = None  # (low, high) of an integer computed from such indices (numpy.indexing.affine)
     weak = False   # a rolled loop's index, a Python int in NumPy's loop: promotes as one (NEP 50)
+    is_scalar = False  # a NumPy scalar's stand-in (TracedScalar), as solvent.Scalar is
     padded = False  # a slice with traced bounds, zero past its valid part (numpy.indexing.traced_bounds)
     argument = False  # one of the program's inputs (its shape is the caller's)
     host_array = False  # an argument the caller passed as a NumPy array
@@ -246,6 +247,8 @@ class TracedArray:
 
 class TracedScalar(TracedArray):
     """A traced 0-d value: a `solvent.Scalar` argument or a NumPy-scalar result."""
+
+    is_scalar = True
 
     def __repr__(self) -> str:
         return f"TracedScalar({self.aval.dtype.name})"

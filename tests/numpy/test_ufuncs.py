@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import solvent
-from differential import check_like_numpy
+from differential import assert_same, check_like_numpy
 from numpy_samples import (COMPLEX, EVERY_DTYPE, FLOAT, INTEGER, elements, check, check_or_raises,
                            sample)
 
@@ -489,6 +489,44 @@ def test_complex_trigonometry_at_zero_infinity_and_nan(ufunc, dtype):
     """XLA's complex sin & co. give NaN parts where C99 (and NumPy) keep an infinity or a zero."""
     z = np.concatenate([COMPLEX_SPECIALS, [complex(-0.0, 2.0), complex(800.0, -1.5), complex(2.0, -0.0)]])
     check(lambda z: _parts(ufunc(z)), z.astype(dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=str)
+def test_complex_inverse_sine_on_its_cut_takes_the_side_of_the_zero(dtype):
+    """asinh's cut is the imaginary axis past +-i: the sign of a zero real part picks the side (the
+    real part of asinh(-0.0 + 2j) is negative, as NumPy's; it was positive)."""
+    z = np.array([complex(r, i) for r in (0.0, -0.0) for i in (2.0, -2.0, 1.5, -7.0)], dtype)
+    result = solvent.jit(np.arcsinh)(z)
+    assert_same(np.signbit(result.real), np.signbit(np.arcsinh(z).real))
+    check(lambda z: _parts(np.arcsinh(z)), z)
+
+
+@pytest.mark.parametrize("ufunc, derivative", [(np.sin, np.cos), (np.cos, lambda x: -np.sin(x)), (np.sinh, np.cosh),
+                                               (np.cosh, np.sinh)], ids=["sin", "cos", "sinh", "cosh"])
+def test_complex_step_derivatives_of_sines_and_cosines(ufunc, derivative):
+    """f(x + ih).imag / h is f'(x) for tiny h (the complex-step derivative): XLA's sinh of a complex
+    number, (e^z - e^-z) / 2, cancelled the small part to 0."""
+    x = np.array([0.5, 1.0, -2.0, 3.0])
+    step = solvent.jit(lambda x: ufunc(x + 1e-20j).imag / 1e-20)(x)
+    np.testing.assert_allclose(step, derivative(x), rtol=1e-14)
+    z = np.array([2.0 + 1e-12j, -0.3 - 4e-9j, 1e-11 + 0.7j])
+    np.testing.assert_allclose(_parts(solvent.jit(ufunc)(z)), _parts(ufunc(z)), rtol=1e-14)
+
+
+def test_complex_powers_by_integers_multiply_as_numpy_does():
+    """NumPy raises complex numbers to integral powers below 100 by repeated squaring, and ndarray's
+    ** takes np.sqrt for 0.5: XLA's exp(b log z) gave 1j ** 4 = 1 - 2e-16j (np.isreal False) and
+    (-2) ** 0.5 a real part of 9e-17."""
+    z = np.array([1j, -2 + 0j, -1 + 0j, 3 - 4j, 0.5 + 0.25j, 1e-3 - 2j])
+
+    def f(z):
+        return z ** 4, z ** -2, z ** 0.5, z ** 7, np.power(z, 17.0), np.power(z, -3 + 0j), np.isreal(z ** 4)
+    result, expected = solvent.jit(f)(z), f(z)
+    for r, e in zip(result, expected):
+        np.testing.assert_allclose(r, e, rtol=1e-15, atol=0)
+    assert_same(result[2].real, expected[2].real)
+    with np.errstate(invalid="ignore"):
+        check(lambda z, b: np.power(z, b), np.array([0j, 0j, 0j, 2j]), np.array([2 + 1j, -1 + 1j, 0j, 0j]))
 
 
 # -- integers: wrap-around, powers, gcd and bit counts --------------------------------------------

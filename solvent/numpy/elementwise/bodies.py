@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 
-from solvent.ir.module import defining_op, splat_float, splat_integer
+from solvent.ir.module import defining_op
 from solvent.ops import control, elementwise as ew, reduction
 from solvent.ops.constant import splat
 from solvent.ops.elementwise import const
@@ -28,7 +28,8 @@ def chlo_unary(name: str):
 def branch_cut(body, real_sign=None, imag_sign=1):
     """`body`, with the signs of a complex result's parts fixed as C99 (and NumPy) do on branch
     cuts: the imaginary part follows the sign of the input's (`imag_sign=-1`: the opposite), the
-    real part is non-negative where `real_sign=1`."""
+    real part is non-negative where `real_sign=1` and follows the input's where `real_sign="input"`
+    (an odd function: asinh(-0.0 + 2j) has a negative real part)."""
     def apply(z):
         result = body(z)
         if not is_complex(dtype_of(z)):
@@ -36,6 +37,8 @@ def branch_cut(body, real_sign=None, imag_sign=1):
         (re, im), z_im = parts(result), ew.unary("imag", z)
         if real_sign == 1:
             re = ew.unary("abs", re)
+        elif real_sign == "input":
+            re = copysign(re, ew.unary("real", z))
         im = copysign(im, z_im if imag_sign == 1 else ew.unary("negate", z_im))
         return ew.binary("complex", re, im)
     return apply
@@ -223,34 +226,6 @@ def bitcast(x, dtype):
 def copysign(a, b):
     magnitude = ew.unary("abs", a)
     return ew.select(signbit(b), ew.unary("negate", magnitude), magnitude)
-
-
-def power(a, b):
-    if is_bool(dtype_of(a)):
-        return ew.binary("or", a, ew.unary("not", b))
-    if is_float(dtype_of(a)) and splat_float(b) == 0.5:  # NumPy's loop takes sqrt there (sqrt(-0) is -0)
-        return ew.unary("sqrt", a)
-    known = splat_integer(b)
-    if not is_float(dtype_of(a)) and not is_complex(dtype_of(a)) and not (known is not None and 0 <= known < 64):
-        return _integer_power(a, b)
-    if is_complex(dtype_of(a)):  # XLA's exp(b log a) is nan at a zero base, where NumPy's is 0 for real(b) > 0
-        zero = ew.binary("and", ew.compare("EQ", a, const(a, 0)), ew.compare("GT", parts(b)[0], const(parts(b)[0], 0)))
-        return ew.select(zero, const(a, 0), ew.binary("power", a, b))
-    return ew.binary("power", a, b)
-
-
-def _integer_power(a, b):
-    """a ** b by squaring over every bit of b, wrapping as NumPy's loop does. XLA's integer power
-    reads only b's low 6 bits (3 ** 64 gave 1, NumPy 8733086111712066817); it is kept where b < 0,
-    which NumPy refuses."""
-    result, base, exponent = const(a, 1), a, b
-    for _ in range(8 * dtype_of(b).itemsize - (0 if is_unsigned(dtype_of(b)) else 1)):
-        odd = ew.compare("NE", ew.binary("and", exponent, const(b, 1)), const(b, 0))
-        result = ew.select(odd, ew.binary("multiply", result, base), result)
-        base, exponent = ew.binary("multiply", base, base), ew.binary("shift_right_logical", exponent, const(b, 1))
-    if is_unsigned(dtype_of(b)):
-        return result
-    return ew.select(ew.compare("LT", b, const(b, 0)), ew.binary("power", a, b), result)
 
 
 def sign(x):

@@ -7,20 +7,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvent.numpy.elementwise.bodies import branch_cut, chlo_unary, const, isfinite, isinf, parts
+from solvent.numpy.elementwise.bodies import branch_cut, chlo_unary, const, copysign, isfinite, isinf, parts
 from solvent.ops import elementwise as ew
 from solvent.ops.base import dtype_of, is_complex
 
 
+def _by_parts(z, cosine_first: bool):
+    """sinh (cosh) of complex z = x + iy as npymath computes it: sinh x cos y + i cosh x sin y (cosh x
+    cos y + i sinh x sin y). XLA's (e^z - e^-z) / 2 cancels away a small part: the complex-step
+    derivative sin(x + 1e-20j).imag / 1e-20 came out 0."""
+    x, y = parts(z)
+    sinh_x, cosh_x = chlo_unary("sinh")(x), chlo_unary("cosh")(x)
+    first, second = (cosh_x, sinh_x) if cosine_first else (sinh_x, cosh_x)
+    return ew.binary("complex", ew.binary("multiply", first, ew.unary("cosine", y)),
+                     ew.binary("multiply", second, ew.unary("sine", y)))
+
+
 def _hyperbolic(name, fix):
-    """XLA's complex `name`, with C99's (and NumPy's npymath) values where a part is zero,
-    infinite or NaN; `fix(x, y, re, im)` gives the corrected parts."""
-    native = chlo_unary(name) if name != "tanh" else (lambda v: ew.unary("tanh", v))
+    """Complex `name`, with C99's (and NumPy's npymath) values where a part is zero, infinite or NaN;
+    `fix(x, y, re, im)` gives the corrected parts."""
+    native = {"sinh": chlo_unary("sinh"), "cosh": chlo_unary("cosh"), "tanh": lambda v: ew.unary("tanh", v)}[name]
 
     def apply(z):
-        result = native(z)
         if not is_complex(dtype_of(z)):
-            return result
+            return native(z)
+        result = native(z) if name == "tanh" else _by_parts(z, cosine_first=name == "cosh")
         return ew.binary("complex", *fix(*parts(z), *parts(result)))
     return apply
 
@@ -41,7 +52,9 @@ def _cosh_parts(x, y, re, im):
     zero_x, zero_y, stuck = ew.compare("EQ", x, const(x, 0)), ew.compare("EQ", y, const(y, 0)), _stuck(x, y)
     re = ew.select(zero_y, chlo_unary("cosh")(x),
                    ew.select(zero_x, ew.unary("cosine", y), ew.select(stuck, ew.unary("abs", x), re)))
-    im = ew.select(ew.binary("or", zero_x, zero_y), const(im, 0), ew.select(stuck, const(im, np.nan), im))
+    im = ew.select(zero_y, ew.binary("multiply", copysign(const(x, 0), x), y),  # signed zeros as npymath's
+                   ew.select(zero_x, ew.select(isfinite(y), ew.binary("multiply", x, ew.unary("sine", y)), const(im, 0)),
+                             ew.select(stuck, const(im, np.nan), im)))
     return re, im
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from solvent.errors import UnsupportedError
 from solvent.numpy import folding
-from solvent.numpy.elementwise import bodies as m, trigonometric as trig
+from solvent.numpy.elementwise import bodies as m, powers, trigonometric as trig
 from solvent.numpy.indexing import affine
 from solvent.numpy.registry import implements
 from solvent.numpy.values import (as_array, broadcast_value, dtype_key, full, holds_traced, is_traced,
@@ -27,8 +27,8 @@ b = lambda name: (lambda x, y: ew.binary(name, x, y))
 #: ufunc -> body on values cast to its loop dtypes.
 TABLE = {
     np.add: m.add, np.subtract: b("subtract"), np.multiply: m.multiply, np.true_divide: m.divide,
-    np.floor_divide: m.floor_divide, np.remainder: m.remainder, np.fmod: m.fmod, np.power: m.power,
-    np.float_power: m.power, np.maximum: m.maximum, np.minimum: m.minimum, np.fmax: m.fmax,
+    np.floor_divide: m.floor_divide, np.remainder: m.remainder, np.fmod: m.fmod, np.power: powers.power,
+    np.float_power: powers.power, np.maximum: m.maximum, np.minimum: m.minimum, np.fmax: m.fmax,
     np.fmin: m.fmin, np.arctan2: b("atan2"), np.hypot: m.hypot, np.copysign: m.copysign,
     np.logaddexp: m.logaddexp, np.logaddexp2: lambda x, y: m.logaddexp(x, y, base=2),
     np.heaviside: m.heaviside, np.ldexp: m.ldexp, np.divmod: m.divmod,
@@ -47,7 +47,7 @@ TABLE = {
     np.tan: trig.tan, np.arcsin: m.branch_cut(m.chlo_unary("asin")),
     np.arccos: m.branch_cut(m.chlo_unary("acos"), imag_sign=-1),
     np.arctan: m.chlo_unary("atan"), np.sinh: trig.sinh, np.cosh: trig.cosh,
-    np.tanh: trig.tanh, np.arcsinh: m.chlo_unary("asinh"),
+    np.tanh: trig.tanh, np.arcsinh: m.branch_cut(m.chlo_unary("asinh"), real_sign="input"),
     np.arccosh: trig.arccosh, np.arctanh: trig.arctanh,
     np.deg2rad: m.scale(np.pi / 180), np.rad2deg: m.scale(180 / np.pi),
     np.floor: m.rounding("floor"), np.ceil: m.rounding("ceil"), np.trunc: m.trunc,
