@@ -11,12 +11,11 @@ from dataclasses import dataclass
 import numpy as np
 from jaxlib.mlir import ir
 
-from solvent.core import operators
 from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError, is_library_file
 from solvent.numpy.indexing.advanced import STATIC_SHAPES, basic_part, expand, layout
 from solvent.numpy.indexing.basic import Index, read, write
-from solvent.numpy.values import broadcast_value, is_traced
+from solvent.numpy.values import broadcast_value
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import shape_of
 
@@ -96,25 +95,13 @@ def broadcast_selected(m: Masked, new: ir.Value) -> ir.Value:
 
 class Selected(TracedArray):
     """`a[mask]` for a traced mask, read only by `a[mask] op= v`: one slot per mask element, so
-    the in-place operation and the store back are selects and the count is never needed."""
+    the in-place operation and the store back are selects and the count is never needed (its
+    in-place operators are `packed`'s, which knows selections)."""
 
     target: tuple = ()      # (array, key, Masked) it was read from
 
     def __repr__(self) -> str:
         return f"Selected({self.aval}, for a[mask] op= value)"
-
-
-def _checked(name: str):
-    inplace = getattr(TracedArray, name)
-
-    def method(self, other):
-        check_count_free(self.target[2], np.shape(other) if not is_traced(other) else other.shape)
-        return inplace(self, other)
-    return method
-
-
-for _name in operators.BINARY:
-    setattr(Selected, f"__i{_name}__", _checked(f"__i{_name}__"))
 
 
 def in_augmented_assignment() -> bool:

@@ -14,15 +14,15 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 
-from solvent.core import trace
+from solvent.core import operators, trace
 from solvent.core.aval import Aval
 from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError, user_location
 from solvent.ir.module import same_value
 from solvent.numpy.indexing import chunked_reductions, traced_bounds, traced_lengths
 from solvent.numpy.indexing.advanced import parse_fancy, read_fancy, store_last
-from solvent.numpy.indexing.masks import Masked, read_selected, write_selected
-from solvent.numpy.values import full, value, wrap
+from solvent.numpy.indexing.masks import Masked, Selected, check_count_free, read_selected, write_selected
+from solvent.numpy.values import full, is_traced, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import iota
@@ -106,9 +106,9 @@ class Selection(traced_bounds.MaskedArray):
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if method == "__call__" and ufunc.nout == 1 and ufunc.signature is None and "out" not in kwargs and all(
-                _by_mask(x, self.mask) or not _ndim(x) for x in inputs):
+                by_mask(x, self.mask) or not _ndim(x) for x in inputs):
             with trace.current().emitting(user_location()):
-                result = ufunc(*[wrap(x.spread, scalar=False) if _by_mask(x, self.mask) else x for x in inputs],
+                result = ufunc(*[wrap(x.spread, scalar=False) if by_mask(x, self.mask) else x for x in inputs],
                                **kwargs)
                 return _selection(result.value, self.axis, self.mask)
         return super().__array_ufunc__(ufunc, method, *inputs, **kwargs)
@@ -118,7 +118,7 @@ def _ndim(x) -> int:
     return x.ndim if isinstance(x, TracedArray) else np.ndim(x)
 
 
-def _by_mask(x, mask) -> bool:
+def by_mask(x, mask) -> bool:
     """Whether `x` is a selection, unpacked, by `mask` or by a mask computed the same way (`x[x > 1] =
     2 - x[x > 1]` makes two)."""
     return isinstance(x, Selection) and x.spread is not None and (x.mask is mask or (
@@ -183,7 +183,7 @@ def reselect(array, key):
     """`s[mask]` of a selection `s` (1-d, of traced length) by a mask selected the same way
     (`s[s > 0]`, `xs[keep]` with `keep` computed from a selection of the same count). A selection
     held in place by a mask held in place by the same one stays in place: its mask narrows."""
-    if in_place(array) and _by_mask(key, array.mask) and key.dtype == np.bool_ and key.ndim == 1:
+    if in_place(array) and by_mask(key, array.mask) and key.dtype == np.bool_ and key.ndim == 1:
         within = ew.binary("and", ops.reshape(array.mask.value, [array.mask.size]), key.spread)
         return _selection(array.spread, 0, _shared_mask(within))
     count = array.lengths[0] if array.ndim == 1 and len(array.lengths) == 1 else None
@@ -201,7 +201,7 @@ def reselect(array, key):
 
 def store(array, m: Masked, new) -> None:
     """`array[mask] = new` for `new` selected by the same mask: each selected element takes its slot."""
-    if _by_mask(new, m.mask):
+    if by_mask(new, m.mask):
         array.assign(write_selected(array.value, m, ew.convert(new.spread, array.dtype)))
         return
     target, count = _packing(m.mask)
@@ -258,12 +258,12 @@ def put(array, key, new) -> None:
                                "per dimension (x[np.nonzero(m)] = v); or write x[m] = v")
     n = keys[0].aval.shape[0]
     mask = getattr(keys[0], "mask", None)
-    mask = mask if all(_by_mask(k, mask) for k in keys) and keys[0].ndim == 1 else None
-    in_place = mask is not None and (_by_mask(new, mask) or not _ndim(new))
+    mask = mask if all(by_mask(k, mask) for k in keys) and keys[0].ndim == 1 else None
+    in_place = mask is not None and (by_mask(new, mask) or not _ndim(new))
     if in_place:  # the selections held in place: the mask says which slots count
         valid = ops.reshape(mask.value, [n])
         keys = [wrap(k.spread, scalar=False) for k in keys]
-        new = wrap(new.spread, scalar=False) if _by_mask(new, mask) else new
+        new = wrap(new.spread, scalar=False) if by_mask(new, mask) else new
     else:
         valid = ew.compare("LT", iota((n,), _I64, 0), ops.broadcast_in_dim(count, [n], []))
     columns = []
@@ -308,3 +308,26 @@ def coordinates(a):
     n = flags.size
     rows = ops.concatenate([ops.reshape(iota(flags.shape, _I64, d), [n, 1]) for d in range(flags.ndim)], 1)
     return traced_bounds.make(_pack(rows, 0, target), [count, None])
+
+
+def _updated(name: str):
+    """`Selected`'s `op=` (`a[mask] op= v`): by a selection with the same mask, that selection of `a`
+    updated (z[m] /= np.abs(z[m])); by a value without a dimension for the count, every mask slot."""
+    inplace = getattr(TracedArray, name)
+
+    def method(self, other):
+        array, key, m = self.target
+        if by_mask(other, m.mask):
+            return inplace(array[key], other)
+        if getattr(other, "padded", False):
+            raise UnsupportedError("a[mask] op= v with v a selection made with another mask (or of another "
+                                   "length): its length must equal the mask's count, known only when the program "
+                                   "runs; use a selection made with the same mask (x[m] /= np.abs(x[m])) or write "
+                                   "np.where(mask, new, x)")
+        check_count_free(m, np.shape(other) if not is_traced(other) else other.shape)
+        return inplace(self, other)
+    return method
+
+
+for _name in operators.BINARY:
+    setattr(Selected, f"__i{_name}__", _updated(f"__i{_name}__"))

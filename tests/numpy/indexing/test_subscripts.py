@@ -530,6 +530,22 @@ def test_mask_assignment_of_a_count_long_array_is_unsupported():
         solvent.jit(g)(np.arange(4.0), np.arange(2.0))
 
 
+def test_mask_augmented_assignment_by_a_selection_with_the_same_mask():
+    """z[m] /= np.abs(z[m]) as z[m] = z[m] / np.abs(z[m]) (refused, naming a shape the user never wrote);
+    a selection by another mask is refused as such, where NumPy would compare their lengths."""
+    def normalize(z):
+        m = np.abs(z) > 2
+        z[m] /= np.abs(z[m])
+        z[z.real < 0] *= z[z.real < 0]
+        return z
+    check(normalize, np.array([1 + 1j, 3 + 4j, 0.5j, -5 - 1j, -1 + 0j]))
+
+    def other_mask(z):
+        z[z > 2] += z[z > 0]
+    with pytest.raises(solvent.UnsupportedError, match="selection made with another mask"):
+        solvent.jit(other_mask)(np.array([1.0, 3.0, 5.0]))
+
+
 def test_mask_mixed_with_index_arrays_is_unsupported():
     def f(x):
         x[x[:, 0] > 1, [0, 1]] = 0.0
