@@ -177,7 +177,7 @@ def _builder(ns: _Namespace):
 def _cut(x, lengths):
     """A result whose length the program computed (x[mask], x[:k]): cut from its static bound to
     NumPy's shape, a new array as NumPy's is."""
-    key = [slice(None)] * np.ndim(x)
+    key = [slice(None)] * len(x.shape)  # (not np.ndim: a device array would run a program for it)
     for axis, n in lengths:
         key[axis] = slice(0, int(np.asarray(n)))
     if isinstance(x, Array):

@@ -9,6 +9,8 @@ import numpy as np
 from jax._src import core
 from jaxlib import _jax
 
+from solvent.errors import ShardingError
+
 
 @functools.lru_cache(maxsize=None)
 def default_device():
@@ -41,8 +43,21 @@ def put(host: np.ndarray, device=None) -> jax.Array:
         return _copied_in(host if host.dtype.isnative else native(host), target)
     if isinstance(host, np.ndarray):
         host = host.copy()
+    if isinstance(target, jax.sharding.NamedSharding):
+        _check_divides(np.shape(host), target)
     with jax.enable_x64(True):
         return jax.device_put(host, target)
+
+
+def _check_divides(shape: tuple, sharding) -> None:
+    """Refuse a layout whose mesh axes do not split an array's dimension into equal parts."""
+    for dim, axes in enumerate(sharding.spec):
+        names = () if axes is None else (axes,) if isinstance(axes, str) else tuple(axes)
+        parts = int(np.prod([sharding.mesh.shape[name] for name in names], dtype=np.int64))
+        if dim < len(shape) and shape[dim] % parts:
+            raise ShardingError(f"{sharding.spec} splits dimension {dim} of an array of shape {shape} into {parts} "
+                                f"parts, which {shape[dim]} is no multiple of; pad the array to a multiple of "
+                                f"{parts}, or choose a mesh (or PartitionSpec) that divides it")
 
 
 def native(host: np.ndarray) -> np.ndarray:

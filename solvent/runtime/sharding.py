@@ -92,7 +92,7 @@ def compiled_shardings(executable, mesh: Mesh, inputs: int, outputs: int) -> tup
         return [whole] * inputs, [whole] * outputs
     parameters = list(executable.get_parameter_shardings() or [])
     results = list(executable.get_output_shardings() or [])
-    if len(results) == 1 and outputs > 1:  # XLA puts one sharding on the tuple when all agree
+    if len(results) == 1 and outputs != 1:  # XLA puts one sharding on the tuple when all agree (or it is empty)
         results = results * outputs
     if len(parameters) != inputs or len(results) != outputs:
         raise RuntimeError(f"XLA reported {len(parameters)} parameter and {len(results)} output shardings "

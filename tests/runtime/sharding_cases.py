@@ -323,5 +323,25 @@ def case_a_sharded_array_does_not_share_the_ndarrays_memory():
     return {}
 
 
+def case_results_of_data_dependent_length_from_sharded_arguments():
+    """x[mask], np.unique and np.nonzero of a sharded array raised a raw RuntimeError: cutting the
+    result to its length asked np.ndim of it, an eager program with no output, whose one (empty
+    tuple) output sharding XLA reported was taken for a mismatch."""
+    host = np.arange(64.0) - 30.0
+    a = put(host, "x", mesh=LINE)
+    np.testing.assert_array_equal(np.asarray(solvent.jit(lambda u: u[u > 1])(a)), host[host > 1])
+    np.testing.assert_array_equal(np.asarray(solvent.jit(np.unique)(a)), np.unique(host))
+    np.testing.assert_array_equal(np.asarray(np.nonzero(a > 1)[0]), np.nonzero(host > 1)[0])
+    assert (np.ndim(a), np.shape(a)) == (1, (64,))
+    return {}
+
+
+def case_uneven_layouts_are_refused_with_the_fix():
+    try:
+        put(np.ones((7, 2)), "x", mesh=LINE)
+    except solvent.sharding.ShardingError as error:
+        return {"message": str(error)}
+    raise AssertionError("no ShardingError for 7 rows over 8 devices")
+
 if __name__ == "__main__":
     main({name[len("case_"):]: case for name, case in dict(globals()).items() if name.startswith("case_")})

@@ -134,6 +134,14 @@ def test_arguments_on_two_meshes_are_refused_with_the_fix(cases):
     assert "sharding_cases.py" in message  # the user's line
 
 
+def test_results_of_data_dependent_length_from_sharded_arguments(cases):
+    case(cases, "results_of_data_dependent_length_from_sharded_arguments")
+
+
+def test_uneven_layouts_are_refused_with_the_fix(cases):
+    message = case(cases, "uneven_layouts_are_refused_with_the_fix")["message"]
+    assert "dimension 0 of an array of shape (7, 2) into 8 parts" in message and "pad the array" in message
+
 # -- in this process (one device) -------------------------------------------------------------------
 
 
