@@ -90,8 +90,7 @@ def _allowed() -> set[str]:
     from solvent.core.structure import Shared
     from solvent.runtime.array import Array, Scalar
     from solvent.tracing import Signature
-    nodes = [spec.Input, spec.Output, spec.Argument, spec.Static, spec.Either, spec.Cut, spec.Matrix, spec.Node,
-             spec.Setter, spec.Deleted, structure.Path, structure.Step]
+    nodes = [*spec.Spec.__subclasses__(), spec.Setter, spec.Deleted, structure.Path, structure.Step]
     kinds = [Aval, Shared, Array, Scalar, Signature, *nodes, *structure.STATEFUL, np.ndarray, np.dtype]
     kinds += list(np.sctypeDict.values()) + [type(np.dtype(t)) for t in np.sctypeDict.values()]
     names = {f"{k.__module__}.{k.__qualname__}" for k in kinds}

@@ -89,6 +89,21 @@ def test_a_program_compiled_from_shapes_exports(tmp_path):
     assert_same(solvent.load(path)(x, y), (x * y, y.sum()))
 
 
+def history(x):
+    rows = []
+    for _ in range(40):
+        x = x * 0.9 + 1.0
+        rows.append(x.sum())
+    return rows
+
+
+def test_a_list_of_results_appended_in_a_loop_exports(tmp_path):
+    """The list is one stacked output read by rows (`spec.Row`), which the loader refused."""
+    path = tmp_path / "history.solvent"
+    solvent.export(solvent.compile(history, np.ones(3)), path)
+    assert_same(solvent.load(path)(np.ones(3)), history(np.ones(3)))
+
+
 def test_static_arguments_stay_what_they_were_compiled_for(tmp_path):
     path = tmp_path / "static.solvent"
     solvent.export(solvent.compile(step, *_arguments(), order=3, static_argnames=("order",)), path)
