@@ -75,17 +75,35 @@ def _names(code) -> frozenset:
     return frozenset(names)
 
 
-def _globals_read(fn) -> tuple | None:
+def _globals_read(fn, seen: frozenset) -> tuple | None:
     """The globals `fn`'s code (and the code nested in it) reads: numbers and strings by value,
-    modules, functions and classes by themselves; None where one may change (an array, a list)."""
+    modules and classes by themselves, plain functions by themselves and what they read in turn
+    (a helper's global that changed makes a new program too); None where one may change (an
+    array, a list)."""
     read = []
     for name in sorted(_names(fn.__code__) & fn.__globals__.keys()):
         value = fn.__globals__[name]
-        key = value if isinstance(value, _CODE) else _frozen(value)
+        if isinstance(value, types.FunctionType) and value not in seen:
+            inner = _values(value, seen | {fn})
+            key = value if inner is None else (value, inner)
+        else:
+            key = value if isinstance(value, _CODE) else _frozen(value)
         if key is None:
             return None
         read.append((name, key))
     return tuple(read)
+
+
+def _values(fn, seen: frozenset = frozenset()) -> tuple | None:
+    """What a trace of the plain function `fn` reads besides its code: its closure, defaults and
+    globals (see `_globals_read`), or None where they may change."""
+    try:
+        captured = _frozen((tuple(c.cell_contents for c in fn.__closure__ or ()), fn.__defaults__ or (),
+                            tuple(sorted((fn.__kwdefaults__ or {}).items()))))
+    except ValueError:  # a closure cell not yet filled
+        return None
+    read = _globals_read(fn, seen) if captured is not None else None
+    return None if read is None else (captured, read)
 
 
 def _owners(fn) -> tuple[list, tuple]:
@@ -96,16 +114,8 @@ def _owners(fn) -> tuple[list, tuple]:
     if isinstance(fn, types.MethodType):
         owners, values = _owners(fn.__func__)
         return owners + [fn.__self__], values
-    if isinstance(fn, types.FunctionType):
-        try:
-            captured = _frozen((tuple(c.cell_contents for c in fn.__closure__ or ()), fn.__defaults__ or (),
-                                tuple(sorted((fn.__kwdefaults__ or {}).items()))))
-        except ValueError:  # a closure cell not yet filled
-            captured = None
-        read = _globals_read(fn) if captured is not None else None
-        if read is not None:
-            return [fn.__code__], (captured, read)
-    return [fn], ()
+    values = _values(fn) if isinstance(fn, types.FunctionType) else None
+    return ([fn.__code__], values) if values is not None else ([fn], ())
 
 
 def _node(functions: tuple) -> tuple[_Node, tuple]:
@@ -215,9 +225,37 @@ def ufunc(ufunc, method, inputs, kwargs):
                 (inputs, kwargs), options=OPTIONS)
 
 
+#: NumPy functions and ndarray methods that only read values out (to a file, bytes or a string): run
+#: by NumPy on host copies outside jit, as there is nothing to compile.
+_HOST_FUNCTIONS = {np.save, np.savez, np.savez_compressed, np.savetxt, np.array2string, np.array_repr, np.array_str}
+_HOST_METHODS = {"tobytes", "tofile", "dump", "dumps"}
+
+
+def _on_host(x):
+    """`x` with its Arrays (also in lists, tuples and dicts) as host copies."""
+    if isinstance(x, runtime_array.Array):
+        return np.asarray(x)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_on_host(v) for v in x)
+    return {k: _on_host(v) for k, v in x.items()} if isinstance(x, dict) else x
+
+
 def function(func, args, kwargs):
-    return _run((func,), "function", lambda f: lambda args, kwargs: f(*args, **kwargs), (args, kwargs),
+    """`func(*args, **kwargs)`; a function among the arguments (np.apply_along_axis's) is traced
+    into the program, so what it reads is part of the program's key."""
+    if func in _HOST_FUNCTIONS:
+        return func(*_on_host(args), **_on_host(kwargs))
+    passed = tuple(_owners(f)[1] for f in _functions_in(args, kwargs))
+    return _run((func,), ("function", passed), lambda f: lambda args, kwargs: f(*args, **kwargs), (args, kwargs),
                 options=OPTIONS)
+
+
+def _functions_in(args, kwargs):
+    """The plain functions among the arguments, and in lists and tuples of them (np.piecewise's)."""
+    for x in (*args, *kwargs.values()):
+        for item in x if isinstance(x, (list, tuple)) else (x,):
+            if isinstance(item, (types.FunctionType, types.MethodType)):
+                yield item
 
 
 def _is_flag(key) -> bool:
@@ -246,6 +284,8 @@ def setitem(array, key, value):
 def method(array, name):
     if not hasattr(np.ndarray, name):
         raise AttributeError(f"'solvent.Array' object has no attribute {name!r}")
+    if name in _HOST_METHODS:
+        return getattr(np.asarray(array), name)
     if not callable(getattr(np.ndarray, name)):  # flags, strides, base, data, ctypes, flat: of host memory
         raise AttributeError(f"a solvent.Array has no host memory, so no {name!r}; np.asarray(a).{name} is "
                              "that of a host copy")

@@ -158,3 +158,41 @@ def test_a_fresh_lambda_reading_a_global_that_changed_gets_its_own_program():
             np.testing.assert_allclose(solvent.vmap(lambda w: SCALE * w)(w), SCALE * w)
     finally:
         SCALE = 1.0
+
+
+def _scaled(row):
+    return row * SCALE
+
+
+def _loss(w):
+    return np.sum(_scaled(w) ** 2)
+
+
+def test_a_global_read_by_a_function_passed_or_called_that_changed_gets_its_own_program():
+    """A function passed to NumPy (np.apply_along_axis's) or called by the one transformed kept the
+    program made for the first value of a global it reads."""
+    global SCALE
+    host = np.ones((2, 3))
+    a = solvent.asarray(host)
+    try:
+        for SCALE in (2.0, 3.0, 2.0):
+            np.testing.assert_array_equal(np.asarray(np.apply_along_axis(_scaled, 1, a)),
+                                          np.apply_along_axis(_scaled, 1, host))
+            np.testing.assert_allclose(solvent.grad(_loss)(np.ones(2)), 2 * SCALE ** 2 * np.ones(2))
+    finally:
+        SCALE = 1.0
+
+
+def test_saving_and_printing_arrays_run_numpy_on_their_values(tmp_path):
+    """np.save, np.savetxt, np.array2string, a.tobytes() and the like only read values out: NumPy's
+    own on a host copy (they were refused as functions solvent.jit does not compile)."""
+    host = np.arange(6.0).reshape(2, 3)
+    a = solvent.asarray(host)
+    np.save(tmp_path / "a.npy", a)
+    np.savez(tmp_path / "b.npz", first=a, second=[a, a])
+    np.savetxt(tmp_path / "a.txt", a)
+    np.testing.assert_array_equal(np.load(tmp_path / "a.npy"), host)
+    np.testing.assert_array_equal(np.load(tmp_path / "b.npz")["second"], [host, host])
+    np.testing.assert_array_equal(np.loadtxt(tmp_path / "a.txt"), host)
+    assert np.array2string(a) == np.array2string(host) and np.array_repr(a) == np.array_repr(host)
+    assert a.tobytes() == host.tobytes()

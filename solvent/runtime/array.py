@@ -84,8 +84,8 @@ class Array:
     device = property(lambda self: next(iter(self.buffer.devices())))
     sharding = property(lambda self: self.buffer.sharding, doc="How the array is laid out over devices.")
     itemsize = property(lambda self: self.aval.dtype.itemsize)
-    real = property(lambda self: np.real(self))
-    imag = property(lambda self: np.imag(self))
+    real = property(lambda self: np.real(self), lambda self, value: EAGER.function(setattr, (self, "real", value), {}))
+    imag = property(lambda self: np.imag(self), lambda self, value: EAGER.function(setattr, (self, "imag", value), {}))
     T = property(lambda self: np.transpose(self))
     mT = property(lambda self: np.swapaxes(self, -1, -2), doc="The last two axes swapped (Array API).")
 

@@ -94,6 +94,9 @@ def test_data_attributes_are_values_and_host_memory_has_none():
     np.testing.assert_array_equal(np.asarray(a.real), z.real)
     np.testing.assert_array_equal(np.asarray(np.abs(a.imag)), np.abs(z.imag))
     assert a.itemsize == z.itemsize
+    a.real, z.real = 0.5, 0.5
+    a.imag, z.imag = np.array([5.0, 6.0]), np.array([5.0, 6.0])
+    np.testing.assert_array_equal(np.asarray(a), z)
     for name in ("strides", "flags", "base", "ctypes"):
         with pytest.raises(AttributeError, match="no host memory"):
             getattr(a, name)
