@@ -19,6 +19,7 @@ from solvent.core import structure, trace as trace_state
 from solvent.core.session import ACTIVE
 from solvent.errors import SignatureError, UnsupportedError
 from solvent.runtime import devices, executable as executables
+from solvent.runtime.array import Array, device_of as array_device
 
 
 class Entry:
@@ -156,8 +157,9 @@ class Jitted(Entry):
         thunk = self.cache.get(key)
         if thunk is None:
             self.recompiles.compiling(self.fn, args, kwargs)
-            lowered = lower(self.fn, args, kwargs, self.options)
-            compiled = Compiled(self.fn, args, kwargs, lowered, self.options)
+            options = _on_their_device(self.options, args, kwargs)
+            lowered = lower(self.fn, args, kwargs, options)
+            compiled = Compiled(self.fn, args, kwargs, lowered, options)
             report_stages(self.recompiles.name, compiled.seconds)
             if lowered.signature.layouts and not self.layouts:  # from now on keys tell layouts apart
                 self.layouts = True
@@ -246,7 +248,20 @@ def compile(fn, *args, **kwargs) -> Compiled:
     specs = structure.flatten((args, kwargs), is_leaf=_is_spec)
     if specs:
         args, kwargs = structure.unflatten((args, kwargs), [x.stand_in() for x in specs], is_leaf=_is_spec)
+    options = _on_their_device(options, args, kwargs)
     return Compiled(fn, args, kwargs, lower(fn, args, kwargs, options), options)
+
+
+def _on_their_device(options: Options, args, kwargs) -> Options:
+    """`options` naming the device the arguments' Arrays are on, where that is not the default one and
+    the options name none: a program runs where its data is (their keys tell the devices apart)."""
+    if options.device is not None:
+        return options
+    found = {array_device(x.key) for x in structure.flatten((args, kwargs)) if isinstance(x, Array)}
+    if len(found) > 1:
+        raise SignatureError(f"arguments on several devices ({', '.join(str(d or devices.default_device()) for d in found)})"
+                             ": move them onto one with a.to_device(device)")
+    return dataclasses.replace(options, device=found.pop()) if found and None not in found else options
 
 
 def code_hlo(fn, *args, **kwargs) -> str:
@@ -289,7 +304,7 @@ def describe(key) -> str:
 
     def show(k):
         if isinstance(k, tuple) and len(k) in (2, 3) and isinstance(k[1], Aval):
-            layout = f" sharded {k[2].spec}" if len(k) == 3 and hasattr(k[2], "spec") else ""
+            layout = "" if len(k) < 3 else f" sharded {k[2].spec}" if hasattr(k[2], "spec") else f" on {array_device(k)}"
             return f"{k[0].__name__}:{k[1]}{layout}"
         if isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], type) and isinstance(k[1], tuple):
             inner = ", ".join(show(v) for _, v in k[1])

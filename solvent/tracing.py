@@ -280,7 +280,7 @@ def _argument_aval(leaf) -> Aval:
 def _sharding_of(leaf):
     """The sharding of a `solvent.Array` laid out over several devices (its key says), else None."""
     key = leaf.key if isinstance(leaf, tuple(structure.KEYED_TYPES)) else ()
-    return key[2] if len(key) > 2 else None
+    return key[2] if len(key) > 2 and key[2].num_devices > 1 else None
 
 
 def _defined_at(mlir_error: str):

@@ -109,7 +109,7 @@ def _wrap_outputs(signature: Signature, out_shardings, ns: _Namespace, executabl
             continue
         if device_results:  # (`Array.from_buffer`, inlined)
             kind = Scalar if scalar else Array
-            key = array_key(kind, aval, out_shardings[k] if out_shardings else None)
+            key = array_key(kind, aval, out_shardings[k] if out_shardings else SingleDeviceSharding(device))
             lines += [f"o{k} = _new({ns.name(kind, 'type')})", f"o{k}.buffer, o{k}.key = outs[{k}], {ns.name(key, 'key')}"]
             continue
         if not scalar:  # over a mesh, the result may have to be gathered first; on one device, a view or a copy

@@ -44,11 +44,23 @@ _INTERNED = 4096  # distinct keys kept (one program rarely sees more); beyond, c
 
 
 def array_key(kind: type, aval: Aval, sharding=None) -> tuple:
-    """An array's part of a call key: (type, aval), and its sharding when it spans several devices."""
-    key = (kind, aval, sharding) if spans_devices(sharding) else (kind, aval)
+    """An array's part of a call key: (type, aval), and its sharding when it spans several devices
+    or puts it on a device other than the default one (whose programs run there)."""
+    key = (kind, aval, sharding) if spans_devices(sharding) or elsewhere(sharding) else (kind, aval)
     if len(_KEYS) >= _INTERNED:
         _KEYS.clear()
     return _KEYS.setdefault(key, key)
+
+
+def elsewhere(sharding) -> bool:
+    """Whether `sharding` puts an array whole on one device that is not the default one."""
+    return sharding is not None and sharding.num_devices == 1 and \
+        next(iter(sharding.device_set)) != devices.default_device()
+
+
+def device_of(key: tuple):
+    """The device an array's key places it on, when not the default one, else None."""
+    return next(iter(key[2].device_set)) if len(key) > 2 and elsewhere(key[2]) else None
 
 
 class Array:
@@ -66,7 +78,7 @@ class Array:
             raise ValueError("give either device= or sharding=, not both (a sharding names its devices)")
         sharding = canonical(sharding)
         self.buffer = devices.put(host, device if sharding is None else sharding)
-        self.key = array_key(type(self), Aval(host.shape, host.dtype), sharding)
+        self.key = array_key(type(self), Aval(host.shape, host.dtype), sharding or self.buffer.sharding)
 
     @classmethod
     def from_buffer(cls, buffer, key: tuple) -> "Array":
@@ -162,7 +174,8 @@ class Array:
         """This array on `device` (itself when it is there already; Array API)."""
         if device == self.device:
             return self
-        return type(self).from_buffer(devices.put(self.buffer, device), array_key(type(self), self.aval))
+        buffer = devices.put(self.buffer, device)
+        return type(self).from_buffer(buffer, array_key(type(self), self.aval, buffer.sharding))
 
     def __bool__(self):
         return bool(np.asarray(self))

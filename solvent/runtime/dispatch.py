@@ -57,10 +57,11 @@ def fast_executor(executable, input_shardings, output_shardings, output_avals):
         list(output_shardings), [core.ShapedArray(a.shape, a.dtype) for a in output_avals],
         [True] * len(output_avals), [True] * len(input_shardings), [None] * len(input_shardings), [])
     execute = python_executor(executable, output_avals, output_shardings)
+    places = [next(iter(s.device_set)) for s in input_shardings]
 
     def slow_path(*buffers):
         slow_path.misses += 1
-        buffers = [b if isinstance(b, jax.Array) else devices.put(b) for b in buffers]  # host arrays
+        buffers = [b if isinstance(b, jax.Array) else devices.put(b, place) for b, place in zip(buffers, places)]
         return execute(*buffers), fast_data, False
 
     slow_path.misses = 0

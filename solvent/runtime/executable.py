@@ -48,6 +48,8 @@ def devices_and_options(device, mesh=None, shardy: bool = True, free_inputs=(), 
     options = with_backend_options(xla_client.CompileOptions())
     if mesh is None:
         device = devices.resolve(device)
+        if device != devices.default_device():  # (PJRT assigns the first device otherwise)
+            options.device_assignment = xla_client.DeviceAssignment.create(np.array([[device.id]]))
         return device, xla_client.DeviceList((device,)), options
     _partition(options, mesh, shardy, free_inputs, free_outputs)
     return mesh.devices.flat[0], mesh_devices(mesh), options

@@ -343,5 +343,29 @@ def case_uneven_layouts_are_refused_with_the_fix():
         return {"message": str(error)}
     raise AssertionError("no ShardingError for 7 rows over 8 devices")
 
+def case_programs_run_on_the_device_their_arrays_are_on():
+    """An Array put on another device than the first: eager NumPy and jitted calls on it ran on the
+    first device and failed (\"Buffer ... is on device cpu:1, but replica is assigned to cpu:0\")."""
+    import jax
+    other = jax.devices()[3]
+    host = np.arange(6.0)
+    a = solvent.asarray(host, device=other)
+    twice = a + a
+    assert twice.device == other and np.asarray(twice).tolist() == (2 * host).tolist()
+
+    @solvent.jit
+    def step(x, y):
+        x += y
+        return x * 2.0, np.sum(x)
+    doubled, total = step(a, np.ones(6))
+    assert doubled.device == a.device == other and float(total) == np.sum(host + 1)
+    first = step(solvent.asarray(host), np.ones(6))[0]  # the default device: a program of its own
+    assert first.device == jax.devices()[0] and len(step.cache) == 2
+    try:
+        step(a, solvent.asarray(host))
+    except solvent.SignatureError as error:
+        return {"message": str(error)}
+    raise AssertionError("no SignatureError for arrays on two devices")
+
 if __name__ == "__main__":
     main({name[len("case_"):]: case for name, case in dict(globals()).items() if name.startswith("case_")})

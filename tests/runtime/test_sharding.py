@@ -142,6 +142,9 @@ def test_uneven_layouts_are_refused_with_the_fix(cases):
     message = case(cases, "uneven_layouts_are_refused_with_the_fix")["message"]
     assert "dimension 0 of an array of shape (7, 2) into 8 parts" in message and "pad the array" in message
 
+def test_programs_run_on_the_device_their_arrays_are_on(cases):
+    assert "arguments on several devices" in case(cases, "programs_run_on_the_device_their_arrays_are_on")["message"]
+
 # -- in this process (one device) -------------------------------------------------------------------
 
 
