@@ -259,6 +259,27 @@ class TracedScalar(TracedArray):
     def __round__(self, ndigits=None):
         return dispatch.BUILTINS[round](self, ndigits)
 
+    def is_integer(self):
+        """Whether the value is whole, as float.is_integer (and NumPy's scalars') says: a traced bool."""
+        if self.aval.dtype.kind in "iub":
+            return True
+        whole = np.isfinite(self) & (np.floor(self) == self)
+        whole.weak = True
+        return whole
+
+    def bit_count(self):
+        """The number of one bits of |value|, as int.bit_count: a traced Python int."""
+        if self.aval.dtype.kind not in "iu":
+            raise AttributeError(f"'numpy.{self.aval.dtype.name}' object has no attribute 'bit_count'")
+        count = np.bitwise_count(self).astype(np.int64)
+        count.weak = True
+        return count
+
+    def as_integer_ratio(self):
+        raise TracerConversionError("as_integer_ratio() of a traced value (statistics' functions and fractions "
+                                    "ask for it): its exact digits are known only when the program runs; use "
+                                    "NumPy's functions (np.mean for statistics.mean)")
+
     def __mul__(self, other):  # `[0] * n`: Python repeats the sequence by n.__index__, as for NumPy's ints
         return NotImplemented if isinstance(other, (list, tuple, str, bytes)) else TracedArray.__mul__(self, other)
 
@@ -333,6 +354,10 @@ def _conversion_error(x: TracedArray, what: str) -> TracerConversionError | Unsu
               "reads, not Python's other tests (sorting, comparing tuples): write this one with NumPy "
               "(np.where(cond, a, b), np.sort, np.any)" if what == "bool()" else
               "Keep the computation in NumPy")
+    if what in ("bool()", "int()", "float()", "complex()"):
+        advice += ("; a builtin or math function passed as a value (map(float, x), key=math.fabs, "
+                   "functools.reduce(max, x)) is called by Python itself, not rewritten as a call in your code is: "
+                   "write the call (a comprehension or a lambda)")
     return TracerConversionError(
         f"{what} of a traced value ({x.aval}): its value is only known when the compiled program runs. "
         f"{advice}, pass the value as a static Python scalar, or compute it outside solvent.jit.")

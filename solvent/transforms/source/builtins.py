@@ -12,6 +12,7 @@ give their items to a loop by a traced index, as iterating over the array's rows
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 import warnings
 
@@ -99,35 +100,78 @@ def round_(number, ndigits=None):
     number = static(number)
     if not is_traced(number):
         return builtins.round(number, ndigits)
+    if isinstance(number, TracedScalar) and number.weak and number.dtype.kind == "b":  # a Python bool: an int
+        number = scalar_of(number.astype(np.int64), np.int64, weak=True)
     if not isinstance(number, TracedScalar) or number.dtype.kind not in "iuf":
         kind = f"numpy.{number.dtype.name}" if isinstance(number, TracedScalar) else "numpy.ndarray"
         raise TypeError(f"type {kind} doesn't define __round__ method")
     if ndigits is not None and number.weak and number.dtype.kind == "f":  # a Python float: Python's digits
         with trace.current().emitting():
             return scalar_of(python_round(number, operator.index(ndigits)), np.float64, weak=True)
+    if ndigits is not None and number.weak and operator.index(ndigits) < 0:  # a Python int: exact, half to even
+        return scalar_of(_integer_round(number, -operator.index(ndigits)), np.int64, weak=True)
     if ndigits is not None:  # (of a Python int, a Python int again; of a NumPy float, NumPy's rounding)
         rounded = np.round(number, ndigits)
         return scalar_of(rounded, rounded.dtype, weak=True) if number.weak else rounded
     return scalar_of(np.rint(number) if number.dtype.kind == "f" else number, np.int64, weak=True)
 
 
+def _integer_round(n, digits: int):
+    """The int64 `n` rounded to a multiple of 10**digits, half to even, as Python rounds its ints (in
+    integers: through a float, 10**17 + 50 came out 10**17 + 60)."""
+    if digits > 18:  # (10**19 is past int64: |n| rounds to 0, or to a multiple that wraps)
+        return n * 0
+    unit = 10 ** digits
+    whole, rest = n // unit, n % unit
+    up = (2 * rest > unit) | ((2 * rest == unit) & (whole % 2 == 1))
+    return (whole + up) * unit
+
+
 @builtin(pow)
 def pow_(base, exp, mod=None):
     """pow() of traced numbers; with `mod`, of integers, by squaring and multiplying reduced by
-    `mod` at every step, so that no step exceeds mod**2 (Python's own numbers do not overflow).
-    A traced negative exponent gives 1 % mod (Python: the inverse of base modulo mod)."""
+    `mod` at every step (in uint64 by doubling where mod**2 could pass int64: Python's own numbers
+    do not overflow), a negative exponent as a power of base's inverse modulo mod."""
     base, exp, mod = static(base), static(exp), static(mod)
     if mod is None or not any(is_traced(v) for v in (base, exp, mod)):
         return builtins.pow(base, exp, mod)
     if any(np.result_type(v).kind not in "iub" for v in (base, exp, mod)):
         raise TypeError("pow() 3rd argument not allowed unless all arguments are integers")
-    if not is_traced(exp) and exp < 0:
-        raise UnsupportedError("pow() of a traced base with a negative exponent and a modulus (a modular inverse)")
     base, exp, mod = (v.astype(np.int64) if is_traced(v) else np.int64(v) for v in (base, exp, mod))
+    times = (lambda a, b: a * b % mod) if not is_traced(mod) and abs(mod) <= _EXACT_PRODUCTS else \
+        (lambda a, b: _product_mod(a, b, mod))
+    base = np.where(exp < 0, _inverse(base % mod, mod), base % mod)
+
     def step(result, base, exp):
-        return np.where(exp % 2 == 1, result * base % mod, result), base * base % mod, exp // 2
-    result, _, _ = repeat_while(lambda result, base, exp: exp > 0, step, (1 % mod, base % mod, exp), reads=(mod,))
+        return np.where(exp % 2 == 1, times(result, base), result), times(base, base), exp // 2
+    result, _, _ = repeat_while(lambda result, base, exp: exp > 0, step, (1 % mod, base, np.abs(exp)), reads=(mod,))
     return scalar_of(result, np.int64, weak=True)
+
+
+#: A modulus up to this keeps a product of two residues within int64.
+_EXACT_PRODUCTS = math.isqrt(2 ** 63 - 1)
+
+
+def _product_mod(a, b, mod):
+    """a * b % mod of residues (of mod's sign), by doubling in uint64: no step passes 2 * |mod|."""
+    size = np.abs(mod).astype(np.uint64)
+    a, b = (np.abs(v).astype(np.uint64) for v in (a, b))  # (residues share mod's sign: so does their product)
+    result = np.uint64(0) * size
+    for bit in range(62, -1, -1):
+        result = result * np.uint64(2) % size
+        result = np.where((b >> np.uint64(bit)) & np.uint64(1) != 0, (result + a) % size, result)
+    return np.where(mod < 0, -result.astype(np.int64), result.astype(np.int64)) % mod
+
+
+def _inverse(a, mod):
+    """a's inverse modulo mod by Euclid's extended algorithm (where they share a factor, Python raises
+    ValueError; the compiled value is unspecified)."""
+    def step(r0, r1, s0, s1):
+        q = r0 // r1
+        return r1, r0 - q * r1, s1, s0 - q * s1
+    size = np.abs(mod)
+    _, _, s, _ = repeat_while(lambda r0, r1, s0, s1: r1 != 0, step, (a % size, size, a * 0 + 1, a * 0), reads=(mod,))
+    return s % mod
 
 
 def _truth(x, what: str):
@@ -159,6 +203,16 @@ def _truths(items, what: str, combine, stop: bool):
         truth = _truth(item, what)
         result = truth if result is (not stop) else combine(result, truth)
     return result
+
+
+@builtin(sum)
+def sum_(iterable, /, start=0):
+    """sum() of a selection of traced length (x[x < 0]), which Python's loop could not count: `start`
+    plus its np.sum in its own dtype (a bool's as int)."""
+    lengths = getattr(iterable, "lengths", None) if isinstance(iterable, TracedArray) else None
+    if not lengths or lengths[0] is None or iterable.ndim != 1:
+        return builtins.sum(iterable, start)
+    return start + np.sum(iterable, dtype=np.int64 if iterable.dtype == np.bool_ else iterable.dtype)
 
 
 @builtin(len)
@@ -364,12 +418,25 @@ def _choose(wins, item, best, name: str):
 
 
 def _holding_both(*items):
-    """`items`, a NumPy integer narrower than 64 bits among them as int64 where a traced Python int is
-    too: np.where would wrap the int into the narrow type (max(np.uint8(5), int(y)) of 300 gave 44)."""
-    if not builtins.any(isinstance(x, TracedScalar) and x.weak and x.dtype.kind in "iu" for x in items):
+    """`items`, a NumPy integer (float) narrower than 64 bits among them as int64 (float64) where a
+    traced Python int is too, or a Python number that the narrow type cannot hold: np.where would wrap
+    the int into the narrow type (max(np.uint8(5), int(y)) of 300 gave 44, max(np.int8(100), 1000) -24)."""
+    numbers = [x for x in items if is_python_scalar(x) and not isinstance(x, bool)]
+    narrow = [x for x in items if not is_python_scalar(x) and not getattr(x, "weak", False)
+              and np.dtype(x.dtype).kind in "iuf" and np.dtype(x.dtype).itemsize < 8]
+    traced_int = builtins.any(isinstance(x, TracedScalar) and x.weak and x.dtype.kind in "iu" for x in items)
+    if not traced_int and builtins.all(_holds(x.dtype, n) for x in narrow for n in numbers):
         return items
-    return tuple(x.astype(np.int64) if not is_python_scalar(x) and not getattr(x, "weak", False)
-                 and np.dtype(x.dtype).kind in "iu" and np.dtype(x.dtype).itemsize < 8 else x for x in items)
+    return tuple(x.astype(np.float64 if np.dtype(x.dtype).kind == "f" else np.int64) if builtins.any(x is y for y in narrow)
+                 else x for x in items)
+
+
+def _holds(dtype, number) -> bool:
+    """Whether the Python number fits `dtype` (an integer its range, a float its finite range)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return not np.isfinite(number) or abs(number) <= float(np.finfo(dtype).max)
+    return not isinstance(number, int) or np.iinfo(dtype).min <= number <= np.iinfo(dtype).max
 
 
 def _of_vector(x, name: str, nan_reduce, default):
@@ -380,6 +447,11 @@ def _of_vector(x, name: str, nan_reduce, default):
             raise ValueError(f"{name}() iterable argument is empty")
         return default
     if x.dtype.kind in "biu":
-        return getattr(np, name)(x)
-    first = np.argmax(x == nan_reduce(x))
-    return x[np.where(np.isnan(x[0]), 0, first)]
+        extreme = getattr(np, name)(x)
+    else:
+        first = np.argmax(x == nan_reduce(x))
+        extreme = x[np.where(np.isnan(x[0]), 0, first)]
+    count = getattr(x, "lengths", [None])[0]
+    if count is None or default is _NOTHING:  # (an empty selection without default: NumPy raises)
+        return extreme
+    return _choose(wrap(count, scalar=True) == 0, default, extreme, name)  # a selection that came out empty

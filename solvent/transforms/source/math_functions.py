@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 
 import numpy as np
 
-from solvent.errors import UnsupportedError
+from solvent.errors import UnsupportedError, user_stacklevel
 from solvent.numpy.folding import static
 from solvent.numpy.registry import builtin, refuses_builtin
 from solvent.numpy.values import holds_traced, is_traced
@@ -40,12 +41,17 @@ def _traced(args) -> bool:
 
 
 def _real(args, fn) -> list:
-    """The arguments as float64 scalars, as Python's float() takes them."""
+    """The arguments as float64 scalars, as Python's float() takes them (an array of one element with
+    NumPy's DeprecationWarning)."""
     for a in args:
-        if np.ndim(a) != 0 or np.result_type(a).kind == "c":
+        if np.size(a) != 1 or np.result_type(a).kind == "c":
             raise TypeError(f"math.{fn.__name__}() takes real numbers, not {np.result_type(a)}"
                             f"{list(np.shape(a)) if np.ndim(a) else ''}")
-    return [a.astype(np.float64) if is_traced(a) else np.float64(a) for a in args]
+        if np.ndim(a):
+            warnings.warn("Conversion of an array with ndim > 0 to a scalar is deprecated, and will error in "
+                          "future. Ensure you extract a single element from your array before performing this "
+                          "operation. (Deprecated NumPy 1.25.)", DeprecationWarning, stacklevel=user_stacklevel())
+    return [np.reshape(a, ()).astype(np.float64) if is_traced(a) else np.float64(a) for a in args]
 
 
 def _registered(table, result):
@@ -54,6 +60,8 @@ def _registered(table, result):
             args = [static(a) for a in args]
             if not _traced(args) or len(args) != ufunc.nin:
                 return fn(*args)  # (for another count of arguments: Python's TypeError)
+            if table is INTEGER and np.result_type(args[0]).kind in "iub":  # of an int, itself (not via a float,
+                return result(args[0].astype(np.int64))                     # which made 2**53 + 1 2**53)
             return result(ufunc(*_real(args, fn)))
         traced.__name__ = fn.__name__
         builtin(fn)(traced)
@@ -157,9 +165,9 @@ def isqrt(n):
     if not is_traced(n):
         return math.isqrt(n)
     (n,) = _integers([n], math.isqrt)
-    root = np.floor(np.sqrt(n.astype(np.float64))).astype(np.int64)
-    root = np.where(root * root > n, root - 1, root)
-    root = np.where((root + 1) * (root + 1) <= n, root + 1, root)
+    root = np.floor(np.sqrt(n.astype(np.float64))).astype(np.int64)  # (squares compared by division: no overflow)
+    root = np.where((root > 0) & (root > n // np.maximum(root, 1)), root - 1, root)
+    root = np.where(root + 1 <= n // (root + 1), root + 1, root)
     return scalar_of(root, np.int64, weak=True)
 
 

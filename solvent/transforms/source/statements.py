@@ -391,7 +391,9 @@ def _one_while(bounds, body_fn, values, names, in_place, written, copies, where,
     # A static range counts its steps from 0 by 1 (the while's first block argument), the index
     # computed from the count: the only form Enzyme's reverse mode caches a loop's values by.
     counted = static and ((start, step) != (0, 1) or period > 1)
-    if not is_traced(step) and step < 0 and not counted:
+    if is_traced(step):  # toward the stop in the step's direction; a zero step (Python's ValueError) runs none
+        test = lambda c: ((step > 0) & (c[0] < c[1])) | ((step < 0) & (c[0] > c[1]))  # noqa: E731
+    elif step < 0 and not counted:
         test = lambda c: c[0] > c[1]  # noqa: E731
     else:
         test = lambda c: c[0] < c[1]  # noqa: E731

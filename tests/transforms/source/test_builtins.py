@@ -95,13 +95,18 @@ def test_round_of_python_floats_is_pythons(values, ndigits):
 
 
 def modular_powers(x):
-    k = int(x[0])
-    return pow(k, 2, 7), pow(k, 123456789, 1000003), pow(3, k, 11), pow(-k, 3, 10), pow(k, 5, -7), pow(x[1], 2)
+    k, big = int(x[0]), int(x[2])
+    return (pow(k, 2, 7), pow(k, 123456789, 1000003), pow(3, k, 11), pow(-k, 3, 10), pow(k, 5, -7), pow(x[1], 2),
+            pow(big, 2, 2 ** 40 + 15), pow(big, 77, 2 ** 62 + 57), pow(k, int(x[3]), 11), pow(big, -3, -13),
+            pow(k, int(x[3]), big))
 
 
 def test_pow_with_a_modulus_of_traced_integers_is_pythons():
-    """By squaring, reduced at every step: pow(5, 123456789, 1000003) overflows int64 computed whole."""
-    check_like_numpy(modular_powers, np.array([5.0, -1.5]))
+    """By squaring, reduced at every step: pow(5, 123456789, 1000003) overflows int64 computed whole;
+    past a modulus of 2**31.5 a product of residues did too (by doubling now), and a negative
+    exponent gave 1 % mod, not the power of the inverse."""
+    check_like_numpy(modular_powers, np.array([5.0, -1.5, 2.0 ** 39 + 3, -1.0]))
+    check_like_numpy(modular_powers, np.array([-4.0, 2.5, 98765.0, -3.0]))
     with pytest.raises(TypeError, match="3rd argument"):
         solvent.jit(lambda x: pow(x[1], 2, 7))(np.array([5.0, -1.5]))
 
@@ -326,6 +331,39 @@ def test_default_of_an_empty_max():
         return max(a[:0], default=-1.0), min(a, default=7.0)
 
     check_like_numpy(f, np.arange(3.0))
+
+
+def test_default_of_a_selection_that_comes_out_empty():
+    """Only the count says a selection is empty: its static bound is not 0 (the default was ignored)."""
+    def f(a):
+        return (max(a[a > 100], default=-1.0), min(a[a > 100], default=99.0), max(a[a > 0], default=-1.0),
+                max(a.astype(np.int64)[a > 100], default=-7))
+
+    check_like_numpy(f, np.array([-3.0, -1.0, 5.0]))
+
+
+def test_max_and_min_of_a_narrow_number_and_a_python_number_it_cannot_hold():
+    """np.where wrapped the Python number into the narrow type: max(np.int8(100), 1000) gave -24."""
+    def f(x8, u8, x16):
+        return (max(x8[0], 1000), min(u8[0], -1), max(x16[0], 1e6), max(x8[0], 5), [max(v, 300) for v in u8])
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (NumPy warns of 1e6 cast to float16 as it compares)
+        actual = solvent.jit(f)(np.array([100], np.int8), np.array([5, 250], np.uint8), np.array([5], np.float16))
+        expected = f(np.array([100], np.int8), np.array([5, 250], np.uint8), np.array([5], np.float16))
+    assert [int(v) for v in actual[:2]] == list(expected[:2]) and float(actual[2]) == expected[2]
+    assert_same(actual[3], expected[3])
+    assert [int(v) for v in actual[4]] == expected[4]
+
+
+def test_sum_of_a_selection_and_rounding_of_ints_and_bools():
+    def f(a):
+        return (sum(a[a < 0]), sum(a[a < 0], 10.0), sum((a > 0)[a > -2]), round(int(a[3]), -1), round(int(a[3]), -2),
+                round(-int(a[3]), -1), round(bool(a[0])), round(int(a[4]), -19), math.floor(int(a[5])),
+                math.ceil(int(a[5]) + 2), float(a[1]).is_integer(), a[2].is_integer(), int(a[5]).bit_count())
+
+    import math
+    check_like_numpy(f, np.array([-3.0, -1.0, 2.5, 10.0 ** 17 + 50, 4.0e18, 2.0 ** 53 + 1]))
 
 
 def crc32(data):

@@ -50,6 +50,17 @@ def test_a_complex_or_array_argument_raises_as_python_does():
         solvent.jit(lambda x: math.sqrt(x))(np.ones(3))
 
 
+def test_an_array_of_one_element_converts_with_numpys_warning():
+    a = np.array([[1.0, 3.0]])
+
+    def f(a):
+        return math.sqrt(a @ a.T), math.floor(a[:, :1] * 2.5)
+    with pytest.warns(DeprecationWarning, match="ndim > 0 to a scalar"):
+        actual = solvent.jit(f)(a)
+    with pytest.warns(DeprecationWarning):
+        assert actual == f(a)
+
+
 def closeness(x):
     return ([math.isclose(x[i], 0.4) for i in range(5)], math.isclose(x[0], x[1], rel_tol=0.5),
             math.isclose(x[3], math.inf), math.isclose(x[2], 0.0, abs_tol=1e-12), math.isclose(x[4], x[4]))
@@ -88,7 +99,7 @@ def test_hypot_of_any_number_of_coordinates():
 
 
 @settings(max_examples=20, deadline=None)
-@given(st.lists(st.integers(0, 2 ** 62), min_size=3, max_size=3))
+@given(st.lists(st.integers(0, 2 ** 62), min_size=3, max_size=3) | st.just([2 ** 53 + 1, 5, 2 ** 63 - 1]))
 def test_integer_functions_of_traced_ints_are_pythons(values):
     """math.gcd, math.lcm and math.isqrt of int() of traced values raised, naming a Python index."""
     def f(a):

@@ -157,6 +157,21 @@ def test_for_over_range_with_traced_bound():
     assert_same(np.asarray(out), traced_bounds(x, 5))
 
 
+def stepped_sum(x, start, stop):
+    s = 0.0
+    for i in range(start, stop, int(x[0])):
+        s += x[i] * (i + 1)
+    return s
+
+
+@pytest.mark.parametrize("step", [-2, -1, 1, 3])
+def test_for_over_range_with_a_traced_step_of_either_sign(step):
+    """The loop tested i < stop whatever the step's sign: a negative step ran no step (or never ended)."""
+    x = np.array([float(step), 10.0, 20.0, 30.0, 40.0])
+    for start, stop in ((4, -1), (0, 3), (1, 5), (2, 2)):
+        assert_same(solvent.jit(stepped_sum)(x, start, stop), stepped_sum(x, start, stop))
+
+
 def helper_with_branch(v):
     if v.mean() > 0:
         v = v + 1
