@@ -259,8 +259,8 @@ def _on_their_device(options: Options, args, kwargs) -> Options:
         return options
     found = {array_device(x.key) for x in structure.flatten((args, kwargs)) if isinstance(x, Array)}
     if len(found) > 1:
-        raise SignatureError(f"arguments on several devices ({', '.join(str(d or devices.default_device()) for d in found)})"
-                             ": move them onto one with a.to_device(device)")
+        names = ", ".join(str(d or devices.default_device()) for d in found)
+        raise SignatureError(f"arguments on several devices ({names}): move them onto one with a.to_device(device)")
     return dataclasses.replace(options, device=found.pop()) if found and None not in found else options
 
 
@@ -304,7 +304,8 @@ def describe(key) -> str:
 
     def show(k):
         if isinstance(k, tuple) and len(k) in (2, 3) and isinstance(k[1], Aval):
-            layout = "" if len(k) < 3 else f" sharded {k[2].spec}" if hasattr(k[2], "spec") else f" on {array_device(k)}"
+            layout = "" if len(k) < 3 else f" sharded {k[2].spec}" if hasattr(k[2], "spec") else \
+                f" on {array_device(k)}"
             return f"{k[0].__name__}:{k[1]}{layout}"
         if isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], type) and isinstance(k[1], tuple):
             inner = ", ".join(show(v) for _, v in k[1])

@@ -318,7 +318,7 @@ def test_a_call_with_two_arrays_after_one_with_views_of_one_array_runs_its_own_p
     assert_same(g(a, b), np.arange(4.0))
     assert_same(a, np.arange(4.0))
     assert_same(b, np.array([100.0, 1.0, 2.0]))
-    with pytest.raises(solvent.SignatureError, match=r"arrays 0 and 1 \(counted in argument order\) views of one array\) but"):
+    with pytest.raises(solvent.SignatureError, match=r"arrays 0 and 1 \(counted in argument order\) views of one"):
         solvent.compile(f, *views(m))(np.arange(4.0), np.arange(3.0))
 
 

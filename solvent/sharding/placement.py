@@ -71,7 +71,7 @@ def find_mesh(args, kwargs, options) -> Mesh | None:
     meshes = {}
     for x in _arrays((args, kwargs)):
         sharding = getattr(x, "key", ())[2:3]
-        if sharding and sharding[0].num_devices > 1:  # (one device other than the default: no mesh)
+        if sharding and layouts.spans_devices(sharding[0]):  # (one device other than the default: no mesh)
             meshes.setdefault(_mesh_of(sharding[0]), "an argument")
     for name in ("in_shardings", "out_shardings"):
         for sharding in _given(getattr(options, name)):

@@ -52,9 +52,9 @@ def _cosh_parts(x, y, re, im):
     zero_x, zero_y, stuck = ew.compare("EQ", x, const(x, 0)), ew.compare("EQ", y, const(y, 0)), _stuck(x, y)
     re = ew.select(zero_y, chlo_unary("cosh")(x),
                    ew.select(zero_x, ew.unary("cosine", y), ew.select(stuck, ew.unary("abs", x), re)))
+    at_zero_x = ew.select(isfinite(y), ew.binary("multiply", x, ew.unary("sine", y)), const(im, 0))
     im = ew.select(zero_y, ew.binary("multiply", copysign(const(x, 0), x), y),  # signed zeros as npymath's
-                   ew.select(zero_x, ew.select(isfinite(y), ew.binary("multiply", x, ew.unary("sine", y)), const(im, 0)),
-                             ew.select(stuck, const(im, np.nan), im)))
+                   ew.select(zero_x, at_zero_x, ew.select(stuck, const(im, np.nan), im)))
     return re, im
 
 

@@ -427,8 +427,8 @@ def _holding_both(*items):
     traced_int = builtins.any(isinstance(x, TracedScalar) and x.weak and x.dtype.kind in "iu" for x in items)
     if not traced_int and builtins.all(_holds(x.dtype, n) for x in narrow for n in numbers):
         return items
-    return tuple(x.astype(np.float64 if np.dtype(x.dtype).kind == "f" else np.int64) if builtins.any(x is y for y in narrow)
-                 else x for x in items)
+    return tuple(x.astype(np.float64 if np.dtype(x.dtype).kind == "f" else np.int64)
+                 if builtins.any(x is y for y in narrow) else x for x in items)
 
 
 def _holds(dtype, number) -> bool:
