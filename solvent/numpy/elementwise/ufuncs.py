@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from solvent.core import trace
+from solvent.core.session import SESSION
 from solvent.errors import UnsupportedError
 from solvent.numpy import folding
 from solvent.numpy.elementwise import bodies as m, powers, trigonometric as trig
@@ -204,7 +206,7 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=n
     elements = value(x, loop)
     if where is not True:
         elements = ew.select(value(where, np.bool_, x.shape), elements, full(identity_of(ufunc, loop), x.shape, loop))
-    if ufunc in (np.fmax, np.fmin) and loop.kind == "f":
+    if ufunc in (np.fmax, np.fmin) and loop.kind == "f" and (trace.current().differentiated or SESSION.mesh):
         v = _skipping_nan(ufunc, elements, axes)
     else:
         (v,) = reduce_op([elements], [full(identity_of(ufunc, loop), (), loop)], axes, lambda acc, e: [body(acc, e)])
@@ -219,7 +221,8 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=n
 
 def _skipping_nan(ufunc, elements, axes):
     """fmax's (fmin's) reduction as the maximum of the numbers, NaN where there are none: reducers
-    Enzyme differentiates and XLA's partitioner all-reduces, which fmax's select is neither."""
+    Enzyme differentiates and XLA's partitioner all-reduces, which fmax's select is neither (taken
+    only for those: elsewhere fmax's one reduction is one pass over the data, not two)."""
     plain = np.maximum if ufunc is np.fmax else np.minimum
     dtype, shape = dtype_of(elements), shape_of(elements)
     limit = identity_of(plain, dtype)
