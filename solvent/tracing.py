@@ -33,6 +33,7 @@ from solvent.numpy.aliasing import view_of_owner
 from solvent.numpy.creation import fresh_arrays
 from solvent.numpy.matrix_type import TracedMatrix
 from solvent.ops import shape as shape_ops
+from solvent.runtime.sharding import spans_devices
 
 
 @dataclass
@@ -280,7 +281,7 @@ def _argument_aval(leaf) -> Aval:
 def _sharding_of(leaf):
     """The sharding of a `solvent.Array` laid out over several devices (its key says), else None."""
     key = leaf.key if isinstance(leaf, tuple(structure.KEYED_TYPES)) else ()
-    return key[2] if len(key) > 2 and key[2].num_devices > 1 else None
+    return key[2] if len(key) > 2 and spans_devices(key[2]) else None
 
 
 def _defined_at(mlir_error: str):

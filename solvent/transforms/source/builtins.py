@@ -209,8 +209,7 @@ def _truths(items, what: str, combine, stop: bool):
 def sum_(iterable, /, start=0):
     """sum() of a selection of traced length (x[x < 0]), which Python's loop could not count: `start`
     plus its np.sum in its own dtype (a bool's as int)."""
-    lengths = getattr(iterable, "lengths", None) if isinstance(iterable, TracedArray) else None
-    if not lengths or lengths[0] is None or iterable.ndim != 1:
+    if _count(iterable) is None or iterable.ndim != 1:
         return builtins.sum(iterable, start)
     return start + np.sum(iterable, dtype=np.int64 if iterable.dtype == np.bool_ else iterable.dtype)
 
@@ -218,10 +217,14 @@ def sum_(iterable, /, start=0):
 @builtin(len)
 def len_(x):
     """len() of a selection or slice of traced length (x[mask], x[:k]): its traced count."""
+    count = _count(x)
+    return builtins.len(x) if count is None else scalar_of(wrap(count, scalar=True), np.int64, weak=True)
+
+
+def _count(x):
+    """The traced count of a selection or slice of traced length (its first dimension's), else None."""
     lengths = getattr(x, "lengths", None) if isinstance(x, TracedArray) else None
-    if lengths and lengths[0] is not None:
-        return scalar_of(wrap(lengths[0], scalar=True), np.int64, weak=True)
-    return builtins.len(x)
+    return lengths[0] if lengths else None
 
 
 @builtin(sorted)
@@ -427,8 +430,9 @@ def _holding_both(*items):
     traced_int = builtins.any(isinstance(x, TracedScalar) and x.weak and x.dtype.kind in "iu" for x in items)
     if not traced_int and builtins.all(_holds(x.dtype, n) for x in narrow for n in numbers):
         return items
-    return tuple(x.astype(np.float64 if np.dtype(x.dtype).kind == "f" else np.int64)
-                 if builtins.any(x is y for y in narrow) else x for x in items)
+    widened = {id(x) for x in narrow}
+    return tuple(x.astype(np.float64 if np.dtype(x.dtype).kind == "f" else np.int64) if id(x) in widened else x
+                 for x in items)
 
 
 def _holds(dtype, number) -> bool:
@@ -451,7 +455,7 @@ def _of_vector(x, name: str, nan_reduce, default):
     else:
         first = np.argmax(x == nan_reduce(x))
         extreme = x[np.where(np.isnan(x[0]), 0, first)]
-    count = getattr(x, "lengths", [None])[0]
+    count = _count(x)
     if count is None or default is _NOTHING:  # (an empty selection without default: NumPy raises)
         return extreme
     return _choose(wrap(count, scalar=True) == 0, default, extreme, name)  # a selection that came out empty
