@@ -28,7 +28,7 @@ from solvent.numpy.matrix_type import TracedMatrix
 from solvent.numpy.registry import UNDISPATCHED, implements
 from solvent.numpy.shape import TRACED_INDEX, broadcast_arrays, ravel, read_only, static_int, undecided, view
 from solvent.numpy.values import (as_array, broadcast_value, full as full_value, holds_traced, is_traced,
-                                  normalize_axis, result_type, stored_scalar, value, wrap)
+                                  normalize_axis, result_type, stored_scalar, value, warn_discarding_imaginary, wrap)
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import constant, iota
@@ -38,13 +38,8 @@ FRESH: dict = {}
 
 
 def fresh(numpy_function):
-    """Register the decorated function for `numpy_function` and patch it into NumPy while tracing.
-
-    Example::
-
-        @fresh(np.zeros)
-        def zeros(shape, dtype=float, order="C", *, like=None, device=None): ...
-    """
+    """Register the decorated function for `numpy_function` and patch it into NumPy while tracing
+    (`@fresh(np.zeros)`)."""
     def register(impl):
         implements(numpy_function)(impl)
         FRESH[numpy_function.__name__] = impl
@@ -217,6 +212,8 @@ def _converted(obj, dtype, copy, ndmin):
         result = np.stack(obj)
         result = result if dtype is None else result.astype(dtype)
     else:
+        if dtype is not None:
+            warn_discarding_imaginary(result_type(obj), dtype)
         result = wrap(value(obj, dtype), scalar=False)
     missing = static_int(ndmin, "np.array's ndmin") - len(result.aval.shape)
     if missing <= 0:

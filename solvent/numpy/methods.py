@@ -14,7 +14,8 @@ from solvent.numpy.indexing.functions import flat_view
 from solvent.numpy.indexing.traced_bounds import MaskedArray, elementwise
 from solvent.numpy.registry import implements, method, refuses_method
 from solvent.numpy.shape import read_only, view
-from solvent.numpy.values import full, is_python_scalar, is_traced, result_type, shape, stored_scalar, value, wrap
+from solvent.numpy.values import (full, is_python_scalar, is_traced, result_type, shape, stored_scalar, value,
+                                  warn_discarding_imaginary, wrap)
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, is_complex, shape_of
 
@@ -70,6 +71,7 @@ def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     dtype = np.dtype(dtype)
     if not np.can_cast(self.dtype, dtype, casting):
         raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dtype!r} according to the rule {casting!r}")
+    warn_discarding_imaginary(self.dtype, dtype)
     if not copy and dtype == self.dtype:
         return self  # NumPy hands back the array itself: writes to the result change it
     if isinstance(self, MaskedArray):
@@ -109,6 +111,8 @@ def fill(self, fill_value):
     if isinstance(self, MaskedArray):  # the valid part only
         self.store(elementwise(lambda x: np.full_like(x, fill_value), [self], {}))
         return
+    if is_traced(fill_value):
+        warn_discarding_imaginary(fill_value.dtype, self.dtype)
     self.assign(value(fill_value, self.dtype, self.shape))
 
 
@@ -121,6 +125,7 @@ def copyto(dst, src, casting="same_kind", where=True):
     if not np.can_cast(source, dst.dtype, casting):
         raise TypeError(f"Cannot cast array data from {source!r} to {dst.dtype!r} "
                         f"according to the rule {casting!r}")
+    warn_discarding_imaginary(source, dst.dtype)
     new = value(stored_scalar(src, dst.dtype) if is_python_scalar(src) else src, dst.dtype, dst.shape)
     if where is not True:
         new = ew.select(value(where, np.bool_, dst.shape), new, dst.value)

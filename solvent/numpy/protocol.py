@@ -11,11 +11,12 @@ import numpy as np
 
 from solvent.core import dispatch, trace
 from solvent.core.session import SESSION
-from solvent.core.traced import padded
+from solvent.core.traced import TracedArray, padded
 from solvent.errors import UnsupportedError, user_location
 from solvent.numpy import folding, layout, methods
 from solvent.numpy.indexing import subscripts, traced_bounds
 from solvent.numpy.registry import qualified_name
+from solvent.numpy.values import warn_discarding_imaginary
 
 
 def _emitting():
@@ -88,6 +89,8 @@ def getitem(array, key):
 
 def setitem(array, key, value):
     with _emitting():
+        if isinstance(value, TracedArray):
+            warn_discarding_imaginary(value.dtype, array.dtype)
         subscripts.setitem(array, key, value)
 
 

@@ -10,7 +10,7 @@ from jaxlib.mlir import ir
 from solvent.core.aval import Aval
 from solvent.core.structure import ARRAY_TYPES
 from solvent.core.traced import TracedArray, TracedScalar, padded
-from solvent.errors import UnsupportedError
+from solvent.errors import UnsupportedError, user_stacklevel
 from solvent.ops import elementwise, shape as shape_ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import constant, splat
@@ -240,6 +240,14 @@ def check_cast(dtype, to, casting: str, where_from: str = "ufunc") -> None:
     """NumPy's TypeError where an output of `dtype` may not be stored into `to` by `casting`."""
     if not np.can_cast(dtype, to, casting):
         raise TypeError(f"Cannot cast {where_from} output from {dtype!r} to {to!r} with casting rule {casting!r}")
+    warn_discarding_imaginary(dtype, to)
+
+
+def warn_discarding_imaginary(dtype, to) -> None:
+    """NumPy's ComplexWarning, at the user's line, where complex values are cast to a real number type."""
+    if np.dtype(dtype).kind == "c" and np.dtype(to).kind not in "cb":
+        warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning,
+                      stacklevel=user_stacklevel())
 
 
 def write_out(out, result: TracedArray, casting: str = "same_kind", where_from: str = "ufunc") -> TracedArray:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -77,3 +79,34 @@ def test_min_scalar_type_of_arrays_and_refused_for_0d(dtype):
     assert found == [np.min_scalar_type(sample(dtype, (3,)))]
     with pytest.raises(solvent.UnsupportedError, match="min_scalar_type"):
         solvent.jit(lambda x: np.min_scalar_type(x))(np.asarray(sample(dtype, ())))
+
+
+_COMPLEX_STORES = {
+    "astype": lambda z, r: z.astype(np.int32),
+    "setitem": lambda z, r: r.__setitem__(slice(None), z),
+    "setitem of an element": lambda z, r: r.__setitem__(0, z[1]),
+    "copyto": lambda z, r: np.copyto(r, z, casting="unsafe"),
+    "asarray": lambda z, r: np.asarray(z, dtype=np.float32),
+    "array of a list": lambda z, r: np.array([z[0], z[1]], dtype=float),
+    "out": lambda z, r: np.multiply(z, 2, out=r, casting="unsafe"),
+    "fill": lambda z, r: r.fill(z[0]),
+    "put": lambda z, r: np.put(r, [1, 0], z),
+    "to bool": lambda z, r: z.astype(bool),
+    "real part": lambda z, r: r.__setitem__(slice(None), z.real),
+}
+
+
+@pytest.mark.parametrize("store", _COMPLEX_STORES.values(), ids=_COMPLEX_STORES.keys())
+def test_complex_values_cast_to_real_numbers_warn_as_numpy_does(store):
+    def run(f):
+        z, r = np.array([1 + 2j, 3 - 1j]), np.zeros(2)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = f(z, r)
+        return r, result, caught
+
+    expected, found = run(store), run(solvent.jit(store))
+    np.testing.assert_array_equal(found[0], expected[0])
+    np.testing.assert_array_equal(found[1], expected[1])
+    assert {w.category for w in found[2]} == {w.category for w in expected[2]}  # (NumPy's per element of a list)
+    assert {w.filename for w in found[2]} <= {__file__}  # the user's line (NumPy's np.put names fromnumeric.py)

@@ -22,7 +22,8 @@ from solvent.numpy.indexing.basic import parse, read, write
 from solvent.numpy.indexing.masks import broadcast_selected, parse_masked, read_selected, write_selected
 from solvent.numpy.registry import implements
 from solvent.numpy.shape import view
-from solvent.numpy.values import broadcast_value, full, is_traced, normalize_axis, strong, value, wrap, write_out
+from solvent.numpy.values import (broadcast_value, full, is_traced, normalize_axis, result_type, strong, value,
+                                  warn_discarding_imaginary, wrap, write_out)
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import shape_of
 from solvent.ops.constant import constant
@@ -109,6 +110,7 @@ def _flat_values(values, dtype, safe: bool = False):
                         "rule 'safe'")
     if _python_values(values):
         values = np.array(values, dtype)  # (NumPy's errors: 300 into uint8, NaN into an int)
+    warn_discarding_imaginary(result_type(values), dtype)
     v = value(values, dtype)
     return ops.reshape(v, (int(np.prod(shape_of(v), dtype=np.int64)),))
 
