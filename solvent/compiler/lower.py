@@ -175,14 +175,16 @@ def _trace(fn, args, kwargs, options: Options):
         raise UnsupportedError(
             "the traced function recursed past Python's limit: a recursion whose base case is a test of traced "
             "values never ends when traced, since both sides of the test are traced; write it as a loop (or "
-            "make the test static)", raised_at(error)) from None
+            "make the test static). A deep recursion on static values takes several frames a level while "
+            "traced: raise the limit (sys.setrecursionlimit) or write it as a loop", raised_at(error)) from None
     except EscapedValueError as error:
         if not error.rolled:
             raise
         lines = ", ".join(f"{file}:{line}" for file, line in error.rolled)
         warnings.warn(f"loops at {lines} were unrolled: a rolled body let a value escape "
                       "through a Python object", stacklevel=user_stacklevel())
-        return trace(fn, args, kwargs, options.static_argnames, None)
+        with python_objects.keeping_no_traced_values(fn):
+            return trace(fn, args, kwargs, options.static_argnames, None)
 
 
 def _parameters(fn) -> tuple:

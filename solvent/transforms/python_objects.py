@@ -74,7 +74,7 @@ class _Watch:
                 if own or isinstance(x, _FUNCTIONS):
                     self._reach(name, x, depth)
         scope = fn.__globals__ if own else {}
-        for name in code.co_names:
+        for name in dict.fromkeys(_global_names(code)):
             if name in scope:
                 self._reach(name, scope[name], depth)
 
@@ -220,6 +220,14 @@ def _rebind(holder, name, v) -> None:
 def _carriable(v) -> bool:
     """A number or an array, which a loop can carry as it carries a name."""
     return type(v) in (bool, int, float, complex) or isinstance(v, np.generic) or hasattr(v, "__array_ufunc__")
+
+
+def _global_names(code):
+    """The names `code` and the functions defined in it look up (a rewritten loop's body is one)."""
+    yield from code.co_names
+    for inner in code.co_consts:
+        if isinstance(inner, types.CodeType):
+            yield from _global_names(inner)
 
 
 def _contents(x):

@@ -221,12 +221,12 @@ def new_writes(record: Region, implicit) -> list[TracedArray]:
 
 @contextlib.contextmanager
 def raised_in(what: str):
-    """NumPy's errors while tracing a branch or loop body, as errors saying why solvent met them:
-    NumPy raises them only when that code runs, solvent compiles it whatever the data."""
+    """NumPy's errors (or the user's own) while tracing a branch or loop body, as errors saying why
+    solvent met them: Python raises them only when that code runs, solvent compiles it whatever the data."""
     try:
         yield
-    except (TypeError, ValueError, IndexError, ArithmeticError) as error:
-        if isinstance(error, SolventError):
+    except Exception as error:
+        if isinstance(error, (SolventError, RecursionError)):  # (a recursion on a traced test: `lower` says so)
             raise
         raise ControlFlowError(
             f"{what} raises {type(error).__name__} ({error}); solvent compiles every branch and loop body "

@@ -288,6 +288,19 @@ def test_a_python_int_meeting_a_narrower_integer_in_a_traced_branch_is_refused()
     assert solvent.jit(wide_or_narrow)(np.array([1, 0], np.int16)) == 300  # (an int16, the types promoted)
 
 
+def refuses_positive_values(x):
+    if x[0] > 0:
+        raise KeyError("only for positive values")  # the raise
+    return x
+
+
+def test_any_exception_a_traced_branch_raises_is_a_clear_error():
+    """Both branches are traced whatever the data: a KeyError (or a RuntimeError, ...) escaped raw."""
+    with pytest.raises(solvent.ControlFlowError, match="raises KeyError") as info:
+        solvent.jit(refuses_positive_values)(-np.ones(2))
+    assert info.value.location[1] == refuses_positive_values.__code__.co_firstlineno + 2
+
+
 # -- Python objects (functions, strings, None) rebound in a traced branch or loop -------------
 
 def _function_by_branch(x):

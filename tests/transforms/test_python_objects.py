@@ -597,6 +597,30 @@ def test_a_traced_value_kept_in_a_global_or_an_attribute_is_an_error_and_undone(
     assert shapes == [(3,)]
 
 
+class Tally:
+    count = 0
+
+
+COUNTER = Tally()
+
+
+def counts_in_a_rolled_loop(x):
+    for _ in range(40):
+        COUNTER.count += 1  # a global object's attribute, carried as a traced int
+        x[0] += 1
+    return x
+
+
+def test_a_global_objects_attribute_a_rolled_loop_carries_is_an_error_and_undone():
+    """The names a rolled body (a function the rewrite defines inside) looks up are watched as the
+    function's own: the global object kept a traced int, silently, and the count was lost."""
+    COUNTER.count, x = 0, np.zeros(2)
+    with pytest.raises(EscapedValueError, match="`COUNTER`"):
+        solvent.jit(counts_in_a_rolled_loop)(x)
+    assert COUNTER.count == 0
+    np.testing.assert_array_equal(x, np.zeros(2))
+
+
 LAST_SUM = None
 
 

@@ -163,3 +163,36 @@ def test_value_escaping_a_loop_through_a_python_object(kind, error, words):
     message = str(info.value)
     assert all(word in message for word in words)
     assert f"{__file__}:{_line(escapes_through, 'kept.append')}" in message
+
+def business_days_or_zeros(x):
+    try:
+        return np.busday_count(x, x)  # the call
+    except Exception:
+        return x * 0
+
+
+def formatted_or_not(x):
+    try:
+        text = "%.2f" % x[0]
+    except TypeError:
+        text = "n/a"
+    return text
+
+
+def business_days_or_not(x):
+    try:
+        return np.busday_count(x, x)
+    except solvent.UnsupportedError:  # caught on purpose
+        return x * 0
+
+
+def test_solvents_own_errors_pass_through_the_users_handlers():
+    """`except Exception:` around a call solvent refuses would compile the fallback where NumPy runs
+    the call: solvent's error raises instead. NumPy's own errors still reach the handler."""
+    with pytest.raises(solvent.UnsupportedError, match="busday_count") as info:
+        solvent.jit(business_days_or_zeros)(np.array([1.0, 3.0, 1.0]))
+    assert f"{__file__}:{_line(business_days_or_zeros, '# the call')}" in str(info.value)
+    with pytest.raises(solvent.TracerConversionError):
+        solvent.jit(formatted_or_not)(np.array([3.0]))
+    check_like_numpy(sums_or_zero, 2.0 * np.eye(2))
+    np.testing.assert_array_equal(solvent.jit(business_days_or_not)(np.ones(2)), np.zeros(2))

@@ -8,6 +8,7 @@ StableHLO body.
 from __future__ import annotations
 
 import numpy as np
+from jaxlib.mlir import ir
 
 from solvent.core import trace
 from solvent.core.session import SESSION
@@ -90,10 +91,19 @@ def apply(ufunc, operands, dtype=None, casting="same_kind") -> list:
                                         casting)
     in_dtypes = _exact_comparison(ufunc, operands, in_dtypes)
     _check_static_exponent(ufunc, operands, in_dtypes)
-    values = [value(x, d, out_shape) for x, d in zip(operands, in_dtypes)]
+    values = [_in_loop(ufunc, value(x, d, out_shape)) for x, d in zip(operands, in_dtypes)]
     results = body(*values)
     results = results if isinstance(results, tuple) else (results,)
     return [ew.convert(v, d) for v, d in zip(results, out_dtypes)]
+
+
+#: ufuncs whose float16 loops work on the half's own bits; NumPy's others compute in float32.
+_HALF_BITS = frozenset({np.nextafter, np.spacing})
+
+
+def _in_loop(ufunc, v: ir.Value) -> ir.Value:
+    """An operand as NumPy's loop computes with it: a float16 as a float32 (rounded once, at the end)."""
+    return ew.convert(v, np.float32) if dtype_of(v) == np.float16 and ufunc not in _HALF_BITS else v
 
 
 def _check_static_exponent(ufunc, operands, in_dtypes):

@@ -99,9 +99,19 @@ def static(x, method: str, name: str):
 
 
 def integer(x, method: str, name: str) -> int:
-    if isinstance(x, np.ndarray) and x.ndim:
+    """A bound of integer draws as a Python int (a float only where it is whole)."""
+    if isinstance(x, (list, tuple)) or isinstance(x, np.ndarray) and x.ndim:
         raise UnsupportedError(f"{method} with an array {name} inside solvent.jit: pass a number")
+    if isinstance(x, (float, np.floating)):
+        if not float(x).is_integer():
+            raise UnsupportedError(f"{method} with {name}={x!r} inside solvent.jit: pass an int")
+        return int(x)
     return operator.index(x)
+
+
+def no_draws(size) -> bool:
+    """Whether `size` asks for no draws (NumPy then returns an empty array and checks nothing else)."""
+    return size is not None and count(dimensions(size)) == 0
 
 
 def dimensions(size) -> tuple[int, ...]:

@@ -106,6 +106,8 @@ class TracedGenerator:
                                    "booleans and integers of 8 to 64 bits as NumPy does; draw one of those "
                                    "and convert")
         low, high = (0, low) if high is None else (low, high)
+        if forms.no_draws(size):
+            return np.zeros(forms.dimensions(size), dtype)
         if is_traced(low) or is_traced(high):
             return self._integers_between(low, high, size, dtype, endpoint)
         low, high = forms.integer(low, "Generator.integers", "low"), forms.integer(high, "Generator.integers", "high")

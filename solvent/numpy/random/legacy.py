@@ -84,6 +84,8 @@ class TracedRandomState:
         if dtype not in _TYPES:
             raise TypeError(f"Unsupported dtype {dtype!r} for randint")
         method = f"{self.name}.randint"
+        if forms.no_draws(size):
+            return np.zeros(forms.dimensions(size), dtype)
         low, high = (forms.static(b, method, name) for b, name in ((low, "low"), (high, "high")))
         low, high = (0, low) if high is None else (low, high)
         low, high = forms.integer(low, method, "low"), forms.integer(high, method, "high")

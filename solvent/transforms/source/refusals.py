@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import contextlib
 
+import numpy as np
+
 from solvent.core.session import SESSION
-from solvent.errors import UnsupportedError
+from solvent.errors import RANDOM, UnsupportedError
 from solvent.numpy.values import is_traced
 
 
@@ -44,3 +46,16 @@ def refuse(test, construct, where, advice=None):
             f"{construct} at {where[0]}:{where[1]} depends on a traced value and cannot be captured; "
             f"{advice or 'assign results to variables in the branches and return after the statement'}", location=where)
     return test
+
+
+#: NumPy's random number generators as the host holds them (an argument's is traced in its place).
+_HOST_GENERATORS = (np.random.Generator, np.random.RandomState, np.random.BitGenerator)
+
+
+def no_host_draws(fn) -> None:
+    """Refuses a method of a generator the function holds from outside (a global's, a closure's): its
+    draw would run once, while tracing, and be a constant of the program."""
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, _HOST_GENERATORS):
+        raise UnsupportedError(f"{type(owner).__name__}.{fn.__name__} of a generator that is not an argument: "
+                               f"{RANDOM}")

@@ -12,24 +12,21 @@ they are the user's own (not NumPy, the standard library or installed packages).
 from __future__ import annotations
 
 import ast
-import copy
 import dis
 import functools
-import inspect
-import linecache
 import os
 import sysconfig
-import textwrap
 import types
 import warnings
 import weakref
 
 from solvent.core import dispatch
-from solvent.errors import PACKAGE_DIR
+from solvent import errors
+from solvent.errors import PACKAGE_DIR, SolventError
 from solvent.transforms import outline
 from solvent.transforms.python_objects import CARRIED_CELL
 from solvent.transforms.source import (  # noqa: F401 (registering)
-    builtins, liveness, math_functions, numpy_calls, numpy_iterators, statements)
+    builtins, definitions, liveness, math_functions, numpy_calls, numpy_iterators, refusals, statements)
 from solvent.transforms.source.bindings import (appended_only, assigned, rotates, tested, unshared_lists,
                                                 updated_in_place, written_through)
 from solvent.transforms.source.returns import contains, fold_into
@@ -91,6 +88,13 @@ class _LoopExits(ast.NodeTransformer):
 
 #: The exception names whose handlers catch np.linalg.LinAlgError (it and its bases).
 _CATCHING_LINALG_ERRORS = {"LinAlgError", "ValueError", "Exception", "BaseException"}
+#: The names of solvent's errors: a `try` that names one catches them on purpose.
+_SOLVENT_ERRORS = {name for name, x in vars(errors).items() if isinstance(x, type) and issubclass(x, SolventError)}
+
+
+def _names(node) -> set[str]:
+    """The names and attribute names in an expression (a handler's types)."""
+    return {getattr(n, "id", getattr(n, "attr", None)) for n in ast.walk(node)} if node is not None else set()
 
 
 class _Rewriter(ast.NodeTransformer):
@@ -230,11 +234,14 @@ class _Rewriter(ast.NodeTransformer):
         return node
 
     def visit_Try(self, node):
-        """A `try` with a handler that catches LinAlgError (by its name or a base's, or bare): its body
-        runs in `statements.no_linalg_errors`."""
+        """solvent's own errors pass through a `try`'s handlers (`except Exception:` would run its
+        fallback where NumPy runs the body), unless one names them; a `try` with a handler that catches
+        LinAlgError (by its name or a base's, or bare) runs its body in `statements.no_linalg_errors`."""
         self.generic_visit(node)
-        if any(h.type is None or any(getattr(n, "id", getattr(n, "attr", None)) in _CATCHING_LINALG_ERRORS
-                                     for n in ast.walk(h.type)) for h in node.handlers):
+        if node.handlers and not any(_names(h.type) & _SOLVENT_ERRORS for h in node.handlers):
+            passing = ast.Attribute(ast.Name(HELPER, ast.Load()), "SolventError", ast.Load())
+            node.handlers.insert(0, ast.copy_location(ast.ExceptHandler(passing, None, [ast.Raise()]), node))
+        if any(h.type is None or _names(h.type) & _CATCHING_LINALG_ERRORS for h in node.handlers):
             guard = helper("no_linalg_errors", self.where(node))
             node.body = [ast.copy_location(ast.With([ast.withitem(guard)], node.body), node)]
         return node
@@ -404,6 +411,19 @@ def is_user_code(fn) -> bool:
     return not filename.startswith(_LIBRARY_DIRS) and not code.co_filename.startswith("<")
 
 
+def _callable_object(fn) -> bool:
+    """An instance of the user's class with a `__call__` (a model, a right-hand side)."""
+    return not isinstance(fn, (type, types.FunctionType)) and is_user_code(getattr(type(fn), "__call__", None))
+
+
+def _rebuilt(fn, rewrite):
+    """A functools.partial of the rewritten function, or the rewritten `__call__` bound to the object."""
+    if isinstance(fn, functools.partial):
+        inner = rewrite(fn.func)
+        return fn if inner is fn.func else functools.partial(inner, *fn.args, **fn.keywords)
+    return rewrite(types.MethodType(type(fn).__call__, fn))
+
+
 def convert(fn):
     """`fn` with its control flow rewritten, or `fn` itself when it cannot or need not be.
 
@@ -413,6 +433,8 @@ def convert(fn):
     if isinstance(fn, types.MethodType):
         function = convert(fn.__func__)
         return fn if function is fn.__func__ else types.MethodType(function, fn.__self__)
+    if isinstance(fn, functools.partial) or _callable_object(fn):
+        return _rebuilt(fn, convert)
     if isinstance(fn, types.FunctionType) and fn.__code__.co_filename.startswith("<") and not \
             fn.__code__.co_filename.startswith("<solvent"):
         _unavailable(fn.__code__)  # defined by exec or typed at a prompt
@@ -442,26 +464,14 @@ def _unavailable(code) -> None:
                       stacklevel=5)
 
 
-def _source_lines(code) -> list[str]:
-    """The lines of the file defining `code`: straight from linecache (inspect.findsource would look
-    through every loaded module first, tens of milliseconds), inspect as the fallback."""
-    lines = linecache.getlines(code.co_filename)
-    if lines and len(lines) >= code.co_firstlineno:
-        return lines
-    try:
-        return inspect.findsource(code)[0]
-    except (OSError, TypeError):
-        return []
-
-
 @functools.lru_cache(maxsize=1024)
 def _rewritten_code(code):
     """The code object of `code`'s function with its source rewritten, or None."""
-    lines = _source_lines(code)
+    lines = definitions.source_lines(code)
     if not lines:
         _unavailable(code)
         return None
-    definition, offset = _definition(code, lines)
+    definition, offset = definitions.definition(code, lines)
     if definition is None or _uses_unsupported(definition):
         return None
     definition.decorator_list = []
@@ -480,59 +490,6 @@ def _rewritten_code(code):
     factory = next(c for c in compile(module, code.co_filename, "exec").co_consts if isinstance(c, types.CodeType))
     found = next(c for c in factory.co_consts if isinstance(c, types.CodeType) and c.co_name == name)
     return found.replace(co_name=code.co_name, co_qualname=code.co_qualname)
-
-
-_LAMBDA = "__solvent_lambda__"
-
-
-def _definition(code, lines):
-    """(the `def` of `code`'s function, the line offset of its tree), or (None, 0).
-
-    A lambda becomes `def __solvent_lambda__(args): return body`, found in its file by line
-    and parameter names, so that its calls and conditional expressions are rewritten too.
-    """
-    if code.co_name != "<lambda>":
-        try:
-            tree = ast.parse(textwrap.dedent("".join(inspect.getblock(lines[code.co_firstlineno - 1:]))))
-        except (SyntaxError, IndexError):
-            return None, 0
-        found = tree.body[0] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else None
-        return found, code.co_firstlineno - 1
-    parameters = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
-    candidates = [n for n in _lambdas("".join(lines)).get(code.co_firstlineno, [])
-                  if [a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs] == parameters]
-    if len(candidates) > 1:  # lambdas alike on one line: the one whose source holds the code's positions
-        candidates = _holding(candidates, code)
-    if len(candidates) != 1:
-        return None, 0
-    node = copy.deepcopy(candidates[0])  # the rewrite changes the tree it is given
-    body = ast.copy_location(ast.Return(node.body), node)
-    return ast.copy_location(ast.FunctionDef(_LAMBDA, node.args, [body], [], None, type_params=[]), node), 0
-
-
-def _holding(lambdas: list[ast.Lambda], code) -> list[ast.Lambda]:
-    """The smallest of `lambdas` whose span holds every source position of `code`'s instructions."""
-    spans = [((p[0], p[2]), (p[1], p[3])) for p in code.co_positions() if None not in p]
-    positions = [end for span in spans if span[0] != span[1] for end in span]  # (an empty span: no source)
-    if not positions:
-        return lambdas
-    low, high = min(positions), max(positions)
-    holding = [n for n in lambdas if (n.lineno, n.col_offset) <= low and high <= (n.end_lineno, n.end_col_offset)]
-    return sorted(holding, key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))[:1]
-
-
-@functools.lru_cache(maxsize=32)
-def _lambdas(source: str) -> dict[int, list[ast.Lambda]]:
-    """The lambdas of a file's source, by their first line (a file is parsed once)."""
-    found: dict[int, list[ast.Lambda]] = {}
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return found
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Lambda):
-            found.setdefault(node.lineno, []).append(node)
-    return found
 
 
 def _flatten(items):
@@ -562,6 +519,7 @@ def converted(fn):
     `numpy_calls`)."""
     if isinstance(fn, (types.BuiltinFunctionType, type)) and fn in dispatch.BUILTINS:
         return dispatch.BUILTINS[fn]
+    refusals.no_host_draws(fn)
     stand_in = numpy_calls.stand_in(fn)
     if stand_in is not None:  # np.zeros & co. as the module had them before the trace
         return stand_in
@@ -570,6 +528,8 @@ def converted(fn):
     if isinstance(fn, types.MethodType):
         inner = converted(fn.__func__)
         return fn if inner is fn.__func__ else types.MethodType(inner, fn.__self__)
+    if isinstance(fn, functools.partial) or _callable_object(fn):
+        return _rebuilt(fn, converted)
     if not is_user_code(fn):
         return fn
     wrapper = _CONVERTED.get(fn)

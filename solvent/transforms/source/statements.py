@@ -16,7 +16,7 @@ from jaxlib.mlir import ir
 
 from solvent.core import trace
 from solvent.core.traced import TracedArray, TracedScalar
-from solvent.errors import TracerConversionError, UnsupportedError
+from solvent.errors import SolventError, TracerConversionError, UnsupportedError
 from solvent.numpy import folding
 from solvent.numpy.indexing import affine
 from solvent.numpy.values import NDARRAY, holds_traced, value, wrap
@@ -31,7 +31,7 @@ from solvent.transforms.source.refusals import asserted, no_linalg_errors, refus
 #: The forms rewritten code calls (see rewrite.HELPERS).
 __all__ = ["and_", "asserted", "bound", "chained", "contains", "first_index", "for_range", "for_stmt", "identical",
            "if_stmt", "ifexp", "items", "length", "list_range", "load", "no_linalg_errors", "not_", "or_",
-           "range_items", "refuse", "slice_of", "subscript", "truth", "while_stmt"]
+           "range_items", "refuse", "slice_of", "SolventError", "subscript", "truth", "while_stmt"]
 
 slice_of = slice  # `a:b:c` in a key the rewrite passes to `subscript`
 

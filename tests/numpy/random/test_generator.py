@@ -94,6 +94,20 @@ def test_integers_from_one_bound_and_of_one_value():
     check_draws(lambda rng: (rng.integers(10), rng.integers(7, size=3), rng.integers(4, 5, size=2), rng.random()), 1)
 
 
+def test_no_draws_check_nothing_and_whole_float_bounds_are_ints():
+    """NumPy returns an empty array for size 0 before it checks the bounds (low >= high, out of the
+    dtype), and takes a whole float bound as the int."""
+    check_draws(lambda rng: (rng.integers(5, 0, size=0), rng.integers(-1, 0, size=(2, 0), dtype=np.uint8),
+                             rng.choice(0, 0), rng.choice(np.zeros(0), 0), rng.integers(0.0, 10.0, size=3)), 3)
+
+
+def test_bounds_of_integers_it_does_not_draw_are_clear_errors():
+    with pytest.raises(solvent.UnsupportedError, match="an array high"):
+        solvent.jit(lambda rng: rng.integers(0, [3, 5], size=(4, 2)))(np.random.default_rng(0))
+    with pytest.raises(solvent.UnsupportedError, match="high=10.5"):
+        solvent.jit(lambda rng: rng.integers(0, 10.5, size=3))(np.random.default_rng(0))
+
+
 OPTIONS = np.array([10.0, 20.0, 30.0, 40.0])
 
 
@@ -442,6 +456,24 @@ def test_a_generator_seeded_inside_the_function():
 def test_a_generator_made_inside_needs_a_seed(seed):
     with pytest.raises(solvent.UnsupportedError, match="default_rng with (no seed|a generator from outside)"):
         solvent.jit(lambda x: x + np.random.default_rng(seed).random())(np.zeros(2))
+
+
+_HELD = {"generator": np.random.default_rng(0), "legacy": np.random.RandomState(0), "bits": np.random.PCG64(0)}
+
+
+@pytest.mark.parametrize("draw", [lambda x: x + _HELD["generator"].random(), lambda x: x + _HELD["legacy"].randn(),
+                                  lambda x: x + _HELD["generator"].normal(), lambda x: x + _HELD["bits"].random_raw()],
+                         ids=["Generator.random", "RandomState.randn", "Generator.normal", "PCG64.random_raw"])
+def test_a_draw_from_a_generator_held_from_outside_is_refused(draw):
+    """A scalar draw allocates nothing on the host, so it would have run once while tracing and been a
+    constant of the program (the same number at every call); the generator stays where it was."""
+    def states():
+        return repr([_HELD["generator"].bit_generator.state, _HELD["legacy"].get_state(), _HELD["bits"].state])
+
+    before = states()
+    with pytest.raises(solvent.UnsupportedError, match="of a generator that is not an argument"):
+        solvent.jit(draw)(np.zeros(2))
+    assert states() == before
 
 
 def test_draws_are_constants_for_derivatives():

@@ -99,6 +99,10 @@ def test_randint_full_and_single_ranges(low, high, dtype):
     check_draws(lambda rs: (rs.randint(low, high, size=9, dtype=dtype), rs.randint(low, high, dtype=dtype)), 3)
 
 
+def test_no_draws_check_nothing():
+    check_draws(lambda rs: (rs.randint(5, 0, size=0), rs.choice(0, 0), rs.randint(0, 3, size=(0, 2))), 2)
+
+
 @settings(max_examples=15, deadline=None)
 @given(st.integers(0, 2 ** 32 - 1), st.booleans(), SIZES)
 def test_standard_normal(seed, cached, size):

@@ -1,5 +1,6 @@
 """Unmodified functions with data-dependent if/while/for, against plain NumPy execution."""
 
+import functools
 import pathlib
 import sys
 import warnings
@@ -607,6 +608,35 @@ def test_a_lambda_is_rewritten_so_the_loops_of_its_helpers_roll():
     np.testing.assert_allclose(f(C.copy(), A), expected, rtol=1e-12)
     text = solvent.code_hlo(lambda C, A: rank_update(C, A, 1.5, 1.2), C, A, optimize="none")
     assert text.count("stablehlo.while") == 2  # both loops rolled, not 40 x 20 copies
+
+
+def scaled_by_sign(x, mode="plain"):
+    if x.sum() > 0:  # a traced test
+        return x * 2 if mode == "double" else x
+    return -x
+
+
+class SignedModel:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, x):
+        if x[0] > 0:
+            return x * self.k
+        return x
+
+
+def uses_a_partial_and_a_model(x):
+    return functools.partial(scaled_by_sign, mode="double")(x) + SignedModel(3.0)(x)
+
+
+@pytest.mark.parametrize("make", [lambda: functools.partial(scaled_by_sign, mode="double"), lambda: SignedModel(3.0),
+                                  lambda: uses_a_partial_and_a_model], ids=["partial", "callable object", "called"])
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_partials_and_callable_objects_are_rewritten(make, sign):
+    """functools.partial of a user's function and an object with `__call__`, given to jit or called
+    inside: their traced `if` raised TracerConversionError, their functions were not rewritten."""
+    check_like_numpy(make(), sign * np.array([1.0, 2.0]))
 
 
 def test_a_function_without_source_warns_that_its_loops_unroll():
