@@ -70,11 +70,14 @@ def numpy_entry() -> str | None:
         frame = frame.f_back
     if entry is None or frame is None:
         return None
-    name = entry.f_code.co_name
+    code = entry.f_code
     for prefix, namespace in (("np", numpy), ("np.linalg", numpy.linalg), ("np.fft", numpy.fft)):
-        if getattr(namespace, name, None) is not None:
-            return f"{prefix}.{name}"
-    return f"np.{name} (in {entry.f_globals.get('__name__', 'numpy')})"
+        public = getattr(namespace, code.co_name, None)  # (the same function: numpy.polynomial's polyval is not)
+        public = getattr(public, "_implementation", getattr(public, "__wrapped__", public))
+        if getattr(public, "__code__", None) is code:
+            return f"{prefix}.{code.co_name}"
+    named = f"np.{code.co_name}" if code.co_qualname == code.co_name else code.co_qualname  # (a method's: its class)
+    return f"{named} (in {entry.f_globals.get('__name__', 'numpy')})"
 
 
 def describe_location(location: tuple[str, int] | None) -> str:

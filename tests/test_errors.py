@@ -29,6 +29,17 @@ def test_unsupported_function_names_the_function_and_line():
     assert "solvent.supported()" in message
 
 
+@pytest.mark.parametrize("f, named", [
+    (lambda c, x: np.polynomial.polynomial.polyval(x, c), "np.polyval (in numpy.polynomial.polynomial) is not"),
+    (lambda c, x: np.polynomial.Polynomial(c)(x), "ABCPolyBase.__init__ (in numpy.polynomial._polybase)")])
+def test_a_numpy_function_outside_np_is_named_by_its_module(f, named):
+    """numpy.polynomial's polyval was taken for np.polyval (which solvent compiles): its error then
+    said to make a list of traced values one array."""
+    with pytest.raises(solvent.UnsupportedError) as info:
+        solvent.jit(f)(np.ones(3), np.arange(3.0))
+    assert named in str(info.value)
+
+
 def branches_on_data(x):
     if x.sum() > 0:
         return x

@@ -219,7 +219,7 @@ def _vector(a):
     a = as_array(a)
     if len(shape(a)) > 1:
         raise ValueError("object too deep for desired array")
-    return wrap(shape_ops.reshape(value(a), (-1,)), scalar=False) if shape(a) == () else a
+    return wrap(shape_ops.reshape(value(a), (1,)), scalar=False) if shape(a) == () else a
 
 
 def _reversed(v):
@@ -240,7 +240,10 @@ def convolve(a, v, mode="full"):
 
 @implements(np.correlate)
 def correlate(a, v, mode="valid"):
-    """c[k] = sum_n a[n + k] * conj(v[n]); a longer `v` is handled as NumPy does (swapped, reversed)."""
+    """c[k] = sum_n a[n + k] * conj(v[n]); a longer `v` is handled as NumPy does (swapped, reversed).
+    Unlike convolve, NumPy's takes no number or 0-d array."""
+    if 0 in (len(shape(a)), len(shape(v))):
+        raise ValueError("object of too small depth for desired array")
     a, v = _vector(a), _vector(v)
     if shape(a)[0] == 0 or shape(v)[0] == 0:
         raise ValueError(f"{'a' if shape(a)[0] == 0 else 'v'} cannot be empty")

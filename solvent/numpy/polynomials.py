@@ -9,6 +9,7 @@ import numpy as np
 
 from solvent.errors import UnsupportedError
 from solvent.numpy.calculus import UNROLLED, convolve
+from solvent.numpy.indexing.traced_bounds import FUNCTIONS, MaskedArray
 from solvent.numpy.registry import implements
 from solvent.numpy.repeat import repeat_while
 from solvent.numpy.values import (as_array, cast, concatenated, element_of, full, is_traced, shape,
@@ -58,11 +59,35 @@ implements(np.polysub)(_poly_binary(np.subtract))
 
 @implements(np.polymul)
 def polymul(a1, a2):
-    """convolve of the coefficients. NumPy first strips leading zeros: solvent can only do that
-    for host coefficients (a traced one keeps them, which gives the same polynomial)."""
-    a1, a2 = (np.trim_zeros(np.atleast_1d(a), "f") if not is_traced(a) else a for a in (a1, a2))
-    a1, a2 = (np.zeros(1, a.dtype) if not is_traced(a) and a.size == 0 else a for a in (a1, a2))
-    return convolve(a1, a2)
+    """convolve of the coefficients, their leading zeros stripped first (all zeros: one zero), as
+    NumPy's poly1d strips them; for traced coefficients the product's length is then traced: its
+    leading zeros are theirs together, cut off (`c[k1 + k2:]`)."""
+    a1, a2 = (np.trim_zeros(np.atleast_1d(a), "f") if not is_traced(a) else np.atleast_1d(a) for a in (a1, a2))
+    a1, a2 = (a if shape(a)[0] else np.zeros(1, a.dtype) for a in (a1, a2))
+    product = convolve(a1, a2)
+    return product if not (is_traced(a1) or is_traced(a2)) else product[_leading_zeros(a1) + _leading_zeros(a2):]
+
+
+def _leading_zeros(a):
+    """How many leading zeros poly1d strips from `a` (all but one of all zeros)."""
+    if not is_traced(a):
+        return 0  # (stripped already)
+    nonzero = np.not_equal(a, 0)
+    return np.where(np.any(nonzero), np.argmax(nonzero), shape(a)[0] - 1)
+
+
+def _polyval_of_traced_count(p, x):
+    """polyval of coefficients whose count is traced (a product of traced ones): Horner's steps over
+    the valid part."""
+    if isinstance(x, MaskedArray) or not isinstance(p, MaskedArray) or len(shape(p)) != 1:
+        raise UnsupportedError("np.polyval of points, or of coefficients not in one row, whose count is traced")
+    x, p, count = as_array(x), wrap(p.value, scalar=False), wrap(p.lengths[0], scalar=True)
+    y = wrap(full(0, shape(x), np.result_type(x.dtype, p.dtype)), scalar=False)
+    return repeat_while(lambda i, _: i < count, lambda i, y: (i + 1, y * x + element_of(p, i)), (np.int64(0), y),
+                        reads=(p, x, count))[1]
+
+
+FUNCTIONS[np.polyval] = _polyval_of_traced_count
 
 
 @implements(np.polyder)

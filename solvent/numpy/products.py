@@ -265,6 +265,9 @@ def _expand_ellipsis(term: str, ndim: int, which: int) -> str:
 def _parse_einsum(subscripts: str, shapes):
     """(one term per operand, output term, size of each letter), with NumPy's checks."""
     inputs, arrow, output = subscripts.partition("->")
+    for c in (inputs + output).replace("...", "").replace(",", ""):
+        if not (c.isascii() and c.isalpha()):
+            raise ValueError(f"invalid subscript '{c}' in einstein sum subscripts string, subscripts must be letters")
     terms = inputs.split(",")
     if len(terms) != len(shapes):
         raise ValueError("more operands were provided than specified in the subscripts string"

@@ -211,8 +211,8 @@ def _cumulative(numpy_function, ufunc):
     def apply(a, axis=None, dtype=None, out=None):
         a = _array(a)
         dtype = numpy_function(probe_array(a), axis=axis, dtype=dtype).dtype  # small ints widen
-        if axis is None:
-            a, axis = ravel(a), 0
+        if axis is None or len(shape(a)) == 0:  # (NumPy takes a 0-d array as 1-d along axis 0 or -1)
+            a, axis = ravel(a), 0 if axis is None else normalize_axis(axis, 1)
         return ufunc.accumulate(a, axis=axis, dtype=dtype, out=out)
     return apply
 

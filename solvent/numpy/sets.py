@@ -21,7 +21,13 @@ SORTED_AT = 1 << 16
 
 @implements(np.isin)
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    """Membership by a search of the sorted tests, or by comparing with each; `kind` only checked."""
     tests = np.ravel(test_elements)
+    if kind not in (None, "sort", "table"):
+        raise ValueError(f"Invalid kind: '{kind}'. Please use None, 'sort' or 'table'.")
+    if kind == "table" and any(np.dtype(result_type(a)).kind not in "biu" for a in (element, tests)):
+        raise ValueError("The 'table' method is only supported for boolean or integer arrays. Please select "
+                         "'sort' or None for kind.")
     if np.size(element) * tests.size > SORTED_AT and result_type(element, tests).kind in "biuf":
         common = result_type(element, tests)
         ordered = np.sort(tests.astype(common))
@@ -36,7 +42,7 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
 @implements(np.in1d)
 def in1d(ar1, ar2, assume_unique=False, invert=False, *, kind=None):
     warnings.warn("`in1d` is deprecated. Use `np.isin` instead.", DeprecationWarning, stacklevel=user_stacklevel())
-    return isin(np.ravel(ar1), ar2, invert=invert)
+    return isin(np.ravel(ar1), ar2, invert=invert, kind=kind)
 
 
 @implements(np.union1d)

@@ -539,7 +539,7 @@ def bincount(x, weights=None, minlength=0):
     if len(shape(x)) != 1:
         raise ValueError("object too deep for desired array" if shape(x) else
                          "object of too small depth for desired array")
-    if not np.can_cast(x.dtype, np.intp, "safe"):
+    if not np.can_cast(x.dtype, np.intp, "safe") and x.dtype != np.uint64:  # (NumPy casts uint64 as int64)
         raise TypeError(f"Cannot cast array data from {x.dtype!r} to dtype('int64') according to the rule 'safe'")
     bound = _VALUES.get(x.dtype.itemsize, 0) if x.dtype.kind in "iu" else 2 if x.dtype == np.bool_ else 0
     if is_traced(x):
@@ -589,5 +589,12 @@ def digitize(x, bins, right=False):
         return increasing if mono == 1 else np.subtract(n, searchsorted(bins[::-1], x, side=side))
     reversed_bins = wrap(ops.reverse(value(bins), [0]), scalar=False)
     decreasing = np.subtract(n, searchsorted(reversed_bins, x, side=side))
-    found = np.where(np.less(bins[-1], bins[0]), decreasing, increasing) if n else increasing
+    found = np.where(_decreasing(bins), decreasing, increasing) if n else increasing
     return wrap(value(found)) if np.ndim(found) == 0 else found  # (a scalar for a scalar, as NumPy's)
+
+
+def _decreasing(bins):
+    """Whether NumPy takes traced bins as decreasing: by the first edge unlike the first one (all
+    alike: increasing; the first not below it, a NaN too: decreasing), as its monotonicity check."""
+    differs = np.not_equal(bins, bins[0])
+    return np.any(differs) & np.logical_not(np.less(bins[0], bins[np.argmax(differs)]))

@@ -216,7 +216,12 @@ def full(fill, shape, dtype) -> ir.Value:
 
 
 def normalize_axis(axis: int, ndim: int) -> int:
-    """`axis` in [0, ndim), NumPy's AxisError otherwise."""
+    """`axis` in [0, ndim), NumPy's AxisError otherwise (a traced one only with values known while tracing)."""
+    if is_traced(axis):
+        if axis.known is None:
+            raise UnsupportedError("an axis must be a static Python int, not a traced value: the result's shape "
+                                   "depends on it, and shapes are fixed when the program is compiled")
+        axis = axis.known[()] if np.ndim(axis.known) == 0 else axis.known
     if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
         raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an integer")
     if not -ndim <= axis < ndim:

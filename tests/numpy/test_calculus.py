@@ -91,6 +91,12 @@ def test_convolve_and_correlate(dtype):
                             np.correlate(v, a, mode)), a, v)
 
 
+def test_convolve_with_a_number_or_a_0d_array():
+    """convolve takes them as arrays of one element (a raw reshape error before); correlate raises."""
+    check(lambda a, v: (np.convolve(a, v), np.convolve(v, a), np.convolve(a, 2.0)), np.arange(3.0), np.array(2.0))
+    check_or_raises(lambda a, v: np.correlate(a, v), np.arange(3.0), np.array(2.0))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.int32, np.complex128], ids=str)
 def test_long_kernels(dtype):
     """A 40-tap filter over 300 samples (XLA convolutions for floats and complex values, slices for

@@ -275,6 +275,14 @@ def test_lstsq_dtypes_rcond_and_rank():
     check_or_raises(lambda a: np.linalg.lstsq(a, a[0]), np.ones((2, 2, 2)))
 
 
+def test_least_squares_keep_numpys_accuracy_on_an_ill_conditioned_fit():
+    """u^H b before the singular values, as LAPACK's: the explicit pseudo-inverse times b gave a
+    degree-18 fit of cos(3x) residuals of 5e-11 where NumPy's are 1e-14."""
+    x = np.linspace(-1, 1, 40)
+    worst = lambda x, y: np.abs(np.polyval(np.polyfit(x, y, 18), x) - y).max()
+    assert solvent.jit(worst)(x, np.cos(3 * x)) < 4 * worst(x, np.cos(3 * x))
+
+
 @pytest.mark.parametrize("shape", [(4, 4), (5, 3), (2, 3, 5), (0, 3)], ids=str)
 def test_pinv(shape):
     a = sample(np.float64, shape, seed=14)

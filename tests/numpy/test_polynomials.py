@@ -14,6 +14,18 @@ def _sample(dtype, shape=(3, 5), seed=3):
 
 
 
+@pytest.mark.parametrize("a, b", [([0.0, 1.0, 2.0], [1.0, 1.0]), ([0.0, 0.0], [1.0, 1.0]),
+                                  ([3.0, 1.0], [0.0, 0.0, 2.0]), ([1.0, 2.0], 2.0), ([], [1.0, 2.0]),
+                                  ([0, 0, 5], [0, 2])], ids=str)
+def test_products_of_polynomials_lose_their_leading_zeros_as_numpys(a, b):
+    """NumPy's poly1d strips leading zeros (all zeros: to one): a traced product kept them, a
+    polynomial of another length (its first coefficient 0). Its length is traced now, and
+    polyval takes it."""
+    a, b, x = np.array(a), np.array(b), np.arange(4.0)
+    check(np.polymul, a, b)
+    check(lambda a, b, x: np.polyval(np.polymul(a, b), x), a, b, x)
+
+
 @pytest.mark.parametrize("dtype", EVERY_DTYPE, ids=str)
 def test_polynomials(dtype):
     p, x = _sample(dtype, (3,), seed=6), _sample(dtype, (2, 4), seed=7)

@@ -123,7 +123,7 @@ def test_einsum_dtype_argument_and_constants():
 
 
 @pytest.mark.parametrize("subscripts", ["ij,jk->ik", "ij,jk", "ij->ik", "ij,jk->iq", "ij,jk->ii", "ijk,jk", "i,jk->ij",
-                                        "ij,ij->i"])
+                                        "ij,ij->i", "i1->i", "ij->i_"])
 def test_einsum_errors(subscripts):
     check_or_raises(lambda a: np.einsum(subscripts, a), np.ones((2, 2)))
     check_or_raises(lambda a: np.einsum(subscripts, a, np.ones((3, 2))), np.ones((2, 2)))

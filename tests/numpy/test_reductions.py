@@ -9,6 +9,7 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
+import solvent
 from differential import check_like_numpy
 from numpy_samples import (ALL_DTYPES, EVERY_DTYPE, FLOAT, INTEGER, elements, elements_with_specials, check,
                            check_or_raises, sample)
@@ -246,6 +247,19 @@ def test_clip_with_out_and_nan():
 def test_cumulative(dtype):
     x = sample(dtype, (3, 4), 0, 3, seed=21)
     check(lambda x: (np.cumsum(x), np.cumsum(x, axis=0), np.cumprod(x, axis=-1), x.cumsum(1)), x)
+
+
+def test_cumulative_of_a_0d_array_along_its_axis():
+    check(lambda x: (np.cumsum(x[0], axis=0), np.cumprod(x[1], axis=-1)), np.array([3.0, 2.0]))
+
+
+def test_an_axis_given_as_an_array_is_read_while_tracing_or_refused():
+    """np.array(1) made inside is known while tracing, as NumPy reads it; an argument's values are not
+    (a raw TypeError before)."""
+    a = np.arange(6.0).reshape(2, 3)
+    check(lambda a: (np.count_nonzero(a, axis=np.array(0)), np.sum(a, axis=np.array(1))), a)
+    with pytest.raises(solvent.UnsupportedError, match="an axis must be a static Python int"):
+        solvent.jit(lambda a, k: np.count_nonzero(a, axis=k))(a, np.array(0))
 
 
 # -- NaN-ignoring reductions, count_nonzero, ptp, the Array API cumulative functions ------------------

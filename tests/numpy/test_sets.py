@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from differential import check_like_numpy, check_types_like_numpy
-from numpy_samples import check, sample
+from numpy_samples import check, check_or_raises, sample
 from solvent.numpy import sets
 
 
@@ -23,6 +23,13 @@ def test_isin(element, tests, invert):
 def test_isin_mixed_dtypes_and_static_tests():
     x = sample(np.float32, (3, 4), halves=True)
     check(lambda x: (np.isin(x, [0.5, -1.0, 2.0]), np.isin(x, x[0])), x)
+
+
+@pytest.mark.parametrize("kind", ["sort", "table", "hash"])
+@pytest.mark.parametrize("dtypes", [(np.int32, np.int64), (np.float64, np.int64), (np.int8, np.float32)], ids=str)
+def test_isin_checks_its_kind_as_numpy_does(kind, dtypes):
+    """'table' is NumPy's for integers and bools only; it raises for floats (solvent gave a result)."""
+    check_or_raises(lambda e, t: np.isin(e, t, kind=kind), sample(dtypes[0], (4,)), sample(dtypes[1], (3,)))
 
 
 def test_in1d_flattens_and_warns_like_numpy():

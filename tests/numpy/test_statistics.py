@@ -181,6 +181,7 @@ def test_bincount():
     check(lambda w: (np.bincount(x, w), np.bincount(x, weights=w, minlength=2)), w)  # static x: length known
     check(lambda x: np.bincount(x, minlength=3), np.array([True, False, True]))
     check(lambda x: np.bincount(x, minlength=4), np.zeros(0, dtype=np.int64))
+    check(lambda x: np.bincount(x, minlength=4), np.array([1, 2, 2], np.uint64))  # (NumPy casts it as int64)
 
 
 @settings(max_examples=25, deadline=None)
@@ -225,6 +226,8 @@ def test_digitize(right):
     check(lambda x, b: np.digitize(x, b, right), x, down)
     check(lambda b: np.digitize(0.0, b, right), up)
     check(lambda x: np.digitize(x, [1, 2], right), sample(np.int32, (6,), seed=22))
+    for edges in ([np.nan, 1.0, 0.0], [1.0, 1.0, 0.0], [2.0, 2.0, 2.0]):
+        check(lambda x, b: np.digitize(x, b, right), x, np.array(edges))  # NumPy's direction: first unlike edge
 
 
 def test_digitize_errors():
