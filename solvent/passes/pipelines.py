@@ -112,7 +112,10 @@ def _lowering_enzyme(stages: list[str]) -> list[str]:
 #:   grouping (x[0] + x[1] + (x[2] + x[3]) of [1e16, 1, -1e16, 1] gave 1.0, NumPy 0.0; x[0:2].prod() *
 #:   x[2:4].prod() of [1e200, 1e200, 1e-200, 1e-200] gave inf, NumPy nan);
 #: - compare_convert compares widened integers in their narrow type but keeps the wide type's sign:
-#:   `(x.astype(np.int64) & 1) != 0` of uint32, and int32 ** uint32, did not pass XLA's verifier.
+#:   `(x.astype(np.int64) & 1) != 0` of uint32, and int32 ** uint32, did not pass XLA's verifier;
+#: - transpose_dus builds a dynamic_update_slice whose types do not check when one slice of a
+#:   transposed 3-d array is written, read and written again (`c = np.moveaxis(a, -1, 0); c[0] = 1;
+#:   c[2] = c[0] * 2`): MLIR aborted the process.
 WRONG = ["convert_convert_float", "convert_convert_int", "transpose_fft", "concat_broadcast_slice",
          "while_op_induction_replacement", "compare_op_canon", "compare_ext", "abs_positive_simplify",
          "cse_reduce_transposed", "reduce_pad",
@@ -123,7 +126,7 @@ WRONG = ["convert_convert_float", "convert_convert_int", "transpose_fft", "conca
          "power_multiply_to_power", "exponential_minus_one_fuse", "slice_pad",
          "while_elementwise_reduction_to_reduce", "elementwise_complex_simplify", "concat_insert_dim_reduce",
          "mul_simplify", "add_terms_to_reduce", "add_reduce_slice_fusion", "mul_reduce_slice_fusion",
-         "compare_convert"]
+         "compare_convert", "transpose_dus"]
 
 
 #: Enzyme-HLO patterns valid only without NaN or infinities (used under no_nan=True): negated

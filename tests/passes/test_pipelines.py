@@ -240,6 +240,27 @@ def test_an_array_of_argmaxes_compiles():
     check_like_numpy(lambda x: (np.array([x[0].argmax(), x[1].argmax()]), np.array([v.argmin() for v in x])), x)
 
 
+def channels_rewritten(a):
+    c = np.moveaxis(a, -1, 0)  # channels first, a view
+    c[0] = 1.0
+    c[2] = c[0] * 2
+    return a
+
+
+def planes_rewritten(a):
+    t = a.transpose(2, 0, 1)
+    t[1] = t[2] + 1
+    t[2] = t[1]
+    return a
+
+
+def test_slices_of_a_transposed_3d_view_written_twice_compile():
+    # transpose_dus (enzyme-ad 0.0.16) built a dynamic_update_slice whose types did not check:
+    # MLIR aborted the process.
+    check_like_numpy(channels_rewritten, np.arange(60, dtype=np.float32).reshape(4, 5, 3))
+    check_like_numpy(planes_rewritten, np.arange(24.0).reshape(2, 3, 4))
+
+
 def test_sums_of_different_reshaped_values_stay_apart():
     # cse_reduce_transposed (enzyme-ad 0.0.16) merged them: the second sum gave the first's 12.
     check_like_numpy(lambda x: (np.sum(np.reshape(x > 0, 12)), np.sum(np.reshape(x < 0, 12)), (x > 0).sum()),
