@@ -190,8 +190,9 @@ class TracedArray:
         return self.aval.shape[0]
 
     def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
+        if not self.aval.shape:  # (at iter(), as NumPy's: np.iterable of a 0-d array is False)
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(len(self)))
 
     def __repr__(self) -> str:  # (str() and f"{x}" too: text that TRACED_TEXT finds in a result)
         return f"TracedArray({self.aval})"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from solvent.core import dispatch
+from solvent.core.traced import TracedArray, TracedScalar
 from solvent.errors import UnsupportedError
 from solvent.numpy.registry import implements
 from solvent.numpy.values import normalize_axis, shape
@@ -36,17 +37,31 @@ def apply_over_axes(func, a, axes):
     return a
 
 
+def _leading_mask(condition, x):
+    """A condition as NumPy's y[condition] reads it: a mask of x's leading axes, spread over the rest."""
+    ndim = np.ndim(condition)
+    if np.shape(condition) != np.shape(x)[:ndim]:
+        raise IndexError(f"boolean index of shape {np.shape(condition)} did not match the indexed array's shape "
+                         f"{np.shape(x)}")
+    return np.reshape(condition, np.shape(condition) + (1,) * (np.ndim(x) - ndim))
+
+
+def _array_like(item) -> bool:
+    """A list or an array as NumPy's piecewise tells them (a traced scalar is a NumPy scalar, not one)."""
+    return isinstance(item, (list, np.ndarray)) or isinstance(item, TracedArray) and not isinstance(item, TracedScalar)
+
+
 @implements(np.piecewise)
 def piecewise(x, condlist, funclist, *args, **kw):
     """Every piece is computed on all of `x` and selected elementwise (static shapes): the functions
     must be elementwise, which is what NumPy's documentation asks of them."""
-    if not isinstance(condlist, (list, tuple)):  # an array: one condition, or one a row (NumPy's asarray)
-        condlist = list(condlist) if np.ndim(condlist) == np.ndim(x) + 1 else [condlist]
-    elif np.ndim(condlist[0]) == 0 and np.ndim(x) > 0:
-        condlist = [condlist]
+    if np.isscalar(condlist) or (not _array_like(condlist[0]) and np.ndim(x) != 0):
+        condlist = [condlist]  # NumPy's rule: one condition, unless its first item is a list or an array
+    condlist = list(condlist)  # (an array's rows)
     if len(funclist) not in (len(condlist), len(condlist) + 1):
         raise ValueError(f"with {len(condlist)} condition(s), either {len(condlist)} or "
                          f"{len(condlist) + 1} functions are expected")
+    condlist = [_leading_mask(c, x) for c in condlist]
     if len(funclist) == len(condlist) + 1:
         otherwise = np.logical_not(np.any(np.stack([np.broadcast_to(c, np.shape(x)) for c in condlist]), axis=0))
         condlist = list(condlist) + [otherwise]

@@ -283,6 +283,7 @@ def choose(a, choices, out=None, mode="raise"):
     if mode == "raise" and not is_traced(static(a)) and ((static(a) < 0) | (static(a) >= n)).any():
         raise ValueError("invalid entry in choice array")
     dtype = result_type(*choices)
+    choices = [np.array(c).astype(dtype) if is_python_scalar(c) else c for c in choices]  # (unsafely: 300 -> 44)
     target = np.broadcast_shapes(a.shape, *[np.shape(c) for c in choices])
     index = value(a, np.int64, target)
     if mode == "wrap":

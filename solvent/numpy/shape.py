@@ -180,6 +180,8 @@ def expand_dims(a, axis):
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     rank = len(shape(a)) + len(axes)
     axes = sorted(normalize_axis(x, rank) for x in axes)
+    if len(set(axes)) != len(axes):
+        raise ValueError("repeated axis")
     new = list(shape(a))
     for x in axes:
         new.insert(x, 1)

@@ -40,3 +40,13 @@ def test_piecewise_of_a_scalar():
     """One condition in a list made an array of one (NumPy's asarray): a condition per row."""
     check_types_like_numpy(lambda x: (np.piecewise(x[0], [x[0] > 0.2], [1.0, 2.0]),
                                       np.piecewise(x[1], [x[1] > 0.2], [lambda v: v * 2, 0.0])), np.array([0.1, 0.4]))
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (4, 4), (2, 3)], ids=str)
+def test_piecewise_reads_an_array_of_conditions_as_numpy_does(shape):
+    """An array is a condition per row (NumPy wraps only what is not a list or an array), each a mask
+    of the leading axes: `a > 4` of a 2x2 array gave another result, of a 4x4 one a raw error."""
+    x = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    check_or_raises(lambda a: np.piecewise(a, a > 4, [1.0, 2.0]), x)
+    check_or_raises(lambda a: np.piecewise(a, a > 4, [1.0, 2.0, 3.0, 4.0]), x)
+    check_or_raises(lambda a: np.piecewise(a, [True], [5.0]), x[0])

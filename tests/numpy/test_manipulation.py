@@ -173,6 +173,9 @@ def test_choose(mode):
     check(lambda a, c: np.choose(a, c, mode=mode), np.array([0, 1, 1]), sample(np.int8, (2, 3)))
     if mode != "raise":
         check(lambda a, c: np.choose(a, [c, -c], mode=mode), np.array([0, 3, -1]), np.arange(3.0))
+    # a Python number is cast into the arrays' dtype unsafely, as NumPy's (300 into int8 is 44)
+    check(lambda a, c: (np.choose(a, [c, 300], mode=mode), np.choose(a, [c.astype(np.uint8), -1], mode=mode)),
+          np.array([0, 1, 1, 0]), np.arange(4, dtype=np.int8))
 
 
 def test_choose_raise_mode_checks_constant_indices_and_clips_traced_ones():
@@ -245,6 +248,17 @@ def test_random_insert_and_delete(shape, data):
 def test_resize(new_shape):
     check(lambda x, e: (np.resize(x, new_shape), np.resize(e, new_shape)), ramp((5,), np.float32), np.ones((0, 2)))
     check_or_raises(lambda x: np.resize(x, (-1, 2)), ramp((5,)))
+
+
+def test_a_traced_0d_value_is_not_iterable_and_a_traced_size_is_a_clear_error():
+    """iter() of a 0-d traced value succeeded (its items came lazily), so np.iterable was True and
+    np.resize and sliding_window_view took a traced size for a shape: a raw TypeError."""
+    x, k = np.arange(5.0), np.array([3])
+    check(lambda x, k: (np.iterable(k[0]), np.iterable(k), np.iterable(x[1:])), x, k)
+    for f in (lambda x, k: np.resize(x, int(k[0])),
+              lambda x, k: np.lib.stride_tricks.sliding_window_view(x, int(k[0]))):
+        with pytest.raises(solvent.UnsupportedError, match="must be a static Python int"):
+            solvent.jit(f)(x, k)
 
 
 def test_trim_zeros_is_unsupported():

@@ -38,7 +38,7 @@ def test_transpose_methods_and_invalid_axes():
     check_or_raises(lambda x: np.transpose(x, (0, 3, 1)), x)
 
 
-@pytest.mark.parametrize("axis", [0, 1, 2, -1, -3, (0, 1), (0, -1), (1, 3)], ids=str)
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -3, (0, 1), (0, -1), (1, 3), (0, 0), (1, -3)], ids=str)
 def test_expand_dims(axis):
     check_or_raises(lambda x: np.expand_dims(x, axis), sample(np.int8, (2, 3)))
 

@@ -82,7 +82,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     axis = normalize_axis(axis, len(shape_of(v)))
     indices = _moded(_integers(indices), shape_of(v)[axis], mode)
     result = wrap(read_fancy(v, parse_fancy((slice(None),) * axis + (indices,), shape_of(v))))
-    return write_out(out, result) if out is not None else result
+    return write_out(out, result, "unsafe") if out is not None else result  # (NumPy casts into out unsafely)
 
 
 @implements(np.put)

@@ -16,7 +16,7 @@ from solvent.errors import UnsupportedError
 from solvent.numpy import layout
 from solvent.numpy.indexing.advanced import parse_fancy, read_fancy, write_fancy
 from solvent.numpy.registry import UNDISPATCHED, implements, method
-from solvent.numpy.shape import view
+from solvent.numpy.shape import static_int, view
 from solvent.numpy.values import is_traced
 from solvent.ops import shape as ops
 
@@ -53,6 +53,8 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
     if writeable:
         raise UnsupportedError("sliding_window_view(..., writeable=True): its windows overlap in memory, which "
                                "a compiled program does not have; write into `x` itself")
+    sizes = window_shape if np.iterable(window_shape) else (window_shape,)
+    window_shape = tuple(static_int(w, "sliding_window_view's window_shape") for w in sizes)
     positions = np.arange(int(np.prod(x.shape, dtype=np.int64))).reshape(x.shape)
     windows = np.lib.stride_tricks.sliding_window_view(positions, window_shape, axis)  # NumPy's checks, too
     return gathered(x, windows, ValueError("assignment destination is read-only"))

@@ -47,6 +47,7 @@ def test_take_with_out():
         np.take(x, [2, 0], axis=0, out=out)
         return out
     check(f, X, np.zeros((2, 4)))
+    check(f, X + 0.5, np.zeros((2, 4), np.int64))  # NumPy casts into out unsafely
 
 
 def test_take_along_axis():
