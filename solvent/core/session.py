@@ -47,7 +47,8 @@ class Session(threading.local):
     def __init__(self):
         self.traces: list = []
         self.regions: list[Region] = []
-        self.catching_linalg: list = []  # where each `try` being traced that catches LinAlgError is
+        #: where each `try` being traced that catches LinAlgError ("linalg") or FloatingPointError ("float") is
+        self.catching: dict[str, list] = {"linalg": [], "float": []}
 
 
 SESSION = Session()

@@ -34,8 +34,8 @@ def _any_masked(values) -> bool:
 
 
 def array_function(func, args, kwargs):
-    if SESSION.catching_linalg and getattr(func, "__module__", None) == "numpy.linalg":
-        where = SESSION.catching_linalg[-1]
+    if SESSION.catching["linalg"] and getattr(func, "__module__", None) == "numpy.linalg":
+        where = SESSION.catching["linalg"][-1]
         raise UnsupportedError(
             f"{qualified_name(func)} inside the `try` at {where[0]}:{where[1]} that catches LinAlgError: compiled, "
             "NumPy's linear algebra gives nan or inf where NumPy raises (a singular or not positive definite "
@@ -64,7 +64,29 @@ def _traced(func, impl, args, kwargs):
     return impl(*args, **kwargs)
 
 
+#: ufuncs that never set NumPy's floating-point error flags (comparisons, logic, bits, tests, signs).
+_NEVER_RAISING = frozenset({np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
+                            np.logical_and, np.logical_or, np.logical_xor, np.logical_not, np.bitwise_and,
+                            np.bitwise_or, np.bitwise_xor, np.invert, np.isnan, np.isinf, np.isfinite, np.signbit,
+                            np.negative, np.positive, np.absolute, np.conjugate, np.copysign})
+
+
+def _check_float_errors(ufunc) -> None:
+    """A ufunc inside a `try` that catches FloatingPointError while NumPy's error state raises: compiled,
+    it gives inf or nan where NumPy raises, and the handler would silently never run."""
+    if not SESSION.catching["float"] or ufunc in _NEVER_RAISING:
+        return
+    raising = sorted(k for k, v in np.geterr().items() if v in ("raise", "call"))
+    if raising:
+        where = SESSION.catching["float"][-1]
+        raise UnsupportedError(
+            f"np.{ufunc.__name__} inside the `try` at {where[0]}:{where[1]} that catches FloatingPointError, with "
+            f"NumPy's error state raising ({', '.join(raising)}): compiled, it gives inf or nan and never raises, "
+            "so the handler would never run; test the result instead (np.isfinite(x).all())", user_location())
+
+
 def array_ufunc(ufunc, method, inputs, kwargs):
+    _check_float_errors(ufunc)
     if _any_masked(inputs):  # the masked operand's own rules (a selection's first)
         masked = next(x for x in inputs if isinstance(x, traced_bounds.MaskedArray))
         return masked.__array_ufunc__(ufunc, method, *inputs, **kwargs)

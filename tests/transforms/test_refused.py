@@ -139,6 +139,35 @@ def test_linear_algebra_in_a_try_catching_linalg_error_is_refused_naming_the_cal
     check_like_numpy(sums_or_zero, 2.0 * np.eye(2))
 
 
+def reciprocal_or_zeros(x):
+    with np.errstate(divide="raise"):
+        try:
+            return 1.0 / x  # the call
+        except FloatingPointError:
+            return np.zeros_like(x)
+
+
+def shifted_or_not(x):
+    try:
+        return x + 1.0
+    except ArithmeticError:
+        return x
+
+
+def test_arithmetic_in_a_try_catching_floating_point_errors_that_numpy_would_raise_is_refused():
+    """Compiled, 1 / 0 is inf: under np.errstate(divide="raise") NumPy ran the handler and solvent
+    silently did not. Without a raising error state, or for comparisons, nothing changes."""
+    x = np.array([0.0, 2.0])
+    with pytest.raises(solvent.UnsupportedError, match="catches FloatingPointError, with NumPy's error state "
+                       "raising \\(divide\\)") as info:
+        solvent.jit(reciprocal_or_zeros)(x)
+    assert f"{__file__}:{_line(reciprocal_or_zeros, '# the call')}" in str(info.value)
+    check_like_numpy(shifted_or_not, x)
+    with np.errstate(all="raise"):
+        with pytest.raises(solvent.UnsupportedError, match="error state raising"):
+            solvent.jit(shifted_or_not)(x)
+
+
 def loops_over_a_selection(x):
     total = 0.0
     for v in np.unique(x):  # the loop

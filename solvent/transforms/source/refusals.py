@@ -18,15 +18,15 @@ def unknown(x) -> bool:
 
 
 @contextlib.contextmanager
-def no_linalg_errors(where):
-    """The body of a `try` that catches LinAlgError: NumPy's linear algebra in it is an error (see
-    `numpy.protocol`), since compiled it gives nan or inf where NumPy raises, and the handler would
-    silently never run."""
-    SESSION.catching_linalg.append(where)
+def catching(kind: str, where):
+    """The body of a `try` that catches LinAlgError ("linalg") or FloatingPointError ("float"): NumPy's
+    calls that raise it are errors in it (see `numpy.protocol`), since compiled they give nan or inf
+    where NumPy raises, and the handler would silently never run."""
+    SESSION.catching[kind].append(where)
     try:
         yield
     finally:
-        SESSION.catching_linalg.pop()
+        SESSION.catching[kind].pop()
 
 
 def asserted(test, where):

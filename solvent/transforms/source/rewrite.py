@@ -86,8 +86,9 @@ class _LoopExits(ast.NodeTransformer):
     visit_While = visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_For
 
 
-#: The exception names whose handlers catch np.linalg.LinAlgError (it and its bases).
-_CATCHING_LINALG_ERRORS = {"LinAlgError", "ValueError", "Exception", "BaseException"}
+#: The handlers' names that catch LinAlgError, and FloatingPointError (by their names or a base's).
+_CATCHING = {"linalg": {"LinAlgError", "ValueError", "Exception", "BaseException"},
+             "float": {"FloatingPointError", "ArithmeticError", "Exception", "BaseException"}}
 #: The names of solvent's errors: a `try` that names one catches them on purpose.
 _SOLVENT_ERRORS = {name for name, x in vars(errors).items() if isinstance(x, type) and issubclass(x, SolventError)}
 
@@ -236,14 +237,16 @@ class _Rewriter(ast.NodeTransformer):
     def visit_Try(self, node):
         """solvent's own errors pass through a `try`'s handlers (`except Exception:` would run its
         fallback where NumPy runs the body), unless one names them; a `try` with a handler that catches
-        LinAlgError (by its name or a base's, or bare) runs its body in `statements.no_linalg_errors`."""
+        LinAlgError or FloatingPointError (by its name or a base's, or bare) runs its body in
+        `statements.catching`."""
         self.generic_visit(node)
         if node.handlers and not any(_names(h.type) & _SOLVENT_ERRORS for h in node.handlers):
             passing = ast.Attribute(ast.Name(HELPER, ast.Load()), "SolventError", ast.Load())
             node.handlers.insert(0, ast.copy_location(ast.ExceptHandler(passing, None, [ast.Raise()]), node))
-        if any(h.type is None or _names(h.type) & _CATCHING_LINALG_ERRORS for h in node.handlers):
-            guard = helper("no_linalg_errors", self.where(node))
-            node.body = [ast.copy_location(ast.With([ast.withitem(guard)], node.body), node)]
+        for kind, names in _CATCHING.items():
+            if any(h.type is None or _names(h.type) & names for h in node.handlers):
+                guard = helper("catching", ast.Constant(kind), self.where(node))
+                node.body = [ast.copy_location(ast.With([ast.withitem(guard)], node.body), node)]
         return node
 
     def visit_Return(self, node):

@@ -25,13 +25,13 @@ from solvent.transforms.source import entries, host_arrays, rotations, static_it
 from solvent.transforms.source.builtins import Rows
 from solvent.transforms.source.expressions import (and_, chained, contains, identical, ifexp, not_, or_, truth,
                                                    traced_truth)
-from solvent.transforms.source.refusals import asserted, no_linalg_errors, refuse, unknown as _traced
+from solvent.transforms.source.refusals import asserted, catching, refuse, unknown as _traced
 
 
 #: The forms rewritten code calls (see rewrite.HELPERS).
-__all__ = ["and_", "asserted", "bound", "chained", "contains", "first_index", "for_range", "for_stmt", "identical",
-           "if_stmt", "ifexp", "items", "length", "list_range", "load", "no_linalg_errors", "not_", "or_",
-           "range_items", "refuse", "slice_of", "SolventError", "subscript", "truth", "while_stmt"]
+__all__ = ["and_", "asserted", "bound", "catching", "chained", "contains", "first_index", "for_range", "for_stmt",
+           "identical", "if_stmt", "ifexp", "items", "length", "list_range", "load", "not_", "or_", "range_items",
+           "refuse", "slice_of", "SolventError", "subscript", "truth", "while_stmt"]
 
 slice_of = slice  # `a:b:c` in a key the rewrite passes to `subscript`
 
