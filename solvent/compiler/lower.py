@@ -169,8 +169,7 @@ LARGE_BLOCK = 0.5
 
 def _trace(fn, args, kwargs, options: Options):
     try:
-        with python_objects.keeping_no_traced_values(fn):
-            return trace(fn, args, kwargs, options.static_argnames, options.unroll, pack=options.out_shardings is None)
+        return _watched_trace(fn, args, kwargs, options, options.unroll)
     except RecursionError as error:  # (both sides of a traced test run: a recursion on it never ends)
         raise UnsupportedError(
             "the traced function recursed past Python's limit: a recursion whose base case is a test of traced "
@@ -183,8 +182,13 @@ def _trace(fn, args, kwargs, options: Options):
         lines = ", ".join(f"{file}:{line}" for file, line in error.rolled)
         warnings.warn(f"loops at {lines} were unrolled: a rolled body let a value escape "
                       "through a Python object", stacklevel=user_stacklevel())
-        with python_objects.keeping_no_traced_values(fn):
-            return trace(fn, args, kwargs, options.static_argnames, None)
+        return _watched_trace(fn, args, kwargs, options, None)
+
+
+def _watched_trace(fn, args, kwargs, options: Options, unroll):
+    """The trace, the Python objects `fn` reaches watched for traced values it leaves in them."""
+    with python_objects.keeping_no_traced_values(fn):
+        return trace(fn, args, kwargs, options.static_argnames, unroll, pack=options.out_shardings is None)
 
 
 def _parameters(fn) -> tuple:

@@ -25,13 +25,14 @@ def polyval(p, x):
     n = shape(p)[0]
     for i in range(n if n <= UNROLLED else 1):  # Horner's steps; past the first, their dtype is fixed
         y = y * x + (element_of(p, i) if is_traced(p) else p[i])
-    if n > UNROLLED:
-        p = wrap(value(p), scalar=False)
+    return _horner(wrap(value(p), scalar=False), x, y, 1, n) if n > UNROLLED else y
 
-        def step(i, y):
-            return i + 1, y * x + element_of(p, i)
-        y = repeat_while(lambda i, _: i < n, step, (np.int64(1), y), reads=(p, x))[1]
-    return y
+
+def _horner(p, x, y, first: int, count):
+    """Horner's steps y * x + p[i] from i = `first` while i < `count` (static or traced), rolled."""
+    reads = (p, x, count) if is_traced(count) else (p, x)
+    return repeat_while(lambda i, _: i < count, lambda i, y: (i + 1, y * x + element_of(p, i)),
+                        (np.int64(first), y), reads=reads)[1]
 
 
 def _padded(a, length):
@@ -82,9 +83,7 @@ def _polyval_of_traced_count(p, x):
     if isinstance(x, MaskedArray) or not isinstance(p, MaskedArray) or len(shape(p)) != 1:
         raise UnsupportedError("np.polyval of points, or of coefficients not in one row, whose count is traced")
     x, p, count = as_array(x), wrap(p.value, scalar=False), wrap(p.lengths[0], scalar=True)
-    y = wrap(full(0, shape(x), np.result_type(x.dtype, p.dtype)), scalar=False)
-    return repeat_while(lambda i, _: i < count, lambda i, y: (i + 1, y * x + element_of(p, i)), (np.int64(0), y),
-                        reads=(p, x, count))[1]
+    return _horner(p, x, wrap(full(0, shape(x), np.result_type(x.dtype, p.dtype)), scalar=False), 0, count)
 
 
 FUNCTIONS[np.polyval] = _polyval_of_traced_count

@@ -14,6 +14,7 @@ from solvent.core.session import SESSION
 from solvent.core.traced import TracedArray, padded
 from solvent.errors import UnsupportedError, user_location
 from solvent.numpy import folding, layout, methods
+from solvent.numpy.elementwise.ufuncs import COMPARISONS
 from solvent.numpy.indexing import subscripts, traced_bounds
 from solvent.numpy.registry import qualified_name
 from solvent.numpy.values import warn_discarding_imaginary
@@ -65,10 +66,9 @@ def _traced(func, impl, args, kwargs):
 
 
 #: ufuncs that never set NumPy's floating-point error flags (comparisons, logic, bits, tests, signs).
-_NEVER_RAISING = frozenset({np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
-                            np.logical_and, np.logical_or, np.logical_xor, np.logical_not, np.bitwise_and,
-                            np.bitwise_or, np.bitwise_xor, np.invert, np.isnan, np.isinf, np.isfinite, np.signbit,
-                            np.negative, np.positive, np.absolute, np.conjugate, np.copysign})
+_NEVER_RAISING = COMPARISONS | {np.logical_and, np.logical_or, np.logical_xor, np.logical_not, np.bitwise_and,
+                                np.bitwise_or, np.bitwise_xor, np.invert, np.isnan, np.isinf, np.isfinite, np.signbit,
+                                np.negative, np.positive, np.absolute, np.conjugate, np.copysign}
 
 
 def _check_float_errors(ufunc) -> None:
