@@ -46,6 +46,13 @@ def static(x):
     return x.known if isinstance(x, TracedArray) and x.known is not None else x
 
 
+def statics(x):
+    """`x` with every traced array that has a known value, into lists and tuples, replaced by it."""
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        return type(x)(statics(v) for v in x)
+    return static(x)
+
+
 def _operands(args) -> list:
     """The traced arrays among `args`, into lists and tuples (np.concatenate([a, b]))."""
     found = []

@@ -68,6 +68,8 @@ def piecewise(x, condlist, funclist, *args, **kw):
     y = np.zeros(np.shape(x), np.result_type(x))
     for condition, piece in zip(condlist, funclist):
         value = piece(x, *args, **kw) if callable(piece) else piece
+        if isinstance(value, (bool, int, float, complex)):
+            value = np.array(value, y.dtype)  # y[condition] = value: an int out of the dtype's range raises
         if np.shape(value) not in ((), np.shape(x)):
             raise UnsupportedError("np.piecewise with a function that does not map elementwise: solvent "
                                    "evaluates each piece on the whole array (static shapes)")

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
 from solvent.errors import UnsupportedError
-from solvent.numpy.folding import static
+from solvent.numpy.folding import static, statics
 from solvent.numpy.registry import implements, refuses
 from solvent.numpy.shape import concatenate, ravel, reshape, static_int, swapaxes, transpose
 from solvent.numpy.values import (as_array, broadcast_value, full, holds_traced, is_python_scalar, is_traced,
@@ -21,7 +21,8 @@ from solvent.ops.base import dtype_of, shape_of
 
 
 def _static(x, name: str):
-    """Refuse traced positions, counts or widths (they decide the result's shape)."""
+    """Positions, counts or widths as NumPy values; refused when traced (they decide the result's shape)."""
+    x = statics(x)
     if holds_traced(x):
         raise UnsupportedError(f"np.{name} with traced positions, counts or widths: the result's shape must be "
                                "known when the program is compiled; pass them as Python ints")
@@ -197,7 +198,7 @@ def repeat(a, repeats, axis=None):
 def array_split(ary, indices_or_sections, axis=0):
     ary = as_array(ary)
     total = ary.shape[axis]
-    _static(indices_or_sections, "array_split")
+    indices_or_sections = _static(indices_or_sections, "array_split")
     if np.iterable(indices_or_sections):
         sections = len(indices_or_sections) + 1
         points = [0] + list(indices_or_sections) + [total]
@@ -213,7 +214,8 @@ def array_split(ary, indices_or_sections, axis=0):
 
 @implements(np.split)
 def split(ary, indices_or_sections, axis=0):
-    if not np.iterable(_static(indices_or_sections, "split")):
+    indices_or_sections = _static(indices_or_sections, "split")
+    if not np.iterable(indices_or_sections):
         if np.shape(ary)[axis] % indices_or_sections:
             raise ValueError("array split does not result in an equal division") from None
     return array_split(ary, indices_or_sections, axis)
@@ -321,7 +323,8 @@ def append(arr, values, axis=None):
 def insert(arr, obj, values, axis=None):
     arr, axis = _flat_axis(as_array(arr), axis)
     size = arr.shape[axis]
-    positions = np.arange(*obj.indices(size)) if isinstance(obj, slice) else np.array(_static(obj, "insert"))
+    obj = obj if isinstance(obj, slice) else _static(obj, "insert")
+    positions = np.arange(*obj.indices(size)) if isinstance(obj, slice) else np.array(obj)
     if positions.dtype == np.bool_:
         positions = np.flatnonzero(positions)
     new = value(values, arr.dtype)
@@ -382,6 +385,7 @@ def _pairs(x, rank: int, as_index=False):
     """NumPy's pad arguments as one (before, after) pair per axis: a scalar, a pair, or a pair per axis."""
     if x is None:
         return [(None, None)] * rank
+    x = statics(x)
     if is_traced(x):
         if x.ndim:
             raise UnsupportedError("np.pad with traced per-axis values; pass one traced scalar or static values")

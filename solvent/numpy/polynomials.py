@@ -21,6 +21,10 @@ from solvent.ops import shape as shape_ops
 def polyval(p, x):
     p = as_array(p)
     x = as_array(x)
+    if len(shape(p)) != 1:
+        if not shape(p):
+            raise TypeError("iteration over a 0-d array")
+        raise UnsupportedError(f"np.polyval of coefficients of shape {shape(p)}: give a 1-d array of them")
     y = wrap(full(0, shape(x), x.dtype), scalar=False) if is_traced(x) else np.zeros_like(x)
     n = shape(p)[0]
     for i in range(n if n <= UNROLLED else 1):  # Horner's steps; past the first, their dtype is fixed
@@ -200,8 +204,8 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         w = as_array(w) + 0.0
         if len(shape(w)) != 1 or shape(w)[0] != shape(y)[0]:
             raise TypeError("expected a 1-d array of weights with the length of y")
-        lhs = lhs * np.reshape(w, (-1, 1))
-        rhs = rhs * (np.reshape(w, (-1, 1)) if len(shape(y)) == 2 else w)
+        lhs *= np.reshape(w, (-1, 1))  # in place, as NumPy: complex weights of real data raise
+        rhs *= np.reshape(w, (-1, 1)) if len(shape(y)) == 2 else w
     rcond = shape(x)[0] * np.finfo(x.dtype).eps if rcond is None else rcond
     scale = np.sqrt(np.sum(lhs * lhs, axis=0))
     lhs = lhs / scale

@@ -82,7 +82,12 @@ def dot(a, b, out=None):
     if shape(a)[-1] != shape(b)[contract_b]:
         raise ValueError(f"shapes {shape(a)} and {shape(b)} not aligned")
     result = finish_product(dot_general(x, y, ([len(shape(a)) - 1], [contract_b])), dtype)
-    return write_out(out, result) if out is not None else result
+    if out is None:
+        return result
+    if is_traced(out) and (out.dtype != result.dtype or out.shape != result.shape):
+        raise ValueError("output array is not acceptable (must have the right datatype, number of dimensions, "
+                         "and be a C-Array)")
+    return write_out(out, result)
 
 
 def diagonal_value(v, offset: int = 0):

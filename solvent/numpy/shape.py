@@ -203,7 +203,7 @@ def squeeze(a, axis=None):
 @implements(np.broadcast_to)
 def broadcast_to(array, shape, subok=False):
     """NumPy's read-only view of `array` at the broadcast `shape`."""
-    target = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    target = tuple(static_int(n, "np.broadcast_to's shape") for n in (shape if np.iterable(shape) else (shape,)))
     np.broadcast_to(np.broadcast_to(np.zeros(()), np.shape(array)), target)  # NumPy's errors (nothing allocated)
     return read_only(array, target, lambda v: broadcast_value(v, target))
 

@@ -36,6 +36,13 @@ def test_piecewise():
     check_or_raises(lambda x: np.piecewise(x, [x > 0], [np.sin, np.cos, np.tan]), x)
 
 
+@pytest.mark.parametrize("piece", [300, 3.7, np.nan, 1j], ids=str)
+def test_piecewise_casts_a_constant_piece_as_a_store_does(piece):
+    """NumPy stores a constant piece with y[condition] = piece: 300 into int8 raises, 3.7 truncates."""
+    for dtype in (np.int8, np.float64):
+        check_or_raises(lambda x: np.piecewise(x, [x > 2], [piece]), np.arange(6, dtype=dtype))
+
+
 def test_piecewise_of_a_scalar():
     """One condition in a list made an array of one (NumPy's asarray): a condition per row."""
     check_types_like_numpy(lambda x: (np.piecewise(x[0], [x[0] > 0.2], [1.0, 2.0]),

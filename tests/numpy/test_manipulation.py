@@ -244,6 +244,16 @@ def test_random_insert_and_delete(shape, data):
     check(lambda x: (np.insert(x, positions, -1, axis), np.delete(x, positions, axis)), x)
 
 
+def test_positions_counts_and_widths_made_inside_are_static():
+    """An index array made in the function (np.array([1, 2])) is known while tracing: it was refused
+    as traced positions."""
+    check(lambda x: (np.delete(x, np.array([1, 2])), np.insert(x, np.array([1, 2]), 9.0),
+                     np.repeat(x, np.array([1, 2, 0, 1, 1, 1])), np.split(x, np.array([2, 4])),
+                     np.tile(x, np.array([2])), np.pad(x, np.array([1, 2]), constant_values=np.array([1.0, 2.0]))),
+          ramp((6,)))
+    check_or_raises(lambda x: np.delete(x, np.array([7])), ramp((6,)))
+
+
 @pytest.mark.parametrize("new_shape", [(2, 3), 7, (3, 4), (0,), (1,), (2, 0), ()], ids=str)
 def test_resize(new_shape):
     check(lambda x, e: (np.resize(x, new_shape), np.resize(e, new_shape)), ramp((5,), np.float32), np.ones((0, 2)))

@@ -57,6 +57,17 @@ def test_polyfit(deg, columns):
     check_or_raises(lambda x, y: np.polyfit(x, y, -1), x, y)
 
 
+def test_polyval_and_polyfit_refuse_what_numpy_does():
+    """polyval of 0-d coefficients raised a raw IndexError and of 2-d ones a raw reshape error; complex
+    weights of real data were taken, where NumPy's in-place scaling raises."""
+    x = np.arange(6.0)
+    check_or_raises(lambda x: np.polyval(3.0, x), x)
+    with pytest.raises(solvent.UnsupportedError, match="give a 1-d array"):
+        solvent.jit(np.polyval)(np.ones((2, 6)), x)
+    check_or_raises(lambda x: np.polyfit(x, x ** 2, 2, w=np.ones(6) * 1j), x)
+    check(lambda x: np.polyfit(x, x ** 2, 2, w=np.arange(6)), x, scale=1e3)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int8], ids=str)
 def test_poly_of_real_roots(dtype):
     check(lambda r: (np.poly(r), np.poly(r[:1]), np.poly(r[:0])), sample(dtype, (4,), seed=5))

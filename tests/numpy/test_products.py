@@ -79,6 +79,13 @@ def test_dot_dtypes_and_out():
     check(f, sample(np.float64, (2, 3)), sample(np.float64, (3, 2), seed=8), np.zeros((2, 2)))
 
 
+@pytest.mark.parametrize("out", [np.zeros((3, 3), np.float32), np.zeros((1, 3, 3)), np.zeros(3)],
+                         ids=["float32", "3-d", "1-d"])
+def test_dot_and_multi_dot_take_only_an_out_of_the_results_dtype_and_shape(out):
+    """NumPy's dot writes no cast or broadcast into out=; solvent stored into a float32 one."""
+    check_or_raises(lambda a, o: np.dot(a, a, out=o), np.eye(3), out)
+    check_or_raises(lambda a, o: np.linalg.multi_dot([a, a, a], out=o), np.eye(3), out)
+
 
 def test_products_with_a_python_number_take_it_as_an_array():
     """NumPy's dot, inner, tensordot and vdot make a Python number an array of its own dtype: int8 times 3

@@ -8,6 +8,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
+import solvent
+
 from numpy_samples import ALL_DTYPES, check, check_or_raises, sample
 
 
@@ -104,6 +106,8 @@ def test_broadcast_to(case):
 
 def test_broadcast_to_accepts_an_int_shape_and_constants():
     check(lambda x: (np.broadcast_to(x, 4), np.broadcast_to(2.5, (2, 2)) + x[0]), np.ones(1))
+    with pytest.raises(solvent.UnsupportedError, match="broadcast_to's shape must be a static Python int"):
+        solvent.jit(lambda x, k: np.broadcast_to(x[0], (k[0],)))(np.ones(1), np.array([3]))
 
 
 @pytest.mark.parametrize("target", ALL_DTYPES, ids=str)

@@ -252,7 +252,8 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     total = 0
     for index, n, m, stride in zip(multi_index, dims, modes, strides):
         index = _integers(index, "multi_index", kinds="iu")
-        if m == "raise" and not is_traced(index) and ((index < 0) | (index >= n)).any():
+        known = static(index)
+        if m == "raise" and not is_traced(known) and ((known < 0) | (known >= n)).any():
             raise ValueError("invalid entry in coordinates array")
         index = wrap(value(index, np.int64)) if is_traced(index) else index
         total = total + _moded(index, n, "clip" if m == "raise" else m) * stride

@@ -5,7 +5,7 @@ window reaches are computed at trace time by NumPy itself on an array of indices
 view of `np.arange(x.size)`), and the view gathers them from the array's current values, so
 it sees later writes to the array as NumPy's does. Writing through them raises: NumPy's
 sliding windows are read-only, and as_strided's overlapping elements have no order of writes
-that XLA could keep.
+that XLA could keep (a write through an as_strided view without overlap goes back).
 """
 
 from __future__ import annotations
@@ -69,8 +69,8 @@ def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
     if found is None or not layout.contiguous(x.shape, found, itemsize):
         raise UnsupportedError("np.lib.stride_tricks.as_strided of an array that is not C-contiguous in NumPy: "
                                "its memory is not its elements in order; pass np.ascontiguousarray(x)")
-    shape = tuple(x.shape if shape is None else shape)
-    strides = tuple(found if strides is None else strides)
+    shape = tuple(static_int(n, "as_strided's shape") for n in (x.shape if shape is None else shape))
+    strides = tuple(static_int(n, "as_strided's strides") for n in (found if strides is None else strides))
     if len(strides) != len(shape) or any(s % itemsize for s in strides):
         raise UnsupportedError(f"as_strided with strides {strides} for shape {shape}: each must be a whole "
                                f"number of {itemsize}-byte elements")
@@ -79,9 +79,10 @@ def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
     if offsets.size and (offsets.min() < 0 or offsets.max() >= size):
         raise UnsupportedError(f"as_strided with shape {shape} and strides {strides} reaches outside the "
                                f"{size} elements of its array (NumPy would read other memory there)")
-    refusal = (UnsupportedError("writing through np.lib.stride_tricks.as_strided: its elements overlap; "
-                                "write into the array itself") if writeable
-               else ValueError("assignment destination is read-only"))
+    refusal = (ValueError("assignment destination is read-only") if not writeable
+               else None if np.unique(offsets).size == offsets.size
+               else UnsupportedError("writing through np.lib.stride_tricks.as_strided: its elements overlap; "
+                                     "write into the array itself"))
     return gathered(x, offsets, refusal)
 
 

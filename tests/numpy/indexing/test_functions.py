@@ -124,6 +124,11 @@ def test_unravel_and_ravel_multi_index(order):
     check(f, np.array([0, 5, 11]), np.array([0, 2, 1]), np.array([1, 3, 0]))
 
 
+def test_ravel_multi_index_checks_coordinates_made_inside():
+    """Coordinates known while tracing (an array made in the function) raise as NumPy's do."""
+    check_or_raises(lambda c: np.ravel_multi_index((np.array([1, 5]), c), (3, 4)), np.array([2, 2]))
+
+
 def test_triangle_and_diagonal_indices():
     def f(x, y):
         x[np.triu_indices(3, 1, 4)] = 0.0

@@ -41,6 +41,17 @@ def test_as_strided_and_sliding_windows_are_views_with_numpys_values():
     check_like_numpy(lambda x: sliding_window_view(x, (2, 3)).sum(axis=(-1, -2)), np.arange(20.0).reshape(4, 5))
 
 
+def every_other(x):
+    as_strided(x, shape=(3,), strides=(16,))[:] = -1.0
+    as_strided(x[1:], shape=(2, 2), strides=(8, 24))[1] *= 10.0
+    return x
+
+
+def test_writes_through_as_strided_without_overlap_go_back():
+    """Only overlapping elements have no order of writes; these were refused too."""
+    check_like_numpy(every_other, np.arange(6.0))
+
+
 def test_refused_forms_say_why():
     def through_windows(x):
         sliding_window_view(x, 3)[0, 0] = 1.0
@@ -65,5 +76,7 @@ def test_refused_forms_say_why():
         solvent.jit(outside)(x)
     with pytest.raises(solvent.UnsupportedError, match="not C-contiguous"):
         solvent.jit(of_a_transpose)(x.reshape(2, 3))
+    with pytest.raises(solvent.UnsupportedError, match="as_strided's shape must be a static Python int"):
+        solvent.jit(lambda x, k: as_strided(x, shape=(k[0],), strides=(8,)))(x, np.array([3]))
     with pytest.raises(solvent.UnsupportedError, match="strides of an array"):
         solvent.jit(lambda a: (a[:, ::2] * 2.0).strides)(np.ones((3, 4)).T)
