@@ -49,6 +49,9 @@ class Session(threading.local):
         self.regions: list[Region] = []
         #: where each `try` being traced that catches LinAlgError ("linalg") or FloatingPointError ("float") is
         self.catching: dict[str, list] = {"linalg": [], "float": []}
+        #: how many of the user's print, log or warning calls, or raises, run now (text of a traced value
+        #: there says what it is: `TracedArray._text`)
+        self.printing = 0
 
 
 SESSION = Session()

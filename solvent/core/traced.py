@@ -21,7 +21,7 @@ from solvent.core.session import DEAD, SESSION
 from solvent.errors import (ControlFlowError, EscapedValueError, TracerConversionError, UnsupportedError,
                             is_users_file, numpy_entry, user_location)
 
-#: What the repr of a traced value (its str(), f"{x}") leaves in text made from it.
+#: What text of a traced value says where it is printed (see `TracedArray._text`).
 TRACED_TEXT = re.compile(r"Traced(Array|Scalar)\(")
 
 
@@ -194,8 +194,25 @@ class TracedArray:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(len(self)))
 
-    def __repr__(self) -> str:  # (str() and f"{x}" too: text that TRACED_TEXT finds in a result)
+    def __repr__(self) -> str:
+        return self._text(repr)
+
+    def __str__(self) -> str:
+        return self._text(str)
+
+    def _what(self) -> str:
         return f"TracedArray({self.aval})"
+
+    def _text(self, render) -> str:
+        """Text of the value: NumPy's where it is known while tracing; else what it is (`TracedArray(...)`,
+        text that TRACED_TEXT finds in a result) where the user's code prints, logs, warns or raises and
+        where a library asks (a debugger), and an error in the user's other code and NumPy's: text
+        computed with (`len(str(x))`, `str(x) == "3"`, a dict key) would be wrong at every call."""
+        if self.known is not None:
+            return render(self.known)
+        if not SESSION.printing and (is_users_file(sys._getframe(2).f_code.co_filename) or numpy_entry()):
+            raise _conversion_error(self, "text")
+        return self._what()
 
     # -- NumPy protocols -----------------------------------------------------
 
@@ -236,7 +253,7 @@ class TracedArray:
         return operator.index(self._host("use as a Python index"))
 
     def __format__(self, spec):
-        return format(self._host("format()") if spec else repr(self), spec)  # (a spec formats the value)
+        return format(self._host("format()"), spec) if spec else self._text(str)  # (a spec formats the value)
 
     # Every ndarray method is the NumPy function of the same name (np.sum(a) == a.sum()).
     def __getattr__(self, name):
@@ -251,7 +268,7 @@ class TracedScalar(TracedArray):
 
     is_scalar = True
 
-    def __repr__(self) -> str:
+    def _what(self) -> str:
         return f"TracedScalar({self.aval.dtype.name})"
 
     def __setitem__(self, key, value):
@@ -354,7 +371,10 @@ def _conversion_error(x: TracedArray, what: str) -> TracerConversionError | Unsu
     advice = ("solvent captures the tests of `if`, `while`, `and`/`or` and `x if c else y` in code whose source it "
               "reads, not Python's other tests (sorting, comparing tuples): write this one with NumPy "
               "(np.where(cond, a, b), np.sort, np.any)" if what == "bool()" else
-              "Keep the computation in NumPy")
+              "Its text (str(x), repr(x), f\"{x}\") can be printed (print, logging, warnings.warn and raise show what "
+              "it is while tracing), not computed with: return the value and format it after the call"
+              if what == "text"
+              else "Keep the computation in NumPy")
     if what in ("bool()", "int()", "float()", "complex()"):
         advice += ("; a builtin or math function passed as a value (map(float, x), key=math.fabs, "
                    "functools.reduce(max, x)) is called by Python itself, not rewritten as a call in your code is: "

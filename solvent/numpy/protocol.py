@@ -12,7 +12,7 @@ import numpy as np
 from solvent.core import dispatch, trace
 from solvent.core.session import SESSION
 from solvent.core.traced import TracedArray, padded
-from solvent.errors import UnsupportedError, user_location
+from solvent.errors import TracerConversionError, UnsupportedError, user_location
 from solvent.numpy import folding, layout, methods
 from solvent.numpy.elementwise.ufuncs import COMPARISONS
 from solvent.numpy.indexing import subscripts, traced_bounds
@@ -124,6 +124,11 @@ def array_method(array, name):
     if impl is None:
         if hasattr(_AN_NDARRAY, name):
             raise UnsupportedError(f"ndarray.{name} is not supported by solvent.jit")
+        python = {"b": bool, "i": int, "u": int, "f": float, "c": complex}[array.dtype.kind]
+        if array.weak and hasattr(python, name):  # float(x).hex(), int(x).bit_length(): a Python number's
+            raise TracerConversionError(f"{python.__name__}.{name} of a traced value ({array.aval}): its value is "
+                                        "only known when the compiled program runs; compute it with NumPy, or "
+                                        "outside solvent.jit")
         raise AttributeError(f"'TracedArray' object has no attribute {name!r}")
     if not methods.takes(array, name):
         raise padded(array, f", given to ndarray.{name},")

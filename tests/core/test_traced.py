@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import solvent
-from differential import check_like_numpy
+from differential import assert_same, check_like_numpy
 
 
 def reshapes_in_place(a):
@@ -102,11 +102,54 @@ def test_a_traced_array_is_unhashable_as_an_ndarray():
         solvent.jit(lambda x: hash(x))(np.ones(2))
 
 
-@pytest.mark.parametrize("fn", [lambda x: f"best={x.argmax()}", lambda x: {"s": str(x[0])}, lambda x: [repr(x)]])
-def test_text_made_from_a_traced_value_is_not_a_result(fn):
-    """Its value is unknown while tracing: the text said 'TracedScalar(int64)', baked into every call."""
-    with pytest.raises(solvent.TracerConversionError, match="text made from a traced value"):
+@pytest.mark.parametrize("fn", [lambda x: f"best={x.argmax()}", lambda x: {"s": str(x[0])}, lambda x: [repr(x)],
+                                lambda x: len(str(x)), lambda x: x * len(repr(x[0])), lambda x: {str(x[0]): 1},
+                                lambda x: 1 if str(x[0]) == "1.0" else 0, lambda x: str([x[0], x[1]]).count(",")],
+                         ids=["f-string", "str", "repr", "len", "len-repr", "key", "compared", "list"])
+def test_text_of_a_traced_value_is_an_error_where_computed_with(fn):
+    """Its value is unknown while tracing: the text said 'TracedScalar(int64)', baked into every call
+    (len(str(x)) was the placeholder's length, a dict key the placeholder)."""
+    with pytest.raises(solvent.TracerConversionError, match="text of a traced value"):
         solvent.jit(fn)(np.array([1.0, 3.0, 2.0]))
+
+
+def test_text_a_library_makes_of_a_traced_value_is_not_a_result():
+    import reprlib
+    with pytest.raises(solvent.TracerConversionError, match="text made from a traced value"):
+        solvent.jit(lambda x: reprlib.repr(x))(np.array([1.0, 3.0]))
+
+
+def test_text_of_a_traced_value_says_what_it_is_where_printed(capsys, caplog):
+    import logging
+    import warnings
+
+    def f(x):
+        print(x, x[0], f"sum {x.sum()}", [x[1]])
+        logging.getLogger("solvent-test").warning("x=%s %s", x, f"{x}")
+        warnings.warn(f"first {x[0]}")
+        if x.shape[0] > 5:
+            raise ValueError(f"too long: {x}")
+        return x + 1, str(np.arange(3)), f"{np.arange(3).sum()}"  # known while tracing: NumPy's text
+
+    x = np.array([1.0, 3.0, 2.0])
+    with pytest.warns(UserWarning, match=r"first TracedScalar\(float64\)"):
+        result = solvent.jit(f)(x)
+    assert_same(result, (x + 1, "[0 1 2]", "3"))
+    assert "TracedArray(float64[3]) TracedScalar(float64) sum TracedScalar(float64) [TracedScalar(float64)]" in \
+        capsys.readouterr().out
+    assert "x=TracedArray(float64[3]) TracedArray(float64[3])" in caplog.text
+    with pytest.raises(ValueError, match=r"too long: TracedArray\(float64\[6\]\)"), pytest.warns(UserWarning):
+        solvent.jit(f)(np.ones(6))
+
+
+def test_numbers_formatted_from_traced_values_are_errors():
+    """`"%d" % x` raised Python's TypeError (its % replaces the error of __index__); float(x).hex() an
+    AttributeError."""
+    with pytest.raises(solvent.TracerConversionError, match="format"):
+        solvent.jit(lambda x: "%d items" % x.sum())(np.arange(3))
+    with pytest.raises(solvent.TracerConversionError, match="float.hex of a traced value"):
+        solvent.jit(lambda x: float(x[0]).hex())(np.ones(2))
+    assert solvent.jit(lambda x: "%d/%s" % (np.arange(4).sum(), x.shape))(np.ones(2)) == "6/(2,)"
 
 
 def test_a_format_spec_formats_the_value_only_while_it_is_known():

@@ -98,6 +98,14 @@ def _names(node) -> set[str]:
     return {getattr(n, "id", getattr(n, "attr", None)) for n in ast.walk(node)} if node is not None else set()
 
 
+#: The calls that print, log or warn: print(...), logger.info(...), warnings.warn(...), sys.stdout.write(...).
+_PRINTING = {"print", "debug", "info", "warning", "warn", "error", "critical", "exception", "log", "write"}
+
+
+def _printing(func) -> bool:
+    return (func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)) in _PRINTING
+
+
 class _Rewriter(ast.NodeTransformer):
     def __init__(self, filename, first_line, private=None, lists=None, captured=()):
         self.filename = filename
@@ -171,6 +179,14 @@ class _Rewriter(ast.NodeTransformer):
         links = [ast.Tuple([compare, ast.Lambda(no_arguments(), operand)], ast.Load())
                  for compare, operand in zip(compares[1:], node.comparators[1:])]
         return helper("chained", node.left, compares[0], node.comparators[0], *links)
+
+    def visit_BinOp(self, node):
+        """`"%d" % x` through `statements.percent`: Python's % replaces the error of a traced number with
+        its own TypeError."""
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
+            return ast.copy_location(helper("percent", node.left, node.right), node)
+        return node
 
     def visit_Subscript(self, node):
         """`x[key]` read: through `statements.subscript`, so a host array takes traced indices."""
@@ -248,6 +264,18 @@ class _Rewriter(ast.NodeTransformer):
                 guard = helper("catching", ast.Constant(kind), self.where(node))
                 node.body = [ast.copy_location(ast.With([ast.withitem(guard)], node.body), node)]
         return node
+
+    def visit_Expr(self, node):
+        """A print, log or warning call runs in `statements.printing`: text of a traced value there says
+        what it is."""
+        printed = isinstance(node.value, ast.Call) and _printing(node.value.func)
+        self.generic_visit(node)
+        return ast.copy_location(ast.With([ast.withitem(helper("printing"))], [node]), node) if printed else node
+
+    def visit_Raise(self, node):
+        """A raise's message may show a traced value, as a print's does."""
+        self.generic_visit(node)
+        return ast.copy_location(ast.With([ast.withitem(helper("printing"))], [node]), node)
 
     def visit_Return(self, node):
         """A returned name a loop of no steps never bound raises, as Python's `return t` does."""

@@ -8,6 +8,7 @@ the plain Python statement; with a traced one it builds the control-flow op.
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Mapping
 
@@ -15,6 +16,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from solvent.core import trace
+from solvent.core.session import SESSION
 from solvent.core.traced import TracedArray, TracedScalar
 from solvent.errors import SolventError, TracerConversionError, UnsupportedError
 from solvent.numpy import folding
@@ -30,10 +32,33 @@ from solvent.transforms.source.refusals import asserted, catching, refuse, unkno
 
 #: The forms rewritten code calls (see rewrite.HELPERS).
 __all__ = ["and_", "asserted", "bound", "catching", "chained", "contains", "first_index", "for_range", "for_stmt",
-           "identical", "if_stmt", "ifexp", "items", "length", "list_range", "load", "not_", "or_", "range_items",
-           "refuse", "slice_of", "SolventError", "subscript", "truth", "while_stmt"]
+           "identical", "if_stmt", "ifexp", "items", "length", "list_range", "load", "not_", "or_", "percent",
+           "printing", "range_items", "refuse", "slice_of", "SolventError", "subscript", "truth", "while_stmt"]
 
 slice_of = slice  # `a:b:c` in a key the rewrite passes to `subscript`
+
+
+def percent(text: str, values):
+    """`text % values`; a traced value formatted as an integer (%d, %x, %c) raises solvent's error, which
+    Python's % would replace with its own TypeError."""
+    try:
+        return text % values
+    except TypeError:
+        for v in values if isinstance(values, tuple) else values.values() if isinstance(values, Mapping) else [values]:
+            if _traced(v):
+                format(v, "d")  # (the error of a format spec: "format() of a traced value")
+        raise
+
+
+@contextlib.contextmanager
+def printing():
+    """A print, log or warning call of the user's, or a raise: text of a traced value in it says what
+    the value is (see `TracedArray._text`)."""
+    SESSION.printing += 1
+    try:
+        yield
+    finally:
+        SESSION.printing -= 1
 
 
 def subscript(x, key):
