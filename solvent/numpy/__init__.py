@@ -4,7 +4,7 @@ on it is `solvent.array_api`."""
 
 from solvent.numpy import (calculus, creation, dtypes, fft, functional, linalg, manipulation,  # noqa: F401
                            matrices, matrix_type, methods, polynomials, products, protocol, reductions, rounding, sets,
-                           shape, sorting, statistics, vectorize)
+                           shape, sorting, statistics, vectorize, windows)
 from solvent.numpy.elementwise import ufuncs  # noqa: F401
 from solvent.numpy.indexing import bounded_functions, bounded_orders, functions, strided, subscripts  # noqa: F401
 from solvent.numpy.random import argument  # noqa: F401

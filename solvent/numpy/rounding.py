@@ -135,7 +135,9 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 @implements(np.sinc)
 def sinc(x):
-    y = np.multiply(np.pi, np.where(np.equal(x, 0), 1.0e-20, x))
+    """NumPy's: sin(y) / y of y = pi * x, with y = eps of a float dtype where it is 0 (1e-20 was 0 in float16)."""
+    x = np.multiply(np.pi, x)
+    y = np.where(x, x, np.finfo(x.dtype).eps if np.dtype(x.dtype).kind == "f" else 1e-20)
     return np.true_divide(np.sin(y), y)
 
 

@@ -14,6 +14,7 @@ from jaxlib.mlir import ir
 from solvent.core import trace
 from solvent.errors import UnsupportedError
 from solvent.numpy.elementwise import bodies as m
+from solvent.numpy.folding import static
 from solvent.numpy.registry import UNDISPATCHED, implements
 from solvent.numpy.values import full, is_traced, normalize_axis, shape, value, wrap
 from solvent.ops import elementwise as ew, shape as ops
@@ -174,12 +175,15 @@ def sorted_value(v: ir.Value, axis: int, stable: bool) -> ir.Value:
 @implements(np.argsort)
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     check_kind(kind, order, stable)
+    if not shape(a):  # (NumPy's: a 0-d array sorts as one element, whatever the axis)
+        return wrap(full(0, (1,), np.int64))
     v, axis = along(a, axis)
     return wrap(argsort_value(v, axis), scalar=False)
 
 
 @implements(np.sort_complex)
 def sort_complex(a):
+    normalize_axis(-1, len(shape(a)))  # (NumPy's AxisError for a 0-d array)
     dtype = np.sort_complex(np.ones(1, dtype=a.dtype)).dtype
     return wrap(ew.convert(sort_values([value(a)], len(shape(a)) - 1)[0], dtype), scalar=False)
 
@@ -197,8 +201,8 @@ def lexsort(keys, axis=-1):
     if len({shape_of(k) for k in keys}) != 1:
         raise ValueError("all keys need to be the same shape")
     rank = len(shape_of(keys[0]))
-    if rank == 0:
-        return wrap(ops.reshape(iota((1,), np.int64, 0), ()), scalar=False)
+    if rank == 0:  # (each key one element: NumPy's int64 scalar)
+        return wrap(ops.reshape(iota((1,), np.int64, 0), ()))
     axis = normalize_axis(axis, rank)
     order = sort_values([*reversed(keys), iota(shape_of(keys[0]), np.int64, axis)], axis, len(keys))
     return wrap(order[-1], scalar=False)
@@ -206,8 +210,11 @@ def lexsort(keys, axis=-1):
 
 def _static_kth(kth, n: int, name: str) -> None:
     """Validate `kth` as NumPy does; it must be known while tracing."""
+    kth = static(kth)
     if is_traced(kth):
         raise UnsupportedError(f"{name} with a traced kth; pass kth as a Python int or a list of ints")
+    if np.asarray(kth).dtype == np.bool_:
+        raise ValueError("Booleans unacceptable as partition index")
     for k in np.atleast_1d(np.asarray(kth)):
         if not np.issubdtype(np.asarray(k).dtype, np.integer):
             raise TypeError("Partition index must be integer")
@@ -225,6 +232,9 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
 
 @implements(np.argpartition)
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    if not shape(a):  # (as NumPy's argsort)
+        _static_kth(kth, 1, "np.argpartition")
+        return wrap(full(0, (1,), np.int64))
     v, axis = along(a, axis)
     _static_kth(kth, shape_of(v)[axis], "np.argpartition")
     return wrap(argsort_value(v, axis), scalar=False)
@@ -271,6 +281,8 @@ def searchsorted(a, v, side="left", sorter=None):
                          "desired array")
     dtype = np.result_type(*[x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype for x in (a, v)])
     if sorter is not None:
+        if np.size(sorter) != shape(a)[0]:
+            raise ValueError("sorter.size must equal a.size")
         a = np.take(a, sorter)
     haystack, needles = value(a, dtype), value(v, dtype)
     n, out_shape = shape_of(haystack)[0], shape_of(needles)

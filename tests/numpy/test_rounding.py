@@ -77,6 +77,12 @@ def test_elementwise_functions(dtype):
     check_or_raises(lambda x: np.i0(x / 8), x)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int8, np.complex64], ids=str)
+def test_sinc_at_zero_is_one(dtype):
+    """NumPy puts the float dtype's eps where pi * x is 0: solvent's 1e-20 was 0 in float16 (nan)."""
+    check(np.sinc, np.array([0, 0.5, 1.5, -2], dtype))
+
+
 def test_nan_to_num_special_values_and_in_place():
     check(lambda x: (np.nan_to_num(x), np.nan_to_num(x, nan=5.0, posinf=1e10, neginf=-3),
                      np.nan_to_num(x.astype(np.float32)), np.nan_to_num(x.astype(np.float16), posinf=1e300),

@@ -108,6 +108,10 @@ def test_zero_d_empty_and_single():
     check(lambda x: (np.sort(x), np.argsort(x)), np.array([7], dtype=np.int8))
     check_or_raises(lambda x: np.sort(x), np.array(2.5))  # axis=-1 on a 0-d array: AxisError
     check_or_raises(lambda x: np.sort(x, axis=2), np.ones((2, 2)))
+    # NumPy's argsort of a 0-d array (any axis) and argpartition are [0]; sort_complex an AxisError
+    check(lambda x: (np.argsort(x), np.argsort(x, axis=0), x.argsort(), np.argpartition(x, 0)), np.array(2.5))
+    check_or_raises(lambda x: np.sort_complex(x), np.array(2.5))
+    check_or_raises(lambda x: np.argpartition(x, 1), np.array(2.5))
 
 
 def test_kind_stable_and_order_arguments():
@@ -126,6 +130,7 @@ def test_lexsort(dtypes):
     check(lambda a, b: (np.lexsort((a, b)), np.lexsort([b, a]), np.lexsort((a,))), first, second)  # (a list too)
     check(lambda a, b: np.lexsort((a, b), axis=0), first.reshape(4, 3), second.reshape(4, 3))
     check(lambda k: np.lexsort(k), np.stack([first.astype(np.float64), second.real.astype(np.float64)]))
+    check(lambda k: np.lexsort(k), first.astype(np.float64))  # 1-d: each element a key of one: a scalar
 
 
 def test_lexsort_errors():
@@ -166,6 +171,8 @@ def test_partition_flattened_and_errors():
     check_or_raises(lambda x: np.argpartition(x, -5), x)
     with pytest.raises(solvent.UnsupportedError, match="kth"):
         solvent.jit(lambda x, k: np.partition(x, k))(x, np.array(1))
+    check_or_raises(lambda x: np.partition(x, True), x)
+    check_or_raises(lambda x: np.argpartition(x, np.array([True, False])), x)
 
 
 @settings(max_examples=15, deadline=None)
@@ -198,4 +205,5 @@ def test_searchsorted_promotes_and_checks():
     check(lambda a: np.searchsorted(a, 300), np.array([1, 2, 3], dtype=np.int8))
     check_or_raises(lambda a: np.searchsorted(a, 1.0), np.ones((2, 2)))
     check_or_raises(lambda a: np.searchsorted(a, 1.0, side="middle"), np.ones(3))
+    check_or_raises(lambda a, s: np.searchsorted(a, 1.0, sorter=s), np.ones(3), np.array([1, 0]))
     check(lambda a, v: np.searchsorted(a, v), np.zeros(0), np.array([1.0, 2.0]))
