@@ -75,18 +75,20 @@ def _count(a, axis, where=True, keepdims=False):
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     a = _array(a)
     result_dtype = np.mean(probe_array(a), axis=axis, dtype=dtype).dtype
-    work = np.float32 if dtype is None and a.dtype == np.float16 else result_dtype  # (NumPy's _mean)
-    total, count = np.sum(a, axis=axis, dtype=work, keepdims=keepdims, where=where), _count(a, axis, where, keepdims)
-    if out is not None:
+    count = _count(a, axis, where, keepdims)
+    if out is not None:  # summed into out (in its dtype, if wider: NumPy's _mean), then divided there
+        work = np.float64 if a.dtype.kind in "biu" else np.float32 if a.dtype == np.float16 else None
+        total = np.sum(a, axis=axis, dtype=dtype or work, out=out, keepdims=keepdims, where=where)
         return _divided_in(out, total, np.int64(count) if isinstance(count, int) else count)
+    work = np.float32 if dtype is None and a.dtype == np.float16 else result_dtype  # (NumPy's _mean)
+    total = np.sum(a, axis=axis, dtype=work, keepdims=keepdims, where=where)
     result = np.true_divide(total, count)
     return wrap(ew.convert(value(result), result_dtype), scalar=shape(result) == ())
 
 
 def _divided_in(out, total, count):
-    """`total` cast into `out`, then divided there by `count`, as NumPy's mean and var do: a narrow
-    `out` overflows or wraps before the division."""
-    write_out(out, total, "unsafe")
+    """`total`, summed into `out`, divided there by `count`, as NumPy's mean and var do: a narrow `out`
+    overflows or wraps before the division."""
     return np.true_divide(out, count, out=out, casting="unsafe")
 
 
@@ -98,16 +100,18 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     ddof = ddof if correction is np._NoValue else correction
     a = _array(a)
     result_dtype = np.var(probe_array(a), axis=axis, dtype=dtype).dtype
-    work = np.result_type(result_dtype, a.dtype) if np.issubdtype(a.dtype, np.complexfloating) else result_dtype
+    # NumPy's _var: the mean in dtype= where given (a real one of complex data keeps its real part)
+    work = dtype if dtype is not None else np.result_type(result_dtype, a.dtype)
     centered = np.subtract(a, np.mean(a, axis=axis, dtype=work, keepdims=True, where=where))
     if np.issubdtype(centered.dtype, np.complexfloating):
         squared = np.add(np.square(np.real(centered)), np.square(np.imag(centered)))
     else:
         squared = np.multiply(centered, centered)
-    total = np.sum(squared, axis=axis, dtype=result_dtype, keepdims=keepdims, where=where)
     count = np.maximum(np.subtract(_count(a, axis, where, keepdims), ddof), 0)
     if out is not None:
-        return _divided_in(out, total, count)
+        return _divided_in(out, np.sum(squared, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where),
+                           count)
+    total = np.sum(squared, axis=axis, dtype=result_dtype, keepdims=keepdims, where=where)
     result = np.true_divide(total, count)
     return wrap(ew.convert(value(result), result_dtype), scalar=shape(result) == ())
 
@@ -210,7 +214,8 @@ def clipped(a, a_min, a_max, min, max, copy):
 def _cumulative(numpy_function, ufunc):
     def apply(a, axis=None, dtype=None, out=None):
         a = _array(a)
-        dtype = numpy_function(probe_array(a), axis=axis, dtype=dtype).dtype  # small ints widen
+        widened = numpy_function(probe_array(a), axis=axis, dtype=dtype).dtype  # small ints widen
+        dtype = widened if dtype is not None or widened != a.dtype else None  # (None: an out= may widen it)
         if axis is None or len(shape(a)) == 0:  # (NumPy takes a 0-d array as 1-d along axis 0 or -1)
             a, axis = ravel(a), 0 if axis is None else normalize_axis(axis, 1)
         return ufunc.accumulate(a, axis=axis, dtype=dtype, out=out)
@@ -288,16 +293,16 @@ implements(np.nanargmax)(_nan_arg_extremum(np.argmax, -np.inf))
 implements(np.nanargmin)(_nan_arg_extremum(np.argmin, np.inf))
 
 
-def _nan_moments(a, axis, dtype, ddof, keepdims, where, mean, what):
-    """(sum of squared deviations or sum, count of non-NaN values) as nanvar and nanmean use them."""
+def _nan_moments(a, axis, dtype, ddof, keepdims, where, mean, what, out=None):
+    """(sum of squared deviations or sum, count of non-NaN values) as nanvar and nanmean use them; the
+    sum into `out` where given (in its dtype, if wider), as NumPy's."""
     if mean is not None:
         raise UnsupportedError(f"np.{what} with mean=")
     filled, mask = _replace_nan(a, 0)
     valid = np.logical_not(mask) if where is True else np.logical_and(np.logical_not(mask), where)
     count = np.sum(valid, axis=axis, dtype=np.int64, keepdims=keepdims)
-    total = np.sum(filled, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
     if what == "nanmean":
-        return total, count
+        return np.sum(filled, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where), count
     centre = _divided(np.sum(filled, axis=axis, dtype=dtype, keepdims=True, where=where),
                       np.sum(valid, axis=axis, dtype=np.int64, keepdims=True))
     deviation = np.subtract(filled, centre)
@@ -306,7 +311,8 @@ def _nan_moments(a, axis, dtype, ddof, keepdims, where, mean, what):
         squared = np.add(np.square(np.real(deviation)), np.square(np.imag(deviation)))
     else:
         squared = np.multiply(deviation, deviation)
-    return np.sum(squared, axis=axis, dtype=dtype, keepdims=keepdims, where=where), np.subtract(count, ddof)
+    return (np.sum(squared, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where),
+            np.subtract(count, ddof))
 
 
 @implements(np.nanmean)
@@ -314,7 +320,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     a = _array(a)
     if _nan_mask(a) is None:
         return np.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
-    total, count = _nan_moments(a, axis, dtype, 0, keepdims, where, None, "nanmean")
+    total, count = _nan_moments(a, axis, dtype, 0, keepdims, where, None, "nanmean", out)
     return _divided(total, count, out)
 
 
@@ -332,15 +338,15 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     ddof = ddof if correction is np._NoValue else correction
     if _nan_mask(a) is None:
         return np.var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, where=where, mean=mean)
-    squares, dof = _nan_moments(a, axis, dtype, ddof, keepdims, where, mean, "nanvar")
+    squares, dof = _nan_moments(a, axis, dtype, ddof, keepdims, where, mean, "nanvar", out)
     return _divided(squares, dof, out)
 
 
 @implements(np.nanstd)
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None,
            correction=np._NoValue):
-    result = np.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean, correction=correction))
-    return write_out(out, result) if out is not None else result
+    return np.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction),
+                   out=out)
 
 
 def _nan_cumulative(numpy_function, fill):

@@ -207,6 +207,8 @@ def _quantile(name, percent, ignore_nan):
             result = np.where(np.equal(count, 0), np.nan, traced_quantile(ordered.sorted, q, count, method))
         else:
             n = shape(ordered.rows)[0]
+            if n == 0:  # (NumPy's error: it takes the last of no values)
+                raise IndexError("index -1 is out of bounds for axis 0 with size 0")
             result = (traced_quantile(ordered.sorted, q, n, method) if is_traced(q)
                       else _static_quantile(ordered, q, method))
             result = np.where(ordered.nan(), np.nan, result) if inexact else result
@@ -377,14 +379,12 @@ def corrcoef(x, y=None, rowvar=True, bias=np._NoValue, ddof=np._NoValue, *, dtyp
 
 
 def _bin_edges(a, bins, range, with_data: bool = True):
-    """Histogram edges: static when `range` or the edges are given, else from the traced min and max.
-
-    Computed edges take np.histogram's dtype (the data's float type) or, with `with_data=False`,
-    np.histogramdd's (that of the range values and a Python float).
-    """
+    """Histogram edges: static when `range` or the edges are given, else from the traced min and max;
+    computed ones in np.histogram's dtype (the data's float type) or, with `with_data=False`,
+    np.histogramdd's (that of the range values and a Python float)."""
     if isinstance(bins, str):
-        raise UnsupportedError(f"np.histogram with bins={bins!r} chooses the number of bins from the data; "
-                               "pass an int or an array of edges")
+        raise UnsupportedError(f"bins={bins!r}, a rule that chooses the number of bins from the data, is not "
+                               "compiled; pass an int or an array of edges")
     if np.ndim(bins) == 1:
         if not is_traced(bins):
             bins = np.asarray(bins)

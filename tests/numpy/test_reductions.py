@@ -4,6 +4,8 @@ result dtypes, 0-d and empty inputs."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
@@ -155,6 +157,29 @@ def test_mean_var_and_std_sum_into_a_narrow_out():
         return h, i, h2, i2, np.mean(x.astype(np.float16), axis=0, out=np.zeros(2))
     x = np.array([[6e4, 100.0], [6e4, 100.0], [-6e4, -50.0]])
     check(f, x, np.zeros(2, np.float16), np.zeros(2, np.int8), np.zeros(2, np.float16), np.zeros(2, np.int8))
+
+def test_sums_into_a_wider_out_run_in_its_dtype():
+    """NumPy sums in out's dtype where it is wider (and no dtype= is given): float32 data summed into
+    float64 lost 1e8 + 1 to float32, float16 ones stopped at 4096."""
+    def f(x, h, s, c, v, n):
+        np.add.reduce(x, keepdims=True, out=s)
+        np.cumsum(x, out=c)
+        np.var(x, out=v)
+        np.nanmean(x, out=n)
+        return np.sum(h, keepdims=True, out=np.zeros(1)), s, c, v, n, np.mean(x, out=np.zeros(()))
+    x = np.array([1e8, 1.0, -1e8, 1.0], np.float32)
+    check(f, x, np.ones(4097, np.float16), np.zeros(1), np.zeros(4), np.zeros(()), np.zeros(()))
+    check(lambda x, c: np.cumsum(x, out=c), x.astype(np.float64), np.zeros(4, np.float32))
+
+
+def test_variance_of_complex_data_in_a_real_dtype_is_numpys():
+    """NumPy's mean in a real dtype= keeps the real part (with a ComplexWarning), and the deviations
+    keep their imaginary parts: solvent took the complex mean."""
+    z = np.array([1 + 2j, 3 - 1j, -2 + 0.5j, 0.5 + 4j])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        check(lambda z: (np.var(z, dtype=np.float64), np.std(z, dtype=np.float32), np.var(z, dtype=np.complex64)), z)
+
 
 def test_duplicate_axes_raise():
     check_or_raises(lambda x: np.sum(x, axis=(0, 0)), np.ones((2, 2)))

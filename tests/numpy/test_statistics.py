@@ -97,6 +97,9 @@ def test_quantile_errors():
     check_or_raises(lambda x: np.quantile(x, 0.5, method="bogus"), x)
     check_or_raises(lambda x: np.quantile(x, 0.5), sample(np.complex128, (3,)))
     check_or_raises(lambda x: np.quantile(x, np.full((2, 2, 2), 0.5)), x)
+    for f in (lambda x: np.quantile(x[:0], 0.5), lambda x: np.percentile(x[None, :0], [10, 50], axis=1),
+              lambda x: np.quantile(x[:0], 0.5, method="lower")):
+        check_or_raises(f, x)  # NumPy's IndexError; a raw MLIR error before
     with pytest.raises(solvent.UnsupportedError, match="method"):
         solvent.jit(lambda x, q: np.quantile(x, q, method="inverted_cdf"))(x, np.array(0.5))
 

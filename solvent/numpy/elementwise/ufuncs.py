@@ -210,6 +210,7 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=n
         # NumPy reduces along the last axis in one inner loop, which keeps a half sum or product
         # in float and rounds once; over other axes it rounds every step, as the half body does
         loop = np.dtype(np.float32)
+    loop = _into(out, dtype, ufunc, loop)
     if initial is np._NoValue and ufunc.identity is None and any(x.shape[a] == 0 for a in axes):
         raise ValueError(f"zero-size array to reduction operation {ufunc.__name__} which has no identity")
     body = TABLE[ufunc]
@@ -222,11 +223,20 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=n
         (v,) = reduce_op([elements], [full(identity_of(ufunc, loop), (), loop)], axes, lambda acc, e: [body(acc, e)])
     if initial is not np._NoValue:  # folded in once: XLA may apply a reduce's init more than once
         v = body(v, full(initial, shape_of(v), loop))
-    v = ew.convert(v, out_dtype)
+    v = ew.convert(v, out_dtype if out is None else loop)
     if keepdims:
-        v = one("stablehlo.reshape", [v], [1 if i in axes else n for i, n in enumerate(x.shape)], out_dtype)
+        v = one("stablehlo.reshape", [v], [1 if i in axes else n for i, n in enumerate(x.shape)], dtype_of(v))
     result = wrap(v)
     return write_out(out, result, "unsafe") if out is not None else result
+
+
+def _into(out, dtype, ufunc, loop: np.dtype) -> np.dtype:
+    """The dtype a sum or product runs in given `out=`: NumPy promotes the loop's with out's when
+    no dtype= is given (float32 summed into a float64 out sums in float64)."""
+    target = out[0] if isinstance(out, tuple) else out
+    if dtype is not None or ufunc not in (np.add, np.multiply) or not hasattr(target, "dtype"):
+        return loop
+    return np.promote_types(loop, target.dtype)
 
 
 def _skipping_nan(ufunc, elements, axes):
@@ -269,7 +279,7 @@ def accumulate(ufunc, array, axis=0, dtype=None, out=None):
         raise UnsupportedError(f"np.{ufunc.__name__}.accumulate")
     x = array if is_traced(array) else np.asarray(array)
     axis = normalize_axis(axis, x.ndim)
-    out_dtype = ufunc.accumulate(probe_array(x), axis=axis, dtype=dtype).dtype
+    out_dtype = _into(out, dtype, ufunc, ufunc.accumulate(probe_array(x), axis=axis, dtype=dtype).dtype)
     if 0 in x.shape:
         result = wrap(full(0, x.shape, out_dtype), scalar=False)
         return write_out(out, result, "unsafe") if out is not None else result

@@ -179,13 +179,33 @@ def _nanmean(a, axis=None, dtype=None, keepdims=False):
     return np.true_divide(total, count, dtype=total.dtype)
 
 
+def _nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """NumPy's two passes over the valid numbers: their mean, then their mean squared deviation from
+    it; NaN where there are not more than `ddof` of them."""
+    if a.dtype.kind not in "fc":
+        return _var(a, axis, dtype, ddof, keepdims)
+    deviation = _nan_filled(a - _nanmean(a, axis, dtype, keepdims=True), 0)
+    squares = np.real(deviation * np.conj(deviation)) if a.dtype.kind == "c" else deviation * deviation
+    total = masked_sum(squares, axis, dtype, keepdims=keepdims)
+    dof = masked_sum(np.logical_not(np.isnan(a)), axis, np.int64, keepdims) - ddof
+    return np.where(dof > 0, np.true_divide(total, dof, dtype=total.dtype), np.nan)
+
+
+def _nan_arg_extremum(numpy_function, sign):
+    """nanargmax (sign -1) or nanargmin: the NaNs set to the extreme that never wins, as NumPy's (an
+    all-NaN part gives a position where NumPy raises)."""
+    arg = _arg_extremum(numpy_function, sign)
+    return lambda a, axis=None, out=None, *, keepdims=False: arg(_nan_filled(a, sign * np.inf), axis,
+                                                                    keepdims=keepdims)
+
+
 def _ptp(a, axis=None, keepdims=False):
     return np.subtract(_extremum(np.max, -1)(a, axis, keepdims), _extremum(np.min, 1)(a, axis, keepdims))
 
 
 def _average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     if returned:
-        raise UnsupportedError("np.average with returned=True on a slice whose bounds are traced")
+        raise UnsupportedError(f"np.average with returned=True of {a.noun}")
     if weights is None:
         return _mean(a, axis, keepdims=keepdims)
     if tuple(extent(weights, i) for i in range(ndim_of(weights))) != a.aval.shape:
@@ -551,6 +571,8 @@ FUNCTIONS.update({
     np.nanprod: lambda a, axis=None, dtype=None, keepdims=False: _filled_reduction(np.prod, 1)(
         _nan_filled(a, 1), axis, dtype, keepdims=keepdims),
     np.nanmax: _nan_extremum(np.fmax), np.nanmin: _nan_extremum(np.fmin), np.nanmean: _nanmean, np.ptp: _ptp,
+    np.nanvar: _nanvar, np.nanstd: lambda *args, **kwargs: np.sqrt(_nanvar(*args, **kwargs)),
+    np.nanargmax: _nan_arg_extremum(np.argmax, -1), np.nanargmin: _nan_arg_extremum(np.argmin, 1),
     np.average: _average, np.linalg.norm: _norm, np.allclose: _allclose,
     np.zeros_like: lambda a, *args, **kwargs: _full_like(a, 0, *args, **kwargs), np.full_like: _full_like,
     np.ones_like: lambda a, *args, **kwargs: _full_like(a, 1, *args, **kwargs),

@@ -3,6 +3,8 @@ per kind of rule: argmax and argmin count from the slice's start; the other redu
 functions, products and joins give NumPy's results on the valid part in a rolled loop (sum, dot and
 where are covered with the slices in test_traced_bounds)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -74,6 +76,23 @@ def test_reductions_and_elementwise_functions_of_loop_dependent_slices():
     rng = np.random.default_rng(5)
     A = rng.standard_normal((24, 24))
     rolled_like_numpy(kernel, with_nans(rng.standard_normal(24)), A + A.T * np.eye(24)[::-1], np.zeros((24, 7)))
+
+
+def nan_statistics_of_selections(x, X):
+    s, m = x[x > 1], X[X[:, 0] > 4]
+    return (np.nanvar(s), np.nanstd(s, ddof=1), np.nanargmax(s), np.nanargmin(s), np.nanvar(s.astype(np.float32)),
+            np.nanvar(s, ddof=10), np.nanvar(m, axis=0), np.nanvar(m, axis=1, keepdims=True), np.nanargmax(m, axis=0),
+            np.nanstd(m, axis=0, ddof=1))
+
+
+def test_nan_variances_and_positions_of_selections():
+    """nanvar, nanstd, nanargmax and nanargmin of x[mask] were refused (the message said the nan-
+    reductions were covered)."""
+    x = np.array([3.0, np.nan, 1.0, 5.0, 2.0, np.nan, 7.0, 0.5])
+    X = np.array([[3.0, np.nan, 1.0], [5.0, 2.0, np.nan], [7.0, 0.5, 4.0], [np.nan, np.nan, np.nan]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "Degrees of freedom <= 0"
+        check_like_numpy(nan_statistics_of_selections, x, X)
 
 
 def householder_qr(A):
