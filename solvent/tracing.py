@@ -223,9 +223,10 @@ class _Inputs:
             return self._add(leaf, path)
         if shared.group not in self.owners:
             self.owners[shared.group] = len(self.tracers)
-            self._add(structure.memory_owner(leaf)[0], path + (structure.Step(structure.ATTR, "base"),) * shared.hops)
+            self._add(structure.memory_owner(leaf)[0], path + tuple(structure.Step(structure.ATTR, step)
+                                                                    for step in shared.steps))
         owner = self.tracers[self.owners[shared.group]]
-        if shared.hops == 0:  # the owner itself
+        if not shared.steps:  # the owner itself
             self.of_leaf[index] = self.owners[shared.group]
             return owner
         return view_of_owner(owner, shared, Aval(tuple(leaf.shape), owner.aval.dtype))

@@ -331,6 +331,67 @@ def test_a_function_writing_into_no_argument_runs_aliased_arguments_as_compiled(
     assert len(f.cache) == 1
 
 
+def add_one_and_read(a, b):
+    a += 1
+    return b * 1
+
+
+@pytest.mark.parametrize("view", [lambda x: np.lib.stride_tricks.sliding_window_view(x, 3),
+                                  lambda x: np.lib.stride_tricks.as_strided(x, (3, 2), (32, 8)),
+                                  lambda x: np.lib.stride_tricks.as_strided(x, (5, 3), (16, 8)),
+                                  lambda x: np.asarray(memoryview(x))], ids=["windows", "strided", "overlapping",
+                                                                             "memoryview"])
+def test_arguments_sharing_memory_through_as_strided_or_a_memoryview_see_each_others_writes(view):
+    """Their `.base` is not an ndarray (as_strided's stand-in, a memoryview), so the shared memory was
+    not found: b read the values from before a's write."""
+    x, expected_x = np.arange(12.0), np.arange(12.0)
+    assert_same(solvent.jit(add_one_and_read)(x, view(x)), add_one_and_read(expected_x, view(expected_x)))
+    assert_same(x, expected_x)
+
+
+def test_writes_into_an_argument_whose_elements_overlap_are_refused():
+    """Traced as a dense array, a write to one element did not show in the others, and the write-back
+    kept one of the copies (a[0, 1] = 99 then read as a[1, 0] gave the old value)."""
+    def write(a):
+        a[0, 1] = 99.0
+        return a[1, 0]
+
+    x = np.arange(12.0)
+    for a in (np.lib.stride_tricks.as_strided(x, (5, 3), (8, 8)),
+              np.lib.stride_tricks.sliding_window_view(x, 3, writeable=True)):
+        with pytest.raises(solvent.UnsupportedError, match="elements overlap in memory"):
+            solvent.jit(write)(a)
+        assert_same(x, np.arange(12.0))
+        assert_same(solvent.jit(lambda a: a.sum() + a[1, 0])(a), a.sum() + a[1, 0])  # reading is right
+
+
+def test_a_write_through_a_read_only_view_of_a_writable_argument_raises_as_numpys():
+    """The read-only check read the flags of the array owning the memory only."""
+    def write_b(a, b):
+        b[0] = 5.0
+        return a.sum()
+
+    x = np.arange(4.0)
+    for b in (x.view(), np.broadcast_to(x, (3, 4))):
+        b.flags.writeable = False
+        with pytest.raises(ValueError, match="read-only"):
+            solvent.jit(write_b)(x, b)
+        assert_same(x, np.arange(4.0))
+
+
+def test_arguments_sharing_a_buffer_no_ndarray_owns_are_refused():
+    class Interface:
+        def __init__(self, a):
+            self.__array_interface__ = a.__array_interface__
+
+    buffer, x = bytearray(96), np.arange(12.0)
+    for a, b in ((np.frombuffer(buffer, count=6), np.frombuffer(buffer, count=6, offset=16)),
+                 (x, np.asarray(Interface(x)))):
+        with pytest.raises(solvent.UnsupportedError, match="not a NumPy array"):
+            solvent.jit(add_one_and_read)(a, b)
+    assert_same(x, np.arange(12.0))
+
+
 # -- fresh arrays hold traced values --------------------------------------------------------
 
 def test_fresh_arrays_accept_traced_values():

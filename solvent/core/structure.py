@@ -242,13 +242,15 @@ def signature_key(tree, layouts: bool = False) -> tuple:
 @dataclass(frozen=True)
 class Shared:
     """An ndarray argument sharing memory with another: its place in the array that owns the memory
-    (element offset and strides), that owner's shape, and how many `.base` steps lead to it."""
+    (element offset and strides), that owner's shape, the attributes leading to it (`memory_owner`),
+    and why writes through it raise ("read-only", "overlapping": its own elements do) or ""."""
 
     group: int
     offset: int
     strides: tuple
     owner: tuple
-    hops: int
+    steps: tuple
+    refusal: str
 
 
 class HostBuffer:
@@ -264,39 +266,83 @@ def owns_memory(x: np.ndarray) -> bool:
 
 
 def memory_owner(x: np.ndarray):
-    """(the object whose memory `x` views, the number of `.base` steps to it)."""
-    owner, hops = x, 0
-    while isinstance(owner, np.ndarray) and not owns_memory(owner):
-        owner, hops = owner.base, hops + 1
-    return owner, hops
+    """(the object whose memory `x` views, the attributes leading to it: `.base` through views and the
+    stand-in as_strided makes an array of, `.obj` through a memoryview)."""
+    owner, steps = x, ()
+    while True:
+        if isinstance(owner, np.ndarray):
+            step = None if owns_memory(owner) else "base"
+        else:
+            step = "obj" if isinstance(owner, memoryview) else (
+                "base" if isinstance(getattr(owner, "base", None), np.ndarray) else None)
+        if step is None:
+            return owner, steps
+        owner, steps = getattr(owner, step), steps + (step,)
+
+
+def overlaps_itself(x: np.ndarray) -> bool:
+    """Whether two of `x`'s elements may be one in memory (a zero stride, as_strided's windows): its
+    strides by size, each past the extent of the smaller ones, is the sufficient test of none."""
+    extent = x.itemsize
+    for stride, n in sorted((abs(s), n) for s, n in zip(x.strides, x.shape) if n > 1):
+        if stride < extent:
+            return True
+        extent += stride * (n - 1)
+    return False
+
+
+def _written_alone(x: np.ndarray) -> bool:
+    """A writable argument whose own elements overlap: a view of its owner, as one sharing memory."""
+    return x.flags.writeable and not owns_memory(x) and overlaps_itself(x)
 
 
 def shared_memory(leaves) -> dict[int, Shared]:
-    """For the ndarrays among `leaves` (by position) that share memory with another: where each sits
-    in the owner. Empty when none do (the common case costs one `.base` per array)."""
+    """For the ndarrays among `leaves` (by position) that share memory with another, or whose own
+    elements overlap and may be written: where each sits in the owner. Empty when none do (the common
+    case costs one `.base` per array)."""
     arrays = [(i, x) for i, x in enumerate(leaves) if isinstance(x, np.ndarray)]
-    if len(arrays) < 2:
+    if len(arrays) < 2 and not (arrays and _written_alone(arrays[0][1])):
         return {}
-    bases = {id(memory_owner(x)[0]) for _, x in arrays if not owns_memory(x)}
+    owned = {i: memory_owner(x) for i, x in arrays if not owns_memory(x)}
+    bases = {id(owner) for owner, _ in owned.values()}
     owners: dict[int, list[int]] = {}
     for i, x in arrays:
-        if not owns_memory(x) or id(x) in bases:
-            owners.setdefault(id(memory_owner(x)[0]), []).append(i)
+        if i in owned or id(x) in bases:
+            owners.setdefault(id(owned[i][0] if i in owned else x), []).append(i)
+    groups = [m for m in owners.values() if len(m) > 1 or _written_alone(leaves[m[0]])]
+    _refuse_foreign_overlaps(leaves, owned, {i for m in groups for i in m}, [i for i, _ in arrays])
     found = {}
-    for group, members in enumerate(m for m in owners.values() if len(m) > 1):
-        owner = memory_owner(leaves[members[0]])[0]
+    for group, members in enumerate(groups):
+        owner = owned[members[0]][0] if members[0] in owned else leaves[members[0]]
         if not (isinstance(owner, np.ndarray) and owner.flags.c_contiguous and owner.dtype.isnative):
-            raise UnsupportedError("arguments sharing memory that is not a C-ordered NumPy array (a Fortran-"
-                                   "ordered or foreign buffer); pass copies (x.copy())")
-        start = owner.__array_interface__["data"][0]
+            raise UnsupportedError(
+                "arguments sharing memory (or one whose elements overlap, as as_strided's may) in memory that is "
+                + ("not a NumPy array's (np.frombuffer, a foreign buffer)" if not isinstance(owner, np.ndarray) else
+                   "not in the machine's byte order" if not owner.dtype.isnative else "not C-ordered (a Fortran-"
+                   "ordered or strided array's)") + "; pass copies (x.copy())")
+        start, unit = owner.__array_interface__["data"][0], owner.dtype.itemsize
         for i in members:
             x = leaves[i]
-            delta, unit = x.__array_interface__["data"][0] - start, owner.dtype.itemsize
-            if x.dtype != owner.dtype or delta % unit or any(s % unit for s in x.strides):
+            delta = x.__array_interface__["data"][0] - start
+            if x.dtype != owner.dtype:
                 raise UnsupportedError("arguments sharing memory as different dtypes (x.view(...)); pass copies")
+            if delta % unit or any(s % unit for s in x.strides):
+                raise UnsupportedError("an argument sharing memory at an offset or strides that are not whole "
+                                       "elements of the array owning it; pass copies")
+            refusal = "read-only" if not x.flags.writeable else "overlapping" if overlaps_itself(x) else ""
             found[i] = Shared(group, delta // unit, tuple(s // unit for s in x.strides), tuple(owner.shape),
-                              memory_owner(x)[1])
+                              owned[i][1] if i in owned else (), refusal)
     return found
+
+
+def _refuse_foreign_overlaps(leaves, owned, grouped, arrays) -> None:
+    """An array over memory no ndarray owns (an __array_interface__ object's) that another argument
+    shares: the owners do not tell, so their addresses do."""
+    for i, (owner, _) in owned.items():
+        if not isinstance(owner, np.ndarray) and i not in grouped:
+            if any(j != i and np.may_share_memory(leaves[i], leaves[j]) for j in arrays):
+                raise UnsupportedError("arguments sharing memory through an object that is not a NumPy array "
+                                       "(np.frombuffer, __array_interface__); pass copies (x.copy())")
 
 
 @dataclass

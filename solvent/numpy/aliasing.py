@@ -13,6 +13,7 @@ import numpy as np
 from solvent.core.aval import Aval
 from solvent.core.structure import Shared
 from solvent.core.traced import TracedArray
+from solvent.errors import UnsupportedError
 from solvent.numpy.indexing.basic import parse, read, write
 from solvent.numpy.indexing.strided import flat_positions, gathered
 from solvent.ops import shape as ops
@@ -20,9 +21,11 @@ from solvent.ops import shape as ops
 
 def view_of_owner(owner: TracedArray, shared: Shared, aval: Aval) -> TracedArray:
     """The traced argument described by `shared`, reading and writing through `owner`; its layout
-    is the caller's (the call key holds `shared`)."""
+    is the caller's (the call key holds `shared`). A write raises where the argument is read-only
+    (NumPy's error) or its own elements overlap (the owner would see one of several values)."""
     memory = tuple(s * aval.dtype.itemsize for s in shared.strides)
-    found = _basic(owner.shape, shared.offset, shared.strides, aval.shape)
+    refusal = _REFUSALS.get(shared.refusal)
+    found = _basic(owner.shape, shared.offset, shared.strides, aval.shape) if refusal is None else None
     if found is not None:
         index, order = parse(found[0], owner.shape), found[1]
         middle = tuple(index.result_shape[p] for p in order)
@@ -34,7 +37,14 @@ def view_of_owner(owner: TracedArray, shared: Shared, aval: Aval) -> TracedArray
         def write_basic(parent, new):
             return write(parent, index, ops.transpose(ops.reshape(new, middle), inverse))
         return TracedArray.view_of(owner, aval, read_basic, write_basic, memory)
-    return gathered(owner, flat_positions(shared.offset, shared.strides, aval.shape), memory=memory)
+    return gathered(owner, flat_positions(shared.offset, shared.strides, aval.shape), refusal and refusal(), memory)
+
+
+_REFUSALS = {"read-only": lambda: ValueError("assignment destination is read-only"),
+             "overlapping": lambda: UnsupportedError(
+                 "writing into an argument whose elements overlap in memory (np.lib.stride_tricks.as_strided, "
+                 "sliding_window_view(writeable=True)): NumPy's writes to one element show in the others; pass "
+                 "the array it views and write into that")}
 
 
 def _basic(owner_shape, offset: int, strides: tuple, shape: tuple):

@@ -15,8 +15,8 @@ from solvent.core.traced import TracedArray
 from solvent.errors import UnsupportedError
 from solvent.numpy import folding, layout
 from solvent.numpy.registry import implements
-from solvent.numpy.values import (as_array, broadcast_value, is_traced, normalize_axis, result_type, shape, value,
-                                  wrap, write_out)
+from solvent.numpy.values import (as_array, broadcast_value, check_cast, is_traced, normalize_axis, result_type,
+                                  shape, value, wrap, write_out)
 from solvent.ops import shape as ops
 from solvent.ops.base import shape_of
 
@@ -234,9 +234,24 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
             raise ValueError("all the input array dimensions except for the concatenation axis must match "
                              f"exactly, but the array at index {i} differs from the array at index 0")
     result = wrap(ops.concatenate(values, axis), scalar=False)
+    if out is not None and is_traced(out) and any(is_traced(a) and a.root() is out.root() for a in arrays):
+        return _concatenated_into(out, arrays, axis, result, casting)
     if out is not None:
         return write_out(out, result, casting)
     return result
+
+
+def _concatenated_into(out, arrays, axis: int, result, casting):
+    """NumPy's copy of each piece in turn into an `out` that a later piece views: that piece is read
+    after the earlier ones are written (np.concatenate([a[6:], a[:6]], out=a) repeats a[6:])."""
+    if out.shape != result.shape:
+        raise ValueError("Output array is the wrong shape")
+    check_cast(result.dtype, out.dtype, casting, "concatenate")
+    start = 0
+    for a in arrays:
+        out[(slice(None),) * axis + (slice(start, start + shape(a)[axis]),)] = a
+        start += shape(a)[axis]
+    return out
 
 
 @implements(np.stack)

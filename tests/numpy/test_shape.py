@@ -71,6 +71,20 @@ def test_concatenate_promotes_and_takes_constants():
     check(lambda x, y: np.concatenate([x, y.astype(np.uint8)]), sample(np.uint32, (1, 2)), np.abs(y))
 
 
+@pytest.mark.parametrize("pieces", [lambda a: ([a[6:], a[:6]], a), lambda a: ([a[:6], a[6:]], a[::-1]),
+                                    lambda a: ([a[1:6], a[:1]], a[:6]), lambda a: ([a[::2], a[1::2]], a)],
+                         ids=["swap", "reversed", "rotate", "interleave"])
+def test_concatenate_into_an_out_its_pieces_view_copies_them_in_turn(pieces):
+    """NumPy copies each piece into out in turn, so a later piece reads what an earlier one wrote;
+    solvent read them all first."""
+    def f(a):
+        arrays, out = pieces(a)
+        np.concatenate(arrays, out=out)
+        return a
+    check(f, np.arange(12.0) + 1)
+    check(lambda m: (np.stack([m[0], m[1]], out=m[1:3]), m)[1], np.arange(16.0).reshape(4, 4))
+
+
 def test_concatenate_with_empty_and_errors():
     check(lambda x, e: np.concatenate([x, e, x]), np.ones((2, 3)), np.zeros((0, 3)))
     check_or_raises(lambda x: np.concatenate([x, x]), np.array(1.0))

@@ -164,6 +164,10 @@ def call(ufunc, *operands, out=None, dtype=None, where=True, casting="same_kind"
     outs = out if isinstance(out, tuple) else (out,) if out is not None else (None,) * ufunc.nout
     if len(outs) != ufunc.nout:
         raise ValueError(f"The 'out' tuple must have exactly {ufunc.nout} entries: one per ufunc output")
+    roots = [o.root() for o in outs if is_traced(o)]
+    if len({id(r) for r in roots}) < len(roots):
+        raise UnsupportedError(f"np.{ufunc.__name__} with outputs that are one array or views of one (out=(a, a)): "
+                               "which value NumPy leaves depends on its loop order; pass separate arrays")
     # a list holding traced values is the array NumPy makes of it (x[:2] + [x[0], x[1]])
     operands = [as_array(x) if isinstance(x, (list, tuple)) and holds_traced(x) else x for x in operands]
     results = [_store(ufunc, wrap(v), target, where, casting)
