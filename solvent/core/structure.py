@@ -144,7 +144,7 @@ def children(x) -> list[tuple[Step, object]] | None:
 
 def _attributes(x) -> list[str] | None:
     refuse = getattr(type(x), "__solvent_refuse__", None)
-    if refuse is not None:  # a stand-in that must not be used (transforms.source.statements.Unbound)
+    if refuse is not None:  # a stand-in that must not be used (transforms.source.unbound.Unbound)
         refuse(x)
     names = list(getattr(x, "__dict__", {}) or ())
     for klass in type(x).__mro__:

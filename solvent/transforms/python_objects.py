@@ -235,6 +235,8 @@ def _contents(x):
     global's, or one of strings; a traced body writing it would write it whatever the data)."""
     if type(x) is NDARRAY:
         return x.copy() if x.size <= MOST else None
+    if hasattr(type(x), "__solvent_refuse__"):  # (a variable left unbound: source.unbound.Unbound)
+        return None
     if isinstance(x, (list, set, bytearray, collections.deque)):
         return list(x)
     if isinstance(x, dict):
@@ -339,7 +341,8 @@ def unchanged(fn, what: str | None):
             f"{what} changes the Python object {listed} (appends to it, sets an item or attribute, or advances "
             "it): "
             "solvent traces such a body once, whatever the data, so the change would not follow the data; "
-            "count or collect in arrays or in names the body assigns instead", watch.where or user_location(),
+            "count or collect in arrays (h = np.zeros(n) before the loop, h[i] = v in it) or in names the body "
+            "assigns instead", watch.where or user_location(),
             slots=slots)
 
 

@@ -12,7 +12,7 @@ from solvent.core import structure, trace
 from solvent.core.aval import Aval
 from solvent.core.session import Region
 from solvent.core.traced import ScalarOrArray, TracedArray, TracedScalar
-from solvent.errors import ControlFlowError, SolventError, raised_at
+from solvent.errors import ControlFlowError, SolventError, is_users_file, raised_at
 from solvent.ir.module import ops_where
 from solvent.transforms import python_objects
 from solvent.transforms.identity import roots
@@ -228,10 +228,15 @@ def raised_in(what: str):
     except Exception as error:
         if isinstance(error, (SolventError, RecursionError)):  # (a recursion on a traced test: `lower` says so)
             raise
+        tb = error.__traceback__
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        advice = ("a compiled program cannot raise on its data: test the condition before the call, or return a "
+                  "flag (or NaN) and raise after it" if is_users_file(tb.tb_frame.f_code.co_filename) else
+                  "each must be valid NumPy for these argument types")
         raise ControlFlowError(
             f"{what} raises {type(error).__name__} ({error}); solvent compiles every branch and loop body "
-            "whose running depends on traced values, so each must be valid NumPy for these argument types",
-            raised_at(error)) from error
+            f"whose running depends on traced values, so {advice}", raised_at(error)) from error
 
 
 class Eraser:

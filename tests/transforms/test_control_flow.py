@@ -296,7 +296,8 @@ def refuses_positive_values(x):
 
 def test_any_exception_a_traced_branch_raises_is_a_clear_error():
     """Both branches are traced whatever the data: a KeyError (or a RuntimeError, ...) escaped raw."""
-    with pytest.raises(solvent.ControlFlowError, match="raises KeyError") as info:
+    with pytest.raises(solvent.ControlFlowError, match="raises KeyError.*a compiled program cannot raise on its "
+                       "data: test the condition before the call") as info:
         solvent.jit(refuses_positive_values)(-np.ones(2))
     assert info.value.location[1] == refuses_positive_values.__code__.co_firstlineno + 2
 
@@ -590,3 +591,69 @@ def test_a_long_loop_with_a_traced_continue_rolls_and_keeps_its_temporaries():
     x = np.random.default_rng(0).standard_normal(400)
     check_like_numpy(sums_positive_doubles, x)
     assert solvent.code_hlo(sums_positive_doubles, x, optimize="none").count("stablehlo.while") == 1
+
+
+def eliminate_then_substitute(A, b):
+    """Gaussian elimination with an early return, then back substitution (`for i` binds i again)."""
+    n = A.shape[0]
+    for k in range(n):
+        if abs(A[k, k]) < 1e-12:
+            return np.full(n, np.nan)
+        for i in range(k + 1, n):
+            f = A[i, k] / A[k, k]
+            A[i, k:] -= f * A[k, k:]
+            b[i] -= f * b[k]
+    x = np.zeros(n)
+    for i in range(n - 1, -1, -1):
+        x[i] = (b[i] - A[i, i + 1:] @ x[i + 1:]) / A[i, i]
+    return x
+
+
+def last_before_a_negative(x):
+    for k in range(x.shape[0]):
+        if x[k] < 0:
+            break
+        i = k
+    i = 1
+    return x * i
+
+
+def last_before_a_negative_read(x):
+    for k in range(x.shape[0]):
+        if x[k] < 0:
+            break
+        i = k
+    return x * i
+
+
+def test_a_name_a_loop_leaves_unbound_on_some_paths_can_be_bound_again_after_it():
+    """A traced `if` (the break or return) left `i` unbound on one path, and the loop carrying it, or
+    the next loop binding it, refused it as used."""
+    rng = np.random.default_rng(3)
+    for n in (4, 30):
+        check_like_numpy(eliminate_then_substitute, rng.normal(size=(n, n)) + n * np.eye(n), rng.normal(size=n))
+    check_like_numpy(last_before_a_negative, np.array([1.0, -2.0, 3.0]))
+    with pytest.raises(solvent.UnsupportedError, match="'i' is set in only one branch"):  # read after: unbound
+        solvent.jit(last_before_a_negative_read)(np.ones(3))
+
+
+def walk_with_positions(rng, n):
+    x, y = 0, 0
+    path = []
+    for i in range(n):
+        d = rng.integers(4)
+        if d == 0:
+            x += 1
+        elif d == 1:
+            x -= 1
+        else:
+            y += 1
+        path.append((x, y))
+    return np.array(path)
+
+
+def test_a_loop_that_cannot_roll_unrolls_only_while_its_copies_stay_small():
+    """Its copies were bounded in number only: 100 steps of draws and branches took 11 minutes."""
+    with pytest.raises(solvent.UnsupportedError, match="cannot run with a traced loop index.*operations"), \
+            pytest.warns(UserWarning, match="loop of 100 steps unrolled"):
+        solvent.jit(walk_with_positions, static_argnames=("n",))(np.random.default_rng(0), n=100)

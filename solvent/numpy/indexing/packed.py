@@ -36,12 +36,12 @@ def _packing(mask) -> tuple[ir.Value, ir.Value]:
     """(slot of each mask entry in the packed result, or one past the bound where it is False; the count),
     made once per value of `mask` (or of an equal mask made again in the same block, as `~m` written
     twice), so every selection with it shares one count: `z[~m]` and `c[~m]` can be combined again."""
-    cached = vars(mask).get("_packing")
-    if cached is not None and cached[0] is mask.value:
-        return cached[1:]
+    cached = _cached(mask, "_packing")
+    if cached is not None:
+        return cached
     found = _shared("packing", mask.value)
     if found is not None:
-        mask._packing = (mask.value, *found)
+        _cache(mask, "_packing", *found)
         return found
     n = mask.size
     flat = ops.reshape(mask.value, [n])
@@ -50,9 +50,26 @@ def _packing(mask) -> tuple[ir.Value, ir.Value]:
     count = np.sum(ones).value
     beyond = ew.binary("add", iota((n,), _I64, 0), full(n, (n,), _I64))  # distinct: the scatter's indices are unique
     target = ew.select(flat, slots, beyond)
-    mask._packing = (mask.value, target, count)
+    _cache(mask, "_packing", target, count)
     trace.current().shared[-1].append(("packing", mask.value, (target, count)))
     return target, count
+
+
+def _cached(x, name: str):
+    """What was made of `x`'s current value and cached under `name`, where the block it was made in
+    is open here (not a branch's or a loop's body traced before: its values are not seen after it;
+    after the trace, while its results are read, the function's own block)."""
+    cached = vars(x).get(name)
+    if cached is None or cached[0] is not x.value:
+        return None
+    session = trace.current()
+    blocks = session.shared if session is not None else [cached[2]]
+    return cached[3:] if any(cached[1] is block for block in blocks) else None
+
+
+def _cache(x, name: str, *made) -> None:
+    shared = trace.current().shared
+    setattr(x, name, (x.value, shared[-1], shared[0], *made))
 
 
 def _shared(kind: str, v: ir.Value):
@@ -191,12 +208,13 @@ def reselect(array, key):
                              and key.lengths[0] is not None and same_value(key.lengths[0], count)):
         raise UnsupportedError("indexing an array whose length depends on traced values (x[:k], x[mask]) other "
                                "than by a mask selected the same way; index the array it came from instead")
-    cached = vars(key).get("_within")
-    if cached is None or cached[0] is not key.value:
+    cached = _cached(key, "_within")
+    if cached is None:
         n = key.aval.shape[0]
         inside = ew.compare("LT", iota((n,), _I64, 0), ops.broadcast_in_dim(count, [n], []))
-        cached = key._within = (key.value, wrap(ew.select(inside, key.value, full(False, (n,), np.bool_))))
-    return _selection(array.value, 0, cached[1])
+        cached = (wrap(ew.select(inside, key.value, full(False, (n,), np.bool_))),)
+        _cache(key, "_within", *cached)
+    return _selection(array.value, 0, cached[0])
 
 
 def store(array, m: Masked, new) -> None:

@@ -17,7 +17,7 @@ from jaxlib.mlir import ir
 
 from solvent.core import trace
 from solvent.core.session import SESSION
-from solvent.core.traced import TracedArray, TracedScalar
+from solvent.core.traced import TracedArray
 from solvent.errors import SolventError, TracerConversionError, UnsupportedError
 from solvent.numpy import folding
 from solvent.numpy.indexing import affine
@@ -28,6 +28,8 @@ from solvent.transforms.source.builtins import Rows
 from solvent.transforms.source.expressions import (and_, chained, contains, identical, ifexp, not_, or_, truth,
                                                    traced_truth)
 from solvent.transforms.source.refusals import asserted, catching, refuse, unknown as _traced
+from solvent.transforms.source.unbound import (Unbound, Undefined, bound, check_defined, fill_undefined, load,
+                                               without_unbound)
 
 
 #: The forms rewritten code calls (see rewrite.HELPERS).
@@ -83,69 +85,8 @@ def _holds_traced(key) -> bool:
     return holds_traced(key)
 
 
-class Undefined:
-    """Stands for a variable that is not bound yet where a statement starts."""
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return f"<undefined {self.name}>"
-
-
-def load(getter, name):
-    """The variable's current value, or `Undefined` where Python would raise NameError."""
-    try:
-        return getter()
-    except NameError:
-        return Undefined(name)
-
-
-def bound(x):
-    """`x`, a returned variable; where a loop of no steps left it unbound, Python's error."""
-    if isinstance(x, Undefined):
-        raise UnboundLocalError(f"cannot access local variable '{x.name}' where it is not associated with a value")
-    return x
-
-
 def is_traced(x) -> bool:
     return isinstance(x, TracedArray)
-
-
-def _check_defined(values, names, construct, where=None):
-    for v, n in zip(values, names):
-        if isinstance(v, Undefined):
-            raise UnsupportedError(f"variable {n!r} is set in only one branch of the traced {construct}; "
-                                   "give it a value before the statement or in every branch", location=where)
-
-
-class Unbound:
-    """A variable a traced `if` binds (or deletes) on one path only: Python would raise NameError
-    on the other, so any use of it raises, naming the variable and the statement."""
-
-    __slots__ = ("_name", "_where")
-
-    def __init__(self, name, where):
-        object.__setattr__(self, "_name", name)
-        object.__setattr__(self, "_where", where)
-
-    def __solvent_refuse__(self, *args, **kwargs):
-        raise UnsupportedError(
-            f"variable {self._name!r} is set in only one branch of the traced `if` at "
-            f"{self._where[0]}:{self._where[1]} and used after it; give it a value before the statement "
-            "or in every branch", location=None)
-
-    __getattr__ = __setattr__ = __getitem__ = __setitem__ = __call__ = __iter__ = __len__ = __solvent_refuse__
-    __bool__ = __int__ = __float__ = __index__ = __array__ = __array_ufunc__ = __array_function__ = \
-        __solvent_refuse__
-
-
-for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
-            "lshift", "rshift"):
-    for _form in ("__{}__", "__r{}__", "__i{}__"):
-        setattr(Unbound, _form.format(_op), Unbound.__solvent_refuse__)
-for _op in ("lt", "le", "eq", "ne", "gt", "ge", "neg", "pos", "abs", "invert"):
-    setattr(Unbound, f"__{_op}__", Unbound.__solvent_refuse__)
 
 
 def if_stmt(test, true_fn, false_fn, values, names, where=None):
@@ -192,24 +133,6 @@ def _traced_if(test, true_fn, false_fn, values, names, where):
         dropped |= seen
 
 
-def _fill_undefined(values, run_body):
-    """Variables first set inside a rolled loop start as zeros of the type the body gives them."""
-    missing = [k for k, v in enumerate(values) if isinstance(v, Undefined)]
-    if not missing:
-        return values
-    produced = control_flow.probe(lambda: run_body(values))
-    filled = list(values)
-    for k in missing:
-        v = produced[k]
-        if regions.is_weak(v):  # a Python number
-            filled[k] = type(v)(0) if type(v) in (bool, int, float, complex) else v.dtype.type(0).item()
-        elif isinstance(v, (np.generic, TracedScalar)):  # a NumPy scalar
-            filled[k] = v.dtype.type(0)
-        elif hasattr(v, "dtype"):
-            filled[k] = np.zeros(v.shape, v.dtype)
-    return tuple(filled)
-
-
 def _fixed(values, names, in_place) -> list[bool]:
     """Per carried leaf, whether its name is only updated in place in the loop (`a += ...`), so the
     loop most likely keeps it on the same array (a first guess for `control_flow.loop`)."""
@@ -242,20 +165,22 @@ def while_stmt(test_fn, body_fn, values, names, where=None, in_place=(), written
     def run(values, names, slots):
         test, body = entries.with_entries(test_fn, slots, len(values) - len(slots), gives=False), \
             entries.with_entries(body_fn, slots, len(values) - len(slots))
-        values = _fill_undefined(values, lambda v: tuple(body(*v)))
-        _check_defined(values, names, "while loop", where)
+        values = fill_undefined(values, lambda v: tuple(body(*v)))
+        check_defined(values, names, "while loop", where)
+        values, names, body, restore = without_unbound(values, names, body)
+        test = (lambda test: lambda *c: test(*restore(c)))(test)
         fixed = _fixed(values, names, in_place)
         if not regions.writes(lambda: test(*values)):
-            return tuple(control_flow.loop(lambda c: test(*c), lambda c: tuple(body(*c)), values, fixed,
-                                           written=written))
+            return restore(control_flow.loop(lambda c: test(*c), lambda c: tuple(body(*c)), values, fixed,
+                                             written=written))
 
         # A test that writes (a draw, an array updated in place) cannot run in the loop's condition,
         # which gives only its truth: each step ends with it, and the loop carries its truth.
         def step(carry):
             new = tuple(body(*carry[:-1]))
             return (*new, traced_truth(test(*new)))
-        return tuple(control_flow.loop(lambda c: c[-1], step, (*values, traced_truth(first)), [*fixed, False],
-                                       written=written))[:-1]
+        return restore(control_flow.loop(lambda c: c[-1], step, (*values, traced_truth(first)), [*fixed, False],
+                                         written=written)[:-1])
     return entries.carrying(run, values, names)
 
 
@@ -264,7 +189,9 @@ def while_stmt(test_fn, body_fn, values, names, where=None, in_place=(), written
 STATIC_STEPS_WARNED = 64
 
 #: A loop that cannot roll unrolls only while its body is copied at most this many times
-#: (with the loops around it); beyond, compiling would take minutes: an error says why instead.
+#: (with the loops around it), and its copies add at most `UNROLL_OPS_AT_MOST` ops; beyond, compiling
+#: would take minutes: an error says why instead (a 100-step random walk whose draws and branches
+#: could not roll took 11 minutes and 14 GB).
 UNROLL_AT_MOST = 256
 
 
@@ -320,14 +247,24 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), br
                            rotating)
         except (TracerConversionError, UnsupportedError, TypeError, IndexError, AttributeError) as error:
             reason = f"{error.__class__.__name__}: {str(error).splitlines()[0]}"
-            if copies > UNROLL_AT_MOST:
-                raise UnsupportedError(
+
+            def too_long(copied: str):
+                return UnsupportedError(
                     f"the loop of {len(steps)} steps at {where[0]}:{where[1]} cannot run with a traced loop "
-                    f"index ({reason}), and unrolling it would copy its body {copies} times; write the body "
-                    "with operations solvent supports on traced indices, or shorten the loop", where) from error
+                    f"index ({reason}), and unrolling it would copy {copied} into the program (minutes to "
+                    "compile); write the body with operations solvent supports on traced indices, or shorten "
+                    "the loop", where)
+            if copies > UNROLL_AT_MOST:
+                raise too_long(f"its body {copies} times") from error
             warnings.warn(f"{where[0]}:{where[1]}: loop of {len(steps)} steps unrolled: its body "
                           f"cannot run with a traced loop index ({reason})", stacklevel=2)
-            return _unrolled(steps, body_fn, values, copies)
+            block = session.blocks[-1]
+            emitted = len(block.operations)
+            values = _unrolled(steps[:1], body_fn, values, copies)
+            ops = _ops_since(block, emitted)[0] * len(steps)
+            if ops > UNROLL_OPS_AT_MOST:
+                raise too_long(f"about {ops} operations") from error
+            return _unrolled(steps[1:], body_fn, values, copies)
     return _rolled(bounds, body_fn, values, names, where, in_place, written, 1, collected, appended)
 
 
@@ -410,8 +347,9 @@ def _rolled(bounds, body_fn, values, names, where, in_place, written, copies=1, 
 def _one_while(bounds, body_fn, values, names, in_place, written, copies, where, period=1):
     """The while loop of `_rolled`, running `period` steps an iteration (of a static range)."""
     start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
-    values = _fill_undefined(values, lambda v: tuple(body_fn(_traced_index(bounds), *v)))
-    _check_defined(values, names, "for loop", where)
+    values = fill_undefined(values, lambda v: tuple(body_fn(_traced_index(bounds), *v)))
+    check_defined(values, names, "for loop", where)
+    values, names, body_fn, restore = without_unbound(values, names, body_fn, index=True)
     static = not any(is_traced(b) for b in bounds)
     # A static range counts its steps from 0 by 1 (the while's first block argument), the index
     # computed from the count: the only form Enzyme's reverse mode caches a loop's values by.
@@ -442,7 +380,7 @@ def _one_while(bounds, body_fn, values, names, in_place, written, copies, where,
     fixed = [False, False] + _fixed(values, names, in_place)
     outer, session.copies = session.copies, copies  # the body is traced once: its loops count afresh
     try:
-        return tuple(control_flow.loop(test, body, carry, fixed, runs_once, written)[2])
+        return restore(control_flow.loop(test, body, carry, fixed, runs_once, written)[2])
     finally:
         session.copies = outer
 

@@ -370,3 +370,22 @@ def test_a_selection_rebound_in_a_traced_branch_and_returned_is_refused_not_retu
 
     with pytest.raises(solvent.UnsupportedError, match="length depends on traced values.*returned"):
         solvent.jit(rebound)(np.array([3.0, -1.0, 2.5, 0.5, 4.0, -2.0, 1.5]))
+
+
+def sums_by_label(labels, values):
+    totals = {}
+    for g in range(3):
+        m = labels == g
+        totals[g] = [values[m].mean() if m.any() else 0.0, values[m].max() if m.any() else -1.0, values[m].sum()]
+    return totals
+
+
+def test_a_mask_selects_again_after_a_branch_that_selected_with_it():
+    """The packing made for the mask inside the branch was reused after it, where its values are not
+    seen: an EscapedValueError named the next line."""
+    check_like_numpy(lambda l, v: (v[l == 0].sum() if (l == 0).any() else 0.0, v[l == 0].sum()),
+                     np.array([0, 1, 0, 2]), np.array([1.0, 2.0, 3.0, 4.0]))
+    for labels in (np.array([0, 1, 0, 2]), np.array([0, 0, 0, 2])):
+        values = np.arange(1.0, 5.0)
+        expected, got = sums_by_label(labels, values), solvent.jit(sums_by_label)(labels, values)
+        assert {g: list(map(float, r)) for g, r in got.items()} == {g: list(map(float, r)) for g, r in expected.items()}
