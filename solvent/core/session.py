@@ -47,8 +47,9 @@ class Session(threading.local):
     def __init__(self):
         self.traces: list = []
         self.regions: list[Region] = []
-        #: where each `try` being traced that catches LinAlgError ("linalg") or FloatingPointError ("float") is
-        self.catching: dict[str, list] = {"linalg": [], "float": []}
+        #: where each `try` being traced that catches LinAlgError ("linalg"), FloatingPointError ("float") or
+        #: IndexError ("index") is
+        self.catching: dict[str, list] = {"linalg": [], "float": [], "index": []}
         #: how many of the user's print, log or warning calls, or raises, run now (text of a traced value
         #: there says what it is: `TracedArray._text`)
         self.printing = 0

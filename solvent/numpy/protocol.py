@@ -15,7 +15,7 @@ from solvent.core.traced import TracedArray, padded
 from solvent.errors import TracerConversionError, UnsupportedError, user_location
 from solvent.numpy import folding, layout, methods
 from solvent.numpy.elementwise.ufuncs import COMPARISONS
-from solvent.numpy.indexing import subscripts, traced_bounds
+from solvent.numpy.indexing import affine, subscripts, traced_bounds
 from solvent.numpy.registry import qualified_name
 from solvent.numpy.values import warn_discarding_imaginary
 
@@ -103,13 +103,41 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     return result
 
 
+def _check_traced_index(array, key) -> None:
+    """An index known only when the program runs inside a `try` that catches IndexError: compiled, one
+    out of bounds is clamped and never raises, so the handler would silently never run."""
+    if not SESSION.catching["index"]:
+        return
+    entries = key if isinstance(key, tuple) else (key,)
+    plain = not any(k is None or k is Ellipsis for k in entries)  # (entry k indexes axis k)
+    sizes = [array.shape[k] if plain and k < len(array.shape) else None for k in range(len(entries))]
+    if not any(_may_be_outside(k, n) for k, n in zip(entries, sizes)):
+        return
+    where = SESSION.catching["index"][-1]
+    raise UnsupportedError(
+        f"indexing by a traced index inside the `try` at {where[0]}:{where[1]} that catches IndexError: compiled, "
+        "an index out of bounds is clamped and never raises, so the handler would never run; test the index "
+        "instead (if i < len(x))", user_location())
+
+
+def _may_be_outside(k, n) -> bool:
+    """Whether `k` is a traced integer index not known to lie within an axis of `n` (a loop's index over
+    range(len(x)) is)."""
+    if not (isinstance(k, TracedArray) and k.known is None and k.dtype.kind in "iu"):
+        return False
+    span = affine.interval(k)
+    return span is None or n is None or not -n <= span[0] <= span[1] < n
+
+
 def getitem(array, key):
+    _check_traced_index(array, key)
     with _emitting():
         folded = folding.element(array, key)
         return folded if folded is not None else subscripts.getitem(array, key)
 
 
 def setitem(array, key, value):
+    _check_traced_index(array, key)
     with _emitting():
         if isinstance(value, TracedArray):
             warn_discarding_imaginary(value.dtype, array.dtype)

@@ -265,6 +265,18 @@ def test_a_list_comprehension_over_a_range_rolls_where_its_items_are_traced(fn):
         assert [type(v) for v in solvent.jit(fn)(x)[1]] == [int] * 40
 
 
+def scaled_by_late_bound_lambdas(x):
+    scales = [lambda v: v * k for k in range(3)]
+    constants = [(lambda: k) for k in range(3)]
+    return scales[0](x), x * constants[1](), [g(x) for g in [lambda v: v + k for k in range(3)]]
+
+
+def test_lambdas_made_in_a_comprehension_see_its_last_item_as_pythons():
+    """Python's comprehension has one `k`, which every lambda in it reads when called (2); rewritten as
+    a function of each item, each lambda kept its own (scales[0](x) was x * 0)."""
+    check_like_numpy(scaled_by_late_bound_lambdas, np.ones(2))
+
+
 @pytest.mark.parametrize("fn", [counted_in_a_dict, counted_in_an_attribute])
 def test_a_static_loop_giving_entries_new_numbers_carries_them(fn):
     """A dict item or an attribute the body rebinds to another number is carried as a name is."""

@@ -2,6 +2,7 @@
 
 import collections
 import inspect
+import warnings
 
 import numpy as np
 import pytest
@@ -166,6 +167,48 @@ def test_arithmetic_in_a_try_catching_floating_point_errors_that_numpy_would_rai
     with np.errstate(all="raise"):
         with pytest.raises(solvent.UnsupportedError, match="error state raising"):
             solvent.jit(shifted_or_not)(x)
+
+
+def element_or_default(x):
+    i = int(x[0])
+    try:
+        return x[i]  # the index
+    except IndexError:
+        return -1.0
+
+
+def sum_past_the_end(x):
+    total = 0.0
+    for i in range(25):
+        try:
+            total += x[i] * x[-1 - i]
+        except IndexError:
+            total -= 1.0
+    return total
+
+
+def products_within_bounds(x):
+    total = 0.0
+    for i in range(20):
+        try:
+            total += x[i] * x[19 - i]
+        except Exception:
+            total -= 1.0
+    return total
+
+
+def test_a_traced_index_in_a_try_catching_index_errors_is_refused_unless_known_within_bounds():
+    """Compiled, x[7] of 3 elements is clamped to x[2]: the handler silently never ran. A loop's index
+    past the end makes the loop unroll (each index then static, NumPy's IndexError taken by the handler);
+    one within bounds keeps it rolled."""
+    with pytest.raises(solvent.UnsupportedError, match="traced index inside the `try`.*catches IndexError") as info:
+        solvent.jit(element_or_default)(np.array([7.0, 1.0, 2.0]))
+    assert f"{__file__}:{_line(element_or_default, '# the index')}" in str(info.value)
+    with pytest.warns(UserWarning, match="loop of 25 steps unrolled"):
+        check_like_numpy(sum_past_the_end, np.arange(20.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_like_numpy(products_within_bounds, np.arange(20.0))
 
 
 def loops_over_a_selection(x):

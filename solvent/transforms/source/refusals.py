@@ -19,9 +19,10 @@ def unknown(x) -> bool:
 
 @contextlib.contextmanager
 def catching(kind: str, where):
-    """The body of a `try` that catches LinAlgError ("linalg") or FloatingPointError ("float"): NumPy's
-    calls that raise it are errors in it (see `numpy.protocol`), since compiled they give nan or inf
-    where NumPy raises, and the handler would silently never run."""
+    """The body of a `try` that catches LinAlgError ("linalg"), FloatingPointError ("float") or
+    IndexError ("index"): NumPy's calls that raise it are errors in it (see `numpy.protocol`), since
+    compiled they give nan or inf, or clamp the index, where NumPy raises, and the handler would
+    silently never run."""
     SESSION.catching[kind].append(where)
     try:
         yield

@@ -88,7 +88,8 @@ class _LoopExits(ast.NodeTransformer):
 
 #: The handlers' names that catch LinAlgError, and FloatingPointError (by their names or a base's).
 _CATCHING = {"linalg": {"LinAlgError", "ValueError", "Exception", "BaseException"},
-             "float": {"FloatingPointError", "ArithmeticError", "Exception", "BaseException"}}
+             "float": {"FloatingPointError", "ArithmeticError", "Exception", "BaseException"},
+             "index": {"IndexError", "LookupError", "Exception", "BaseException"}}
 #: The names of solvent's errors: a `try` that names one catches them on purpose.
 _SOLVENT_ERRORS = {name for name, x in vars(errors).items() if isinstance(x, type) and issubclass(x, SolventError)}
 
@@ -208,7 +209,8 @@ class _Rewriter(ast.NodeTransformer):
             isinstance(loop.target, ast.Name) and isinstance(iterator, ast.Call) and _is_range(iterator.func) and \
             not iterator.keywords and 1 <= len(iterator.args) <= 3 and \
             not any(isinstance(a, ast.Starred) for a in iterator.args) and \
-            not assigns([node.elt])  # (`:=` binds outside)
+            not assigns([node.elt]) and \
+            not any(isinstance(n, ast.Lambda) for n in ast.walk(node.elt))  # (a lambda sees the last item)
         self.generic_visit(node)
         if not simple:
             return node
