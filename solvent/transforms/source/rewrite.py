@@ -86,7 +86,7 @@ class _LoopExits(ast.NodeTransformer):
     visit_While = visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_For
 
 
-#: The handlers' names that catch LinAlgError, and FloatingPointError (by their names or a base's).
+#: The handlers' names that catch LinAlgError, FloatingPointError and IndexError (by their names or a base's).
 _CATCHING = {"linalg": {"LinAlgError", "ValueError", "Exception", "BaseException"},
              "float": {"FloatingPointError", "ArithmeticError", "Exception", "BaseException"},
              "index": {"IndexError", "LookupError", "Exception", "BaseException"}}
