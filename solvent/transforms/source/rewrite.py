@@ -107,6 +107,11 @@ def _printing(func) -> bool:
     return (func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)) in _PRINTING
 
 
+def _printed(statement):
+    """`statement` run in `statements.printing`."""
+    return ast.copy_location(ast.With([ast.withitem(helper("printing"))], [statement]), statement)
+
+
 class _Rewriter(ast.NodeTransformer):
     def __init__(self, filename, first_line, private=None, lists=None, captured=()):
         self.filename = filename
@@ -272,12 +277,12 @@ class _Rewriter(ast.NodeTransformer):
         what it is."""
         printed = isinstance(node.value, ast.Call) and _printing(node.value.func)
         self.generic_visit(node)
-        return ast.copy_location(ast.With([ast.withitem(helper("printing"))], [node]), node) if printed else node
+        return _printed(node) if printed else node
 
     def visit_Raise(self, node):
         """A raise's message may show a traced value, as a print's does."""
         self.generic_visit(node)
-        return ast.copy_location(ast.With([ast.withitem(helper("printing"))], [node]), node)
+        return _printed(node)
 
     def visit_Return(self, node):
         """A returned name a loop of no steps never bound raises, as Python's `return t` does."""

@@ -168,7 +168,10 @@ def while_stmt(test_fn, body_fn, values, names, where=None, in_place=(), written
         values = fill_undefined(values, lambda v: tuple(body(*v)))
         check_defined(values, names, "while loop", where)
         values, names, body, restore = without_unbound(values, names, body)
-        test = (lambda test: lambda *c: test(*restore(c)))(test)
+        carried_test = test
+
+        def test(*carried):
+            return carried_test(*restore(carried))
         fixed = _fixed(values, names, in_place)
         if not regions.writes(lambda: test(*values)):
             return restore(control_flow.loop(lambda c: test(*c), lambda c: tuple(body(*c)), values, fixed,
@@ -233,10 +236,7 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), br
             if branching and (where in session.branching or _takes_branch(body_fn, steps[0], values)):
                 session.branching.add(where)  # (inner loops: found once, not again in each outer trace)
                 return _short_rolled(steps, body_fn, values, names, where, in_place, written, 1, collected, appended)
-            block = session.blocks[-1]
-            emitted = len(block.operations)
-            values = _unrolled(steps[:1], body_fn, values, copies)
-            ops, shifts = _ops_since(block, emitted)
+            values, ops, shifts = _first_step(steps, body_fn, values, copies)
             if ops * (len(steps) - 1) <= UNROLL_OPS_AT_MOST and shifts < SHIFTS_AT_MOST:
                 return _unrolled(steps[1:], body_fn, values, copies)
             return _short_rolled(steps[1:], body_fn, values, names, where, in_place, written, copies, collected,
@@ -258,14 +258,20 @@ def for_range(bounds, body_fn, values, names, where, in_place=(), written=(), br
                 raise too_long(f"its body {copies} times") from error
             warnings.warn(f"{where[0]}:{where[1]}: loop of {len(steps)} steps unrolled: its body "
                           f"cannot run with a traced loop index ({reason})", stacklevel=2)
-            block = session.blocks[-1]
-            emitted = len(block.operations)
-            values = _unrolled(steps[:1], body_fn, values, copies)
-            ops = _ops_since(block, emitted)[0] * len(steps)
+            values, ops, _ = _first_step(steps, body_fn, values, copies)
+            ops *= len(steps)
             if ops > UNROLL_OPS_AT_MOST:
                 raise too_long(f"about {ops} operations") from error
             return _unrolled(steps[1:], body_fn, values, copies)
     return _rolled(bounds, body_fn, values, names, where, in_place, written, 1, collected, appended)
+
+
+def _first_step(steps, body_fn, values, copies):
+    """The loop's first step unrolled: (the values after it, its ops and moves of data: `_ops_since`)."""
+    block = trace.current().blocks[-1]
+    emitted = len(block.operations)
+    values = _unrolled(steps[:1], body_fn, values, copies)
+    return (values, *_ops_since(block, emitted))
 
 
 def _takes_branch(body_fn, index, values) -> bool:

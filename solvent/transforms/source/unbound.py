@@ -82,8 +82,9 @@ def fill_undefined(values, run_body):
     filled = list(values)
     for k in missing:
         v = produced[k]
-        if isinstance(v, (Undefined, Unbound)):  # (one the body leaves unbound stays so: `without_unbound`)
-            filled[k] = v if isinstance(v, Unbound) else filled[k]
+        if isinstance(v, Unbound):  # (one the body leaves unbound stays so: `without_unbound`)
+            filled[k] = v
+        if isinstance(v, (Undefined, Unbound)):
             continue
         if regions.is_weak(v):  # a Python number
             filled[k] = type(v)(0) if type(v) in (bool, int, float, complex) else v.dtype.type(0).item()
