@@ -60,19 +60,29 @@ def _inplace(ufunc):
     return lambda self, other: ufunc(self, other, out=(self,))
 
 
+def _deferring(operator):
+    """`operator`, giving way to an operand that opts out of ufuncs (`__array_ufunc__ = None`) so that
+    Python calls its own reflected operator, as ndarray's binary operators do (in-place ones do not)."""
+    def method(self, other):
+        if getattr(type(other), "__array_ufunc__", False) is None:
+            return NotImplemented
+        return operator(self, other)
+    return method
+
+
 def install(cls) -> None:
     """Give `cls` every arithmetic, comparison and in-place operator of ndarray."""
     for name, ufunc in BINARY.items():
-        setattr(cls, f"__{name}__", _forward(ufunc))
-        setattr(cls, f"__r{name}__", _reflected(ufunc))
+        setattr(cls, f"__{name}__", _deferring(_forward(ufunc)))
+        setattr(cls, f"__r{name}__", _deferring(_reflected(ufunc)))
         setattr(cls, f"__i{name}__", _inplace(ufunc))
     for name, ufunc in COMPARISONS.items():
-        setattr(cls, f"__{name}__", _forward(ufunc))
+        setattr(cls, f"__{name}__", _deferring(_forward(ufunc)))
     for name, ufunc in UNARY.items():
         setattr(cls, f"__{name}__", lambda self, ufunc=ufunc: _python(ufunc(self), self))
-    cls.__pow__ = _power
-    cls.__divmod__ = lambda self, other: _python(np.divmod(self, other), self, other)
-    cls.__rdivmod__ = lambda self, other: _python(np.divmod(other, self), self, other)
+    cls.__pow__ = _deferring(_power)
+    cls.__divmod__ = _deferring(lambda self, other: _python(np.divmod(self, other), self, other))
+    cls.__rdivmod__ = _deferring(lambda self, other: _python(np.divmod(other, self), self, other))
     cls.__hash__ = lambda self: id(self)
 
 

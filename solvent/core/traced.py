@@ -369,8 +369,8 @@ def _conversion_error(x: TracedArray, what: str) -> TracerConversionError | Unsu
             f"{entry} is not supported by solvent.jit: NumPy's own implementation needs host values "
             f"({what} of a traced value). See solvent.supported() for the functions solvent compiles.")
     advice = ("solvent captures the tests of `if`, `while`, `and`/`or` and `x if c else y` in code whose source it "
-              "reads, not Python's other tests (sorting, comparing tuples): write this one with NumPy "
-              "(np.where(cond, a, b), np.sort, np.any)" if what == "bool()" else
+              "reads, not Python's other tests (sorting, comparing tuples, `match` cases, list.index): write this one "
+              "with NumPy (np.where(cond, a, b), np.sort, np.any)" if what == "bool()" else
               "Its text (str(x), repr(x), f\"{x}\") can be printed (print, logging, warnings.warn and raise show what "
               "it is while tracing), not computed with: return the value and format it after the call"
               if what == "text"

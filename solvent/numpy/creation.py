@@ -28,7 +28,8 @@ from solvent.numpy.matrix_type import TracedMatrix
 from solvent.numpy.registry import UNDISPATCHED, implements
 from solvent.numpy.shape import TRACED_INDEX, broadcast_arrays, ravel, read_only, static_int, undecided, view
 from solvent.numpy.values import (as_array, broadcast_value, full as full_value, holds_traced, is_traced,
-                                  normalize_axis, result_type, stored_scalar, value, warn_discarding_imaginary, wrap)
+                                  normalize_axis, result_type, stored_scalar, through_protocol, value,
+                                  warn_discarding_imaginary, wrap)
 from solvent.ops import elementwise as ew, shape as ops
 from solvent.ops.base import dtype_of, shape_of
 from solvent.ops.constant import constant, iota
@@ -241,15 +242,6 @@ def _ordered(result, original, order, name: str):
     return _ordered(wrap(result.value, scalar=False), None, order, name)
 
 
-def _protocol(obj):
-    """What an object's `__array__` gives where that is traced (an object of the user's holding a
-    traced array, which NumPy's C code would refuse); `obj` itself otherwise."""
-    if is_traced(obj) or isinstance(obj, np.ndarray) or not hasattr(type(obj), "__array__"):
-        return obj
-    given = obj.__array__()
-    return given if is_traced(given) else obj
-
-
 def _made(result, given):
     """NumPy's new array of host data as a traced constant (values known): a host array would take both
     branches' in-place changes while a traced `if` is traced. np.asarray(a) of an array stays `a`."""
@@ -430,7 +422,7 @@ def _fresh(name):
         like = kwargs.get("like")  # NumPy looks C functions up by name for like=: that is this wrapper
         if trace.is_tracing() and (is_traced(like) or like is None  # NumPy's own calls stay host
                                    and not is_library_file(sys._getframe(1).f_code.co_filename)):
-            args = tuple(_protocol(a) for a in args)
+            args = tuple(through_protocol(a) for a in args)
             with trace.current().emitting():
                 made = FRESH[name](*args, **kwargs)
                 if is_traced(made) and like is None and folding.small(made) and \

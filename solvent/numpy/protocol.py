@@ -17,7 +17,7 @@ from solvent.numpy import folding, layout, methods
 from solvent.numpy.elementwise.ufuncs import COMPARISONS
 from solvent.numpy.indexing import affine, subscripts, traced_bounds
 from solvent.numpy.registry import qualified_name
-from solvent.numpy.values import warn_discarding_imaginary
+from solvent.numpy.values import through_protocol, warn_discarding_imaginary
 
 
 def _emitting():
@@ -35,6 +35,7 @@ def _any_masked(values) -> bool:
 
 
 def array_function(func, args, kwargs):
+    args = tuple(through_protocol(a) for a in args)
     if SESSION.catching["linalg"] and getattr(func, "__module__", None) == "numpy.linalg":
         where = SESSION.catching["linalg"][-1]
         raise UnsupportedError(
@@ -87,6 +88,7 @@ def _check_float_errors(ufunc) -> None:
 
 def array_ufunc(ufunc, method, inputs, kwargs):
     _check_float_errors(ufunc)
+    inputs = tuple(through_protocol(x) for x in inputs)
     if _any_masked(inputs):  # the masked operand's own rules (a selection's first)
         masked = next(x for x in inputs if isinstance(x, traced_bounds.MaskedArray))
         return masked.__array_ufunc__(ufunc, method, *inputs, **kwargs)

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 from jaxlib.mlir import ir
+from numpy._core._exceptions import _UFuncOutputCastingError
 
 from solvent.core.aval import Aval
 from solvent.core.structure import ARRAY_TYPES
@@ -83,6 +84,20 @@ def _computable(array: np.ndarray, x) -> np.ndarray:
                                f"{'Python objects' if array.dtype == object else 'strings'} of it, which solvent "
                                "does not compile")
     return array
+
+
+def through_protocol(obj):
+    """What an object's `__array__` gives where that is traced (an object of the user's holding a traced
+    array, which NumPy's C code would refuse); in a list or tuple, each item's; `obj` itself otherwise.
+    Objects with their own dispatch (`__array_function__`, `__array_ufunc__`) are left to it."""
+    kind = type(obj)
+    if kind in (list, tuple):
+        items = [through_protocol(v) for v in obj]
+        return kind(items) if any(a is not b for a, b in zip(items, obj)) else obj
+    if not hasattr(kind, "__array__") or hasattr(kind, "__array_function__") or hasattr(kind, "__array_ufunc__"):
+        return obj  # (arrays, traced ones included, have both)
+    given = obj.__array__()
+    return given if is_traced(given) else obj
 
 
 def holds_traced(obj) -> bool:
@@ -241,9 +256,12 @@ def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(axes))
 
 
-def check_cast(dtype, to, casting: str, where_from: str = "ufunc") -> None:
-    """NumPy's TypeError where an output of `dtype` may not be stored into `to` by `casting`."""
+def check_cast(dtype, to, casting: str, where_from="ufunc") -> None:
+    """NumPy's TypeError where an output of `dtype` may not be stored into `to` by `casting` (its
+    UFuncTypeError where `where_from` is the ufunc, a name otherwise)."""
     if not np.can_cast(dtype, to, casting):
+        if isinstance(where_from, np.ufunc):
+            raise _UFuncOutputCastingError(where_from, casting, np.dtype(dtype), np.dtype(to), 0)
         raise TypeError(f"Cannot cast {where_from} output from {dtype!r} to {to!r} with casting rule {casting!r}")
     warn_discarding_imaginary(dtype, to)
 
@@ -255,7 +273,7 @@ def warn_discarding_imaginary(dtype, to) -> None:
                       stacklevel=user_stacklevel())
 
 
-def write_out(out, result: TracedArray, casting: str = "same_kind", where_from: str = "ufunc") -> TracedArray:
+def write_out(out, result: TracedArray, casting: str = "same_kind", where_from="ufunc") -> TracedArray:
     """Store `result` into the traced `out` array (NumPy's `out=`), with NumPy's casting check."""
     if isinstance(out, tuple):
         if len(out) != 1:

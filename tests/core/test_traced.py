@@ -178,3 +178,25 @@ def test_copy_and_deepcopy_copy_as_numpy_does():
         return y, z, x, d["x"], d["n"], dataclasses.astuple(State(x * 2, 4))
 
     check_like_numpy(copies, np.arange(4.0))
+
+
+class OptsOut:
+    """An operand that opts out of ufuncs and brings its own reflected operators."""
+    __array_ufunc__ = None
+
+    def __radd__(self, other):
+        return ("radd", other.shape)
+
+    def __lt__(self, other):  # (x > o reflected)
+        return "lt"
+
+
+def defers_to_an_operand(x, o):
+    return (x + o)[1], x > o
+
+
+def test_binary_operators_defer_to_an_operand_without_ufuncs():
+    """ndarray's operators return NotImplemented for it, so that Python calls its reflected one; solvent
+    called the ufunc, which raised a raw TypeError."""
+    assert solvent.jit(defers_to_an_operand)(np.arange(3.0), OptsOut()) == defers_to_an_operand(np.arange(3.0),
+                                                                                             OptsOut())

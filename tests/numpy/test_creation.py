@@ -409,6 +409,19 @@ def test_an_argument_with_the_array_protocol_converts_inside():
         assert_same(a, e)
 
 
+def computes_with_holders(w, v):
+    return np.sin(w) + v, np.add(w, 1.0), w * np.sum(v), np.concatenate([w, v]), np.where(np.greater(w, 1), w, v)
+
+
+def test_an_argument_with_the_array_protocol_in_ufuncs_and_functions():
+    """NumPy converts such an object wherever an array is expected; its C code refused the traced
+    array that `__array__` gives while tracing (a raw ValueError)."""
+    expected = computes_with_holders(Holder(np.arange(3.0)), Holder(np.ones(3)))
+    actual = solvent.jit(computes_with_holders)(Holder(np.arange(3.0)), Holder(np.ones(3)))
+    for a, e in zip(actual, expected):
+        assert_same(a, e)
+
+
 def items_doubled(a):
     for i in range(3):
         yield a[i] * 2

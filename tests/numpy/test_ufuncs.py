@@ -367,6 +367,19 @@ def test_out_casting(out_dtype):
     check_or_raises(lambda a, c: np.multiply(a, 2.5, out=c), np.arange(4.0), np.zeros(4, out_dtype))
 
 
+def adds_a_float_in_place(a):
+    a += 1.5
+
+
+def test_a_refused_out_cast_is_numpys_ufunc_error():
+    """NumPy raises its UFuncTypeError, which names the ufunc and dtypes (a plain TypeError before)."""
+    with pytest.raises(np._core._exceptions.UFuncTypeError) as expected:
+        adds_a_float_in_place(np.arange(3))
+    with pytest.raises(np._core._exceptions.UFuncTypeError) as actual:
+        solvent.jit(adds_a_float_in_place)(np.arange(3))
+    assert (actual.value.ufunc, actual.value.casting) == (expected.value.ufunc, expected.value.casting)
+
+
 def test_out_as_tuple_and_broadcast_inputs():
     def f(a, c):
         np.subtract(a, 1.0, out=(c,))

@@ -187,7 +187,7 @@ def _store(ufunc, result, out, where, casting):
         kept = broadcast_value(ew.convert(result.value, out.dtype), out.shape)
         result = wrap(ew.select(broadcast_value(mask, out.shape), kept, out.value))
     if out is not None:
-        return write_out(out, result, casting, f"ufunc '{ufunc.__name__}'")
+        return write_out(out, result, casting, ufunc)
     return result
 
 

@@ -478,7 +478,7 @@ def ufunc_on_masked(uf, method, inputs, kwargs):
         target = out[0] if isinstance(out, tuple) else out
         if not isinstance(target, MaskedArray):
             raise UnsupportedError("out= that is not itself a slice with traced bounds (or where= without out=)")
-        check_cast(result.dtype, target.dtype, kwargs.get("casting", "same_kind"), f"ufunc '{uf.__name__}'")
+        check_cast(result.dtype, target.dtype, kwargs.get("casting", "same_kind"), uf)
         target.store(result if where is True else np.where(where, result, target))
         return target
 

@@ -18,7 +18,7 @@ import numpy as np
 from solvent.core import dispatch, trace
 from solvent.numpy import creation
 from solvent.numpy.registry import UNDISPATCHED
-from solvent.numpy.values import as_array, holds_traced, is_traced
+from solvent.numpy.values import as_array, holds_traced, is_traced, through_protocol
 
 _WRAPPED: dict = {}
 
@@ -45,6 +45,7 @@ def with_lists(fn):
     wrapper = _WRAPPED.get(fn)
     if wrapper is None:
         def wrapper(*args, **kwargs):
+            args = tuple(through_protocol(a) for a in args)  # (NumPy's C code would refuse a traced __array__)
             if any(_holds_numbers(a) for a in (*args, *kwargs.values())):
                 with trace.current().emitting():
                     args = tuple(_as_arrays(a) for a in args)
