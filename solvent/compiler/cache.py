@@ -7,7 +7,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from solvent.core.structure import owns_memory, signature_key, static_key
+from solvent.core.structure import owns_memory, signature_key, static_key, written_alone
 from solvent.runtime.array import Array, Scalar
 
 _KEYED = frozenset({Array, Scalar})  # carry their own key (aval, and sharding)
@@ -20,17 +20,19 @@ def call_key(args: tuple, kwargs: dict, static_argnames=(), layouts: bool = Fals
 
     A flat positional list of NumPy arrays, `solvent.Array`s and Python or NumPy scalars takes a
     short path (one entry per argument, no walk); anything else, and arrays passed twice or
-    that may share memory, walk the structure (`full_key`), whose key says how they alias.
+    that may share memory (or an array whose own elements overlap), walk the structure (`full_key`),
+    whose key says how they alias.
     """
     if kwargs:
         return full_key(args, kwargs, static_argnames, layouts)
-    parts, arrays, views = [], [], False
+    parts, arrays, views, overlapping = [], [], False, False
     for x in args:
         kind = type(x)
         if kind is np.ndarray:
             parts.append((kind, x.shape, x.dtype, x.strides) if layouts else (kind, x.shape, x.dtype))
             arrays.append(id(x))
-            views = views or not owns_memory(x)
+            if not owns_memory(x):
+                views, overlapping = True, overlapping or written_alone(x)
         elif kind in _KEYED:
             parts.append(x.key)
             arrays.append(id(x))
@@ -38,7 +40,7 @@ def call_key(args: tuple, kwargs: dict, static_argnames=(), layouts: bool = Fals
             parts.append(static_key(x))
         else:
             return full_key(args, kwargs, static_argnames, layouts)
-    if len(arrays) > 1 and (views or len(set(arrays)) < len(arrays)):
+    if len(arrays) > 1 and views or overlapping or len(set(arrays)) < len(arrays):
         return full_key(args, kwargs, static_argnames, layouts)
     return tuple(parts)
 

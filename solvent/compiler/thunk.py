@@ -267,7 +267,8 @@ def _guard(example, ns: _Namespace, layouts: bool = False, pure: bool = False) -
     """A test that positional `args` have the signature of the `example` call (arrays of the same
     type, shape and dtype, and with `layouts` the same strides, random generators of the same
     kind, equal static values, and unless the program is `pure` no array or generator twice),
-    or None if it is not that simple. A call that passes it needs no call key.
+    or None if it is not that simple (an example whose arrays alias among them). A call that
+    passes it needs no call key.
 
     (A program that writes into no argument gives the same results whether or not its arrays
     share memory, so its calls need not be told apart by how they alias.)
@@ -303,11 +304,14 @@ def _guard(example, ns: _Namespace, layouts: bool = False, pure: bool = False) -
             return None
     host = [i for i in arrays if type(args[i]) is np.ndarray]
     pairs = list(itertools.combinations(arrays, 2))
-    if not pure and (any(args[i] is args[j] for i, j in pairs) or structure.shared_memory([args[i] for i in host])):
-        return None  # (compiled for arrays that alias: the test below would let separate arrays in)
+    if any(args[i] is args[j] for i, j in pairs) or structure.shared_memory([args[i] for i in host]):
+        return None  # (compiled for arrays that alias, one input for both: the test would let separate arrays in)
     if len(arrays) > 1 and not pure:  # views of one array, or one array twice, alias: the call key says how
         tests += [f"(a{i}.base is None or type(a{i}.base) is _HostBuffer)" for i in host]  # owns_memory, inlined
         tests += [f"a{i} is not a{j}" for i, j in pairs]
+    elif not pure:  # a view whose own elements overlap is written as such (the call key says so)
+        ns["_written_alone"] = structure.written_alone
+        tests += [f"(a{i}.base is None or type(a{i}.base) is _HostBuffer or not _written_alone(a{i}))" for i in host]
     return " and ".join(tests) or "True"
 
 

@@ -291,7 +291,7 @@ def overlaps_itself(x: np.ndarray) -> bool:
     return False
 
 
-def _written_alone(x: np.ndarray) -> bool:
+def written_alone(x: np.ndarray) -> bool:
     """A writable argument whose own elements overlap: a view of its owner, as one sharing memory."""
     return x.flags.writeable and not owns_memory(x) and overlaps_itself(x)
 
@@ -301,7 +301,7 @@ def shared_memory(leaves) -> dict[int, Shared]:
     elements overlap and may be written: where each sits in the owner. Empty when none do (the common
     case costs one `.base` per array)."""
     arrays = [(i, x) for i, x in enumerate(leaves) if isinstance(x, np.ndarray)]
-    if len(arrays) < 2 and not (arrays and _written_alone(arrays[0][1])):
+    if len(arrays) < 2 and not (arrays and written_alone(arrays[0][1])):
         return {}
     owned = {i: memory_owner(x) for i, x in arrays if not owns_memory(x)}
     bases = {id(owner) for owner, _ in owned.values()}
@@ -309,7 +309,7 @@ def shared_memory(leaves) -> dict[int, Shared]:
     for i, x in arrays:
         if i in owned or id(x) in bases:
             owners.setdefault(id(owned[i][0] if i in owned else x), []).append(i)
-    groups = [m for m in owners.values() if len(m) > 1 or _written_alone(leaves[m[0]])]
+    groups = [m for m in owners.values() if len(m) > 1 or written_alone(leaves[m[0]])]
     _refuse_foreign_overlaps(leaves, owned, {i for m in groups for i in m}, [i for i, _ in arrays])
     found = {}
     for group, members in enumerate(groups):

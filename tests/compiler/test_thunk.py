@@ -9,6 +9,7 @@ import textwrap
 import threading
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -248,6 +249,41 @@ def test_two_views_of_one_array_that_is_not_an_argument(pair):
     x, y = pair(m)
     assert solvent.jit(add_into)(x, y) is x
     assert_same(m, expected_m)
+
+
+def weighted_sum(x, y):
+    return x[:3] * 10.0 + 2.0 * y
+
+
+@pytest.mark.parametrize("first", [lambda a: (a[:3], a[:3]), lambda a: (a, a[1:])], ids=["twice", "view"])
+def test_a_program_compiled_for_one_array_twice_takes_separate_arrays_apart(first):
+    """A program that writes no argument, first called with aliasing arguments, was compiled with one
+    input for both: later calls with separate arrays passed its guard and read the first one twice."""
+    compiled = solvent.jit(weighted_sum)
+    a = np.arange(4.0)
+    assert_same(compiled(*first(a)), weighted_sum(*first(a)))
+    x, y = (np.arange(float(p.size)) + 10.0 * k for k, p in enumerate(first(a)))
+    for _ in range(2):
+        assert_same(compiled(x, y), weighted_sum(x, y))
+
+
+def shifts_into_one(x):
+    x[1] += 5.0
+    return x.sum()
+
+
+def test_a_view_whose_elements_overlap_is_refused_after_plain_calls():
+    """Its writes show in every element that is one in memory: once the program had run for plain
+    arrays, the view took the plain signature's program (and lost writes)."""
+    compiled = solvent.jit(shifts_into_one)
+    compiled(np.zeros(4))
+    compiled(np.zeros(4))
+    a = np.zeros(4)
+    with pytest.raises(solvent.UnsupportedError, match="overlap"):
+        compiled(as_strided(a, (4,), (0,)))
+    assert_same(a, np.zeros(4))
+    b = np.zeros(6)
+    assert compiled(b[::2]) == 5.0 and b[2] == 5.0  # a view that does not overlap itself is fine
 
 
 def _slices(draw, n):
