@@ -12,12 +12,15 @@ from __future__ import annotations
 import contextvars
 import functools
 import types
+import warnings
 import weakref
 
 import numpy as np
 
+from solvent import eager_keys
 from solvent.api import jit
 from solvent.core import structure, trace
+from solvent.errors import RecompileWarning, user_stacklevel
 from solvent.numpy.indexing.key import ARRAY, INTEGER, MASK, Entry, normalize
 from solvent.runtime import array as runtime_array
 from solvent.transforms import autodiff, batching, control_flow
@@ -47,86 +50,35 @@ class _Node:
 
 
 _ROOT = _Node()
-_IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), np.generic)
+
+#: Programs kept a function (its values changing on every call, a new minibatch, makes a new one each).
+_KEPT = 16
 
 
-def _frozen(value):
-    """`value` as a key of what it is (type included: True and 1 trace differently), or None when
-    it may change or be a different object next time (arrays, lists, functions)."""
-    if isinstance(value, tuple):
-        parts = [_frozen(v) for v in value]
-        return None if any(p is None for p in parts) else (tuple, *parts)
-    return (type(value), value) if isinstance(value, _IMMUTABLE) else None
+def _owners(fn) -> tuple[list, tuple | None]:
+    """What a program running `fn` is cached under (held weakly), and the key of what it reads besides
+    its arguments (`eager_keys`; None: it cannot be keyed, so the program is not kept): a plain function
+    by its code (a lambda made afresh on every call then reuses one program), a bound method by its
+    function's code and its object, NumPy's functions by themselves, anything else by itself and what
+    it reads."""
+    if isinstance(fn, types.FunctionType):
+        return [fn.__code__], eager_keys.of_function(fn)
+    if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
+        return [fn.__func__.__code__, fn.__self__], eager_keys.of(fn)
+    if isinstance(fn, eager_keys.LIBRARY_CALLABLES):
+        return [fn], ()
+    return [fn], eager_keys.of(fn, frozenset({"__call__"}))
 
 
-#: Globals a cached program may read by identity: what a trace reads of them is their code.
-_CODE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc, functools.partial)
-
-
-@functools.lru_cache(maxsize=1024)
-def _names(code) -> frozenset:
-    """The global (and attribute) names `code` and the code nested in it use (found once per code:
-    eager calls ask on every call)."""
-    names, codes = set(), [code]
-    while codes:
-        code = codes.pop()
-        names.update(code.co_names)
-        codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
-    return frozenset(names)
-
-
-def _globals_read(fn, seen: frozenset) -> tuple | None:
-    """The globals `fn`'s code (and the code nested in it) reads: numbers and strings by value,
-    modules and classes by themselves, plain functions by themselves and what they read in turn
-    (a helper's global that changed makes a new program too); None where one may change (an
-    array, a list)."""
-    read = []
-    for name in sorted(_names(fn.__code__) & fn.__globals__.keys()):
-        value = fn.__globals__[name]
-        if isinstance(value, types.FunctionType) and value not in seen:
-            inner = _values(value, seen | {fn})
-            key = value if inner is None else (value, inner)
-        else:
-            key = value if isinstance(value, _CODE) else _frozen(value)
-        if key is None:
-            return None
-        read.append((name, key))
-    return tuple(read)
-
-
-def _values(fn, seen: frozenset = frozenset()) -> tuple | None:
-    """What a trace of the plain function `fn` reads besides its code: its closure, defaults and
-    globals (see `_globals_read`), or None where they may change."""
-    try:
-        captured = _frozen((tuple(c.cell_contents for c in fn.__closure__ or ()), fn.__defaults__ or (),
-                            tuple(sorted((fn.__kwdefaults__ or {}).items()))))
-    except ValueError:  # a closure cell not yet filled
-        return None
-    read = _globals_read(fn, seen) if captured is not None else None
-    return None if read is None else (captured, read)
-
-
-def _owners(fn) -> tuple[list, tuple]:
-    """What a program running `fn` is cached under: a plain function whose closure, defaults and
-    globals hold only numbers, strings and code by its code and those (a lambda made afresh on
-    every call then reuses one program, and a new value of a global it reads makes a new one); a
-    bound method by its function and object; anything else by itself."""
-    if isinstance(fn, types.MethodType):
-        owners, values = _owners(fn.__func__)
-        return owners + [fn.__self__], values
-    values = _values(fn) if isinstance(fn, types.FunctionType) else None
-    return ([fn.__code__], values) if values is not None else ([fn], ())
-
-
-def _node(functions: tuple) -> tuple[_Node, tuple]:
-    """The cache level of programs running `functions`, and what their closures hold."""
+def _node(functions: tuple) -> tuple[_Node, tuple | None]:
+    """The cache level of programs running `functions`, and what they read that may change."""
     node, captured = _ROOT, []
     for fn in functions:
         owners, values = _owners(fn)
         for owner in owners:
             node = node.under(owner)
         captured.append(values)
-    return node, tuple(captured)
+    return node, None if any(v is None for v in captured) else tuple(captured)
 
 
 def programs_of(*functions) -> dict:
@@ -135,13 +87,30 @@ def programs_of(*functions) -> dict:
 
 
 def _program(functions: tuple, key, traced, options=None):
-    """The cached program running `traced(*functions)`; `key` names the form and its options."""
+    """The cached program running `traced(*functions)`; `key` names the form and its options. One for
+    functions that read what may change unseen (`key` None where a function passed does) is made for
+    this call alone, with a warning."""
     node, captured = _node(functions)
-    program = node.programs.get((key, captured))
-    if program is None:
-        program = node.programs[(key, captured)] = jit(
-            lambda *args, **kwargs: traced(*_RUNNING.get())(*args, **kwargs), **(options or {}))
+    program = node.programs.pop((key, captured), None) if captured is not None and key is not None else None
+    if program is not None:
+        node.programs[(key, captured)] = program  # (the most recently used last: the first goes when full)
+    else:
+        program = jit(lambda *args, **kwargs: traced(*_RUNNING.get())(*args, **kwargs), **(options or {}))
+        if captured is None or key is None:
+            _warn_uncached(functions)
+            return program
+        node.programs[(key, captured)] = program
+        if len(node.programs) > _KEPT:
+            del node.programs[next(iter(node.programs))]
     return program
+
+
+def _warn_uncached(functions: tuple) -> None:
+    names = ", ".join(getattr(f, "__qualname__", repr(f)) for f in functions)
+    warnings.warn(f"{names} reads an object solvent cannot tell has changed (through a global, closure or "
+                  "attribute): outside solvent.jit every call compiles it anew; pass it as an argument, or "
+                  "call the transformation inside a solvent.jit function", RecompileWarning,
+                  stacklevel=user_stacklevel())
 
 
 def _call(program, functions: tuple, args, kwargs=None):
@@ -246,15 +215,16 @@ def function(func, args, kwargs):
     if func in _HOST_FUNCTIONS:
         return func(*_on_host(args), **_on_host(kwargs))
     passed = tuple(_owners(f)[1] for f in _functions_in(args, kwargs))
-    return _run((func,), ("function", passed), lambda f: lambda args, kwargs: f(*args, **kwargs), (args, kwargs),
+    key = None if any(p is None for p in passed) else ("function", passed)
+    return _run((func,), key, lambda f: lambda args, kwargs: f(*args, **kwargs), (args, kwargs),
                 options=OPTIONS)
 
 
 def _functions_in(args, kwargs):
-    """The plain functions among the arguments, and in lists and tuples of them (np.piecewise's)."""
+    """The functions among the arguments, and in lists and tuples of them (np.piecewise's)."""
     for x in (*args, *kwargs.values()):
         for item in x if isinstance(x, (list, tuple)) else (x,):
-            if isinstance(item, (types.FunctionType, types.MethodType)):
+            if callable(item) and not isinstance(item, (type, runtime_array.Array)):
                 yield item
 
 

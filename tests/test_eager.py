@@ -1,6 +1,11 @@
 """NumPy on solvent.Array outside jit: small compiled programs, results stay on the device."""
 
+import collections
+import functools
+import warnings
+
 import numpy as np
+import pytest
 
 import solvent
 from differential import assert_same
@@ -181,6 +186,133 @@ def test_a_global_read_by_a_function_passed_or_called_that_changed_gets_its_own_
             np.testing.assert_allclose(solvent.grad(_loss)(np.ones(2)), 2 * SCALE ** 2 * np.ones(2))
     finally:
         SCALE = 1.0
+
+
+DATA = np.array([1.0, 2.0, 3.0])
+SIGN = 0.0
+
+
+class Settings:
+    factor = 2.0
+
+
+class Model:
+    def __init__(self, weights):
+        self.weights = weights
+
+    def loss(self, w):
+        return np.sum(self.weights * w ** 2) * Settings.factor
+
+
+def _data_loss(w):
+    return np.sum((DATA * w) ** 2) * np.copysign(1.0, SIGN)
+
+
+def test_arrays_attributes_and_signed_zeros_read_by_a_transformed_function_key_its_program():
+    """A global array (rebound or changed in place), a class's or an object's attribute, and -0.0
+    against 0.0: each kept the program of the first value (a minibatch's gradient of the first batch)."""
+    global DATA, SIGN
+    w, model = np.ones(3), Model(np.ones(3))
+    try:
+        for data, sign, weights, factor in [(DATA, 0.0, 1.0, 2.0), (DATA * 10, 0.0, 1.0, 2.0),
+                                            (None, -0.0, 3.0, 2.0), (None, 0.0, 3.0, 5.0)]:
+            if data is not None:
+                DATA = data
+            else:
+                DATA[:] = DATA + 1  # in place
+            SIGN, model.weights[:], Settings.factor = sign, weights, factor
+            np.testing.assert_allclose(solvent.grad(_data_loss)(w), 2 * DATA ** 2 * w * np.copysign(1.0, SIGN))
+            np.testing.assert_allclose(solvent.grad(model.loss)(w), 2 * model.weights * w * factor)
+    finally:
+        DATA, SIGN, Settings.factor = np.array([1.0, 2.0, 3.0]), 0.0, 2.0
+
+
+class Layer:
+    def __init__(self, weights):
+        self.weights = weights
+
+    def apply(self, x):
+        return x * self.weights
+
+    def __call__(self, x):
+        return np.sum(self.apply(x) ** 2)
+
+    @property
+    def doubled(self):
+        return 2.0 * self.weights
+
+
+LAYER = Layer(np.ones(3))
+OPTIONS = collections.OrderedDict(scale=np.ones(3))
+
+
+@pytest.mark.parametrize("fn, change", [
+    (lambda x: np.sum(LAYER.apply(x)), lambda: setattr(LAYER, "weights", np.full(3, 5.0))),  # a method's self.W
+    (lambda x: np.sum(LAYER.doubled * x), lambda: LAYER.weights.__setitem__(slice(None), 4.0)),  # a property's
+    (LAYER, lambda: setattr(LAYER, "weights", np.full(3, 3.0))),  # a callable object's
+    (functools.partial(lambda x, w: np.sum(x * w), w=LAYER.weights), lambda: LAYER.weights.fill(6.0)),
+    (lambda x: np.sum(OPTIONS["scale"] * x), lambda: OPTIONS.__setitem__("scale", np.full(3, 7.0))),
+    (lambda x: np.sum(_scaled(x)), lambda: globals().__setitem__("SCALE", 4.0)),  # a helper's global
+], ids=["method", "property", "callable", "partial", "ordered dict", "helper"])
+def test_what_a_transformed_function_reaches_through_objects_and_helpers_keys_its_program(fn, change):
+    """Reached through a method, a property, a callable object, a partial, a dict subclass or a helper
+    function, each was keyed by identity alone: the program of its first value ran on."""
+    global SCALE
+    x = np.arange(3.0)
+    try:
+        solvent.grad(fn)(x)
+        change()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # (keyed: no program made anew on every call)
+            np.testing.assert_allclose(solvent.grad(fn)(x), _finite_gradient(fn, x), rtol=1e-6)
+    finally:
+        LAYER.weights, SCALE = np.ones(3), 1.0
+        OPTIONS["scale"] = np.ones(3)
+
+
+def _finite_gradient(fn, x, h=1e-6):
+    return np.array([(fn(x + h * e) - fn(x - h * e)) / (2 * h) for e in np.eye(len(x))])
+
+
+def test_a_helper_closing_over_an_array_is_not_kept_alive():
+    """The rewritten helper was cached in a table by the helper, which it held: never freed, with the
+    arrays it closes over (80 MB each in a training loop making new losses)."""
+    import gc
+    import weakref
+
+    def make(weights):
+        def helper(x):
+            return x * weights
+
+        return lambda x: np.sum(helper(x))
+
+    alive = []
+    for _ in range(3):
+        weights = np.ones(100)
+        alive.append(weakref.ref(weights))
+        loss = make(weights)
+        solvent.jit(loss)(np.ones(100))
+        solvent.grad(loss)(np.ones(100))
+        del weights, loss
+    gc.collect()
+    assert not any(ref() is not None for ref in alive)
+
+
+class Dynamic:
+    def __getattr__(self, name):  # (attributes made on the fly: nothing solvent can compare)
+        return 1.0
+
+
+def test_a_function_reading_an_object_it_cannot_key_compiles_every_call_and_warns():
+    holder = Dynamic()
+
+    def loss(w):
+        return np.sum(w ** 2) * holder.scale
+
+    with pytest.warns(solvent.RecompileWarning, match="compiles it anew"):
+        np.testing.assert_allclose(solvent.grad(loss)(np.ones(2)), 2 * np.ones(2))
+    from solvent import eager
+    assert not eager.programs_of(loss)
 
 
 def test_saving_and_printing_arrays_run_numpy_on_their_values(tmp_path):

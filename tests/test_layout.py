@@ -12,7 +12,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "solvent"
 LAYERS = (
     ("init", ("solvent",)),
     ("array_api", ("solvent.array_api",)),
-    ("eager", ("solvent.eager",)),
+    ("eager", ("solvent.eager", "solvent.eager_keys")),
     ("api", ("solvent.api",)),
     ("compiler", ("solvent.compiler",)),
     ("sharding", ("solvent.sharding",)),

@@ -18,7 +18,6 @@ import os
 import sysconfig
 import types
 import warnings
-import weakref
 
 from solvent.core import dispatch
 from solvent import errors
@@ -547,9 +546,6 @@ def _uses_unsupported(definition) -> bool:
         "super", "__class__")) for n in ast.walk(definition))
 
 
-_CONVERTED = weakref.WeakKeyDictionary()
-
-
 def converted(fn):
     """Called functions that are the user's own are rewritten too, and outlined (see `outline`);
     builtins (`max`, `int`, ...) and `math` functions become what they mean on traced values (see
@@ -570,9 +566,11 @@ def converted(fn):
         return _rebuilt(fn, converted)
     if not is_user_code(fn):
         return fn
-    wrapper = _CONVERTED.get(fn)
-    if wrapper is None:
-        wrapper = _CONVERTED[fn] = outline.outlined(convert(fn), key=fn)
+    wrapper = fn.__dict__.get("__solvent_wrapper__")
+    if wrapper is None or wrapper.__solvent_of__ is not fn:  # (functools.wraps copies it to a decorator's)
+        wrapper = outline.outlined(convert(fn), key=fn)
+        # kept on the function, not in a table by it: it holds the function (and what that closes over)
+        wrapper.__solvent_of__, fn.__solvent_wrapper__ = fn, wrapper
     return wrapper
 
 
