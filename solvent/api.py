@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import math
 import time
 
 import numpy as np
@@ -46,6 +47,7 @@ class Compiled(Entry):
 
     def __init__(self, fn, args, kwargs, lowered: Lowered, options: Options):
         self.fn, self.lowered, self.options, self.name = fn, lowered, options, _name(fn)
+        self.first_static = _first_static(fn, options.static_argnames)
         self.key = call_key(args, kwargs, options.static_argnames)
         self.full_key = full_key(args, kwargs, options.static_argnames)
         stages = Stages(lowered.seconds)
@@ -70,6 +72,8 @@ class Compiled(Entry):
 
     def miss(self, args, kwargs):
         """A call the fast path did not take: checked against the signature, then run."""
+        if self.first_static:
+            args, kwargs = _move_statics(args, kwargs, self.first_static)
         key = call_key(args, kwargs, self.options.static_argnames)
         received = key if key == self.key else full_key(args, kwargs, self.options.static_argnames)
         if received != self.key and received != self.full_key:  # (views stood in for `ShapeDtype`s)
@@ -101,7 +105,7 @@ class Loaded(Compiled):
     def __init__(self, path, device=None):
         device = devices.resolve(device)
         meta, text, payload = exported.read(path, device.platform)
-        self.fn, self.name, self.lowered, self.placement = None, meta["name"], None, None
+        self.fn, self.name, self.lowered, self.placement, self.first_static = None, meta["name"], None, None, None
         self.options = Options(static_argnames=tuple(meta["static_argnames"]), device=device)
         self.key, self.full_key, self.text = payload["key"], payload["full_key"], text
         self.executable = cached_executable(text, device)
@@ -174,12 +178,24 @@ class Jitted(Entry):
 
 
 def _first_static(fn, names):
-    """(parameter names, index of the first static one) or None when all are passed by name."""
+    """(names of the parameters that may be passed by position, index of the first static one) or None
+    when all are passed by name. Static arguments are passed by name: a positional-only one cannot be."""
     if not names:
         return None
-    params = list(inspect.signature(fn).parameters)
-    positions = [params.index(n) for n in names if n in params]
-    return (params, min(positions)) if positions else None
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # (no signature to read: a builtin)
+        return None
+    for name in names:
+        kind = next((p.kind for p in params if p.name == name), None)
+        if kind is None and not any(p.kind is p.VAR_KEYWORD for p in params):
+            raise ValueError(f"static_argnames names {name!r}, which is not a parameter of {_name(fn)}")
+        if kind is inspect.Parameter.POSITIONAL_ONLY:
+            raise ValueError(f"static_argnames names {name!r}, a positional-only parameter of {_name(fn)}: "
+                             "solvent passes static arguments by name, so make it a plain parameter (drop the /)")
+    positional = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+    positions = [positional.index(n) for n in names if n in positional]
+    return (positional, min(positions)) if positions else None
 
 
 def _move_statics(args, kwargs, first_static):
@@ -187,6 +203,11 @@ def _move_statics(args, kwargs, first_static):
     params, first = first_static
     if len(args) <= first:
         return args, kwargs
+    if len(args) > len(params):
+        raise SignatureError(f"static argument {params[first]!r} passed by position before more positional "
+                             f"arguments than its function names ({len(args)} for {len(params)}, the rest for its "
+                             "*args): solvent passes static arguments by name, which Python then refuses; pass the "
+                             "extra ones as one tuple, or make the static parameter keyword-only")
     return args[:first], {**kwargs, **dict(zip(params[first:], args[first:]))}
 
 
@@ -231,8 +252,13 @@ class ShapeDtype:
     dtype: object = np.float64
 
     def stand_in(self) -> np.ndarray:
-        """An ndarray of this shape and dtype that holds no memory (a broadcast zero)."""
-        return np.broadcast_to(np.zeros((), np.dtype(self.dtype)), tuple(self.shape))
+        """An ndarray of this shape and dtype laid out as a NumPy array made anew is (C order), which a
+        program that depends on layouts is compiled for; its memory is never touched (pages the system
+        gives on first use). Past a gigabyte, a broadcast zero that holds none (of no such layout)."""
+        dtype, shape = np.dtype(self.dtype), tuple(self.shape)
+        if dtype.itemsize * math.prod(shape) <= 1 << 30:
+            return np.empty(shape, dtype)
+        return np.broadcast_to(np.zeros((), dtype), shape)
 
 
 def _is_spec(x) -> bool:
@@ -242,9 +268,7 @@ def _is_spec(x) -> bool:
 def compile(fn, *args, **kwargs) -> Compiled:
     """Compile `fn` ahead of time for exactly these arguments (or `ShapeDtype`s standing for NumPy
     arrays, anywhere in them); options go in `kwargs` too."""
-    options, kwargs = _split_options(kwargs)
-    if isinstance(fn, Jitted):
-        fn = fn.fn
+    fn, args, kwargs, options = _prepared(fn, args, kwargs)
     specs = structure.flatten((args, kwargs), is_leaf=_is_spec)
     if specs:
         args, kwargs = structure.unflatten((args, kwargs), [x.stand_in() for x in specs], is_leaf=_is_spec)
@@ -266,14 +290,12 @@ def _on_their_device(options: Options, args, kwargs) -> Options:
 
 def code_hlo(fn, *args, **kwargs) -> str:
     """The StableHLO module after solvent's pass pipeline."""
-    options, kwargs = _split_options(kwargs)
-    return lower(_unwrap(fn), args, kwargs, options).optimized_text
+    return lower(*_prepared(fn, args, kwargs)).optimized_text
 
 
 def code_mhlo(fn, *args, **kwargs) -> str:
     """The module exactly as XLA receives it."""
-    options, kwargs = _split_options(kwargs)
-    return lower(_unwrap(fn), args, kwargs, options).xla_text
+    return lower(*_prepared(fn, args, kwargs)).xla_text
 
 
 def code_xla(fn, *args, **kwargs) -> str:
@@ -285,13 +307,17 @@ def code_xla(fn, *args, **kwargs) -> str:
 _OPTION_NAMES = {f.name for f in dataclasses.fields(Options)}
 
 
-def _split_options(kwargs):
-    options = {k: v for k, v in kwargs.items() if k in _OPTION_NAMES}
-    return Options(**options), {k: v for k, v in kwargs.items() if k not in _OPTION_NAMES}
-
-
-def _unwrap(fn):
-    return fn.fn if isinstance(fn, Jitted) else fn
+def _prepared(fn, args, kwargs):
+    """(function, args, kwargs, options) of a call to compile or inspect: the options among `kwargs`
+    over those a jitted `fn` was made with (the program it runs), static arguments passed by name."""
+    given = {k: v for k, v in kwargs.items() if k in _OPTION_NAMES}
+    kwargs = {k: v for k, v in kwargs.items() if k not in _OPTION_NAMES}
+    options = dataclasses.replace(fn.options, **given) if isinstance(fn, Jitted) else Options(**given)
+    fn = fn.fn if isinstance(fn, Jitted) else fn
+    first_static = _first_static(fn, options.static_argnames)
+    if first_static:
+        args, kwargs = _move_statics(args, kwargs, first_static)
+    return fn, args, kwargs, options
 
 
 def _name(fn) -> str:
@@ -303,6 +329,8 @@ def describe(key) -> str:
     from solvent.core.aval import Aval
 
     def show(k):
+        if isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], str) and k[0] == "ref":
+            return "the same object again"
         if isinstance(k, tuple) and len(k) in (2, 3) and isinstance(k[1], Aval):
             layout = "" if len(k) < 3 else f" sharded {k[2].spec}" if hasattr(k[2], "spec") else \
                 f" on {array_device(k)}"

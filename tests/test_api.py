@@ -139,3 +139,54 @@ def test_compile_from_shapes_mixed_with_arrays():
     compiled = solvent.compile(lambda a, b: a @ b, solvent.ShapeDtype((2, 3)), np.ones((3, 2), np.float32))
     a, b = np.arange(6.0).reshape(2, 3), np.ones((3, 2), np.float32)
     assert_same(compiled(a, b), a @ b)
+
+
+def writes_its_first_element(a):
+    a.ravel()[0] = 1.0  # (a program that depends on how `a` is laid out)
+    return a.sum()
+
+
+def test_compile_from_shapes_of_a_layout_dependent_program_runs_on_new_arrays():
+    """The stand-in was a broadcast zero (strides 0): no real array matched the program compiled for it."""
+    compiled = solvent.compile(writes_its_first_element, solvent.ShapeDtype((2, 3), np.float64))
+    mine, theirs = np.zeros((2, 3)), np.zeros((2, 3))
+    assert_same(compiled(mine), writes_its_first_element(theirs))
+    assert_same(mine, theirs)
+
+
+def halved(x, times):
+    for _ in range(times):
+        x = x * 0.5
+    return x
+
+
+def test_inspecting_or_compiling_a_jitted_function_uses_its_options():
+    """code_hlo, code_mhlo, code_xla and compile showed the program of the default options, not the
+    one the jitted function runs."""
+    x = np.ones(2)
+    unoptimized = solvent.jit(lambda v: v * 3.0 / 3.0, optimize=False)
+    assert "stablehlo.divide" in solvent.code_hlo(unoptimized, x)
+    assert "stablehlo.divide" not in solvent.code_hlo(unoptimized, x, optimize=True)  # (given ones first)
+    assert not solvent.compile(unoptimized, x).options.optimize
+    unrolled = solvent.jit(halved, static_argnames="times", unroll=100)
+    assert "stablehlo.while" not in solvent.code_mhlo(unrolled, x, 20)
+    assert "stablehlo.while" in solvent.code_mhlo(halved, x, 20, static_argnames="times")
+    assert_same(solvent.compile(unrolled, x, 20)(x, 20), halved(x, 20))
+
+
+def scaled_and_summed(x, n, *rest):
+    return x * n + sum(rest)
+
+
+def test_static_arguments_that_cannot_be_passed_by_name_are_clear_errors():
+    """solvent passes static arguments by name: before one meant for *args, or a positional-only one,
+    that raised a raw TypeError (or dropped all but one of the extra arguments)."""
+    x = np.ones(2)
+    jitted = solvent.jit(scaled_and_summed, static_argnames="n")
+    assert_same(jitted(x, 2), scaled_and_summed(x, 2))
+    with pytest.raises(solvent.SignatureError, match=r"\*args"):
+        jitted(x, 2, x, x)
+    with pytest.raises(ValueError, match="positional-only"):
+        solvent.jit(lambda n, /, v: v * n, static_argnums=0)
+    with pytest.raises(ValueError, match="not a parameter"):
+        solvent.jit(scaled_and_summed, static_argnames="m")

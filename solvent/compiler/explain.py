@@ -55,7 +55,7 @@ def describe(fn, args: tuple, kwargs: dict) -> dict[str, str]:
             found[path] = f"{type(x).__name__} {_short(repr(x))}"
             return
         seen[id(x)] = path
-        found[path] = type(x).__name__
+        found[path] = f"{type(x).__name__} of {len(kids)}" if isinstance(x, (list, tuple)) else type(x).__name__
         for (kind, key), child in kids:
             walk(child, f"{path}.{key}" if kind == structure.ATTR else f"{path}[{key!r}]")
 

@@ -46,7 +46,8 @@ def advance(state, table):
     (((np.zeros(3), 2.0), (np.zeros(3), 3.0)), "scale: float 2.0 -> float 3.0"),
     (((np.zeros(3),), (np.zeros(3), 2.0)), "scale: new: float 2.0"),
     (((np.zeros(3),), (solvent.asarray(np.zeros(3)),)), "u: ndarray of float64[3] -> Array of float64[3]"),
-], ids=["shape", "dtype", "static value", "argument added", "kind"])
+    ((([1.0],), ([1.0, 2.0],)), "u: list of 1 -> list of 2"),
+], ids=["shape", "dtype", "static value", "argument added", "kind", "list grown"])
 def test_the_changed_argument_and_what_changed(caplog, calls, expected):
     lines = explained(caplog, total, *calls)
     assert len(lines) == 1 and expected in lines[0] and "total" in lines[0], lines
