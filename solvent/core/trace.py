@@ -22,6 +22,7 @@ class Trace:
         self.rolled: list = []  # (file, line) of each static loop rolled so
         self.branching: set = set()  # (file, line) of static loops seen taking a traced branch: rolled whole
         self.copies = 1         # copies of the code being traced now, from the static loops unrolled around it
+        self.draws = 0          # random draws traced so far (a short loop whose first step draws rolls the rest)
         self.shared = [[]]      # per block in `blocks`: (kind, value, what was made of it) for later ops to reuse
         self.global_random = None  # what np.random's global functions draw from, once an input (NeedsGlobalRandom)
         self.outlined: dict = {}   # (function, signature key) -> its outlined function (`transforms.outline`)

@@ -27,46 +27,72 @@ class Collected:
 
     def __init__(self, appended: Appended, steps: range):
         self.name, self.holder, self.steps = appended.name, appended.holder, steps
-        self.shape, self.dtype = np.shape(appended.item), _dtype(appended.item)
-        self.weak = is_weak(appended.item)
+        item = appended.item
+        self.arity = len(item) if type(item) is tuple else None  # items that are tuples: a buffer a place
+        parts = item if self.arity else (item,)
+        self.shapes, self.dtypes = [np.shape(p) for p in parts], [_dtype(p) for p in parts]
+        self.weak = [is_weak(p) for p in parts]
         self.name_of_last = None  # the position among the loop's names of the one holding the last item
 
-    def initial(self) -> TracedArray:
+    def initial(self):
         with trace.current().emitting():
-            return wrap(full(0, (len(self.steps), *self.shape), self.dtype), scalar=False)
+            buffers = tuple(wrap(full(0, (len(self.steps), *shape), dtype), scalar=False)
+                            for shape, dtype in zip(self.shapes, self.dtypes))
+        return buffers if self.arity else buffers[0]
 
     def enter(self, buffer, index) -> None:
         self.buffer, self.index, self.length = buffer, index, len(self.holder)
 
-    def leave(self, held) -> TracedArray:
-        """The buffer with the item the step appended at its row (taken off the list again); an error
+    def leave(self, held):
+        """The buffers with the item the step appended at their row (taken off the list again); an error
         (the loop then unrolls) where the step appended otherwise or NumPy's list would not hold
         the item as it is now."""
         grown = self.holder[self.length:]
         del self.holder[self.length:]
-        if len(grown) != 1 or np.shape(grown[0]) != self.shape or _dtype(grown[0]) != self.dtype:
-            raise ControlFlowError(f"the body of a traced loop appends to `{self.name}` other than one "
-                                   f"item of shape {self.shape} and dtype {self.dtype} a step")
-        item = grown[0]
-        self.name_of_last = _went_on_with(item, held)
-        if self.name_of_last is None and not _as_made(item, held):
+        parts = self._parts(grown[0]) if len(grown) == 1 else None
+        if parts is None:
+            raise ControlFlowError(f"the body of a traced loop appends to `{self.name}` other than one item a step "
+                                   f"of the first one's kind ({self._kind()}) holding no array twice")
+        self.name_of_last = None if self.arity else _went_on_with(parts[0], held)
+        if self.name_of_last is None and not all(_as_made(part, held) for part in parts):
             raise ControlFlowError(f"the body of a traced loop appends to `{self.name}` an array that may "
                                    "change after it is appended (one the loop goes on with or a view of it, or one "
                                    "made before the loop); append a copy")
-        self.weak = self.weak and is_weak(item)
+        self.weak = [w and is_weak(part) for w, part in zip(self.weak, parts)]
         start, step = self.steps.start, self.steps.step
         row = self.index if (start, step) == (0, 1) else (self.index - start) // step
-        self.buffer[row] = item
+        buffers = self.buffer if self.arity else (self.buffer,)
+        for buffer, part in zip(buffers, parts):
+            buffer[row] = part
         return self.buffer
+
+    def _parts(self, item) -> tuple | None:
+        """`item`'s parts (itself, or a tuple's items), each of the first item's shape and dtype, no array
+        among them twice (NumPy's list would hold it twice, each row a copy here); else None."""
+        parts = (item if type(item) is tuple and len(item) == self.arity else None) if self.arity else (item,)
+        if parts is None or [np.shape(p) for p in parts] != self.shapes or [_dtype(p) for p in parts] != self.dtypes:
+            return None
+        arrays = [p.root() for p in parts if isinstance(p, TracedArray) and np.ndim(p) > 0]
+        return parts if len({id(a) for a in arrays}) == len(arrays) else None
+
+    def _kind(self) -> str:
+        kinds = [f"{dtype}{list(shape)}" for shape, dtype in zip(self.shapes, self.dtypes)]
+        return f"a tuple of {', '.join(kinds)}" if self.arity else kinds[0]
 
     def restore(self) -> None:
         del self.holder[self.length:]
 
     def finish(self, buffer, names) -> None:
-        rows = [buffer[k] for k in range(len(self.steps))]
-        self.holder.extend(weakened(r, self.weak) if isinstance(r, TracedScalar) else r.copy() for r in rows)
-        if self.name_of_last is not None and rows:
+        columns = [[self._kept(b[k], weak) for k in range(len(self.steps))]
+                   for b, weak in zip(buffer if self.arity else (buffer,), self.weak)]
+        self.holder.extend(zip(*columns) if self.arity else columns[0])
+        if self.name_of_last is not None and columns[0]:
             self.holder[-1] = leaves_of(names)[self.name_of_last]  # (NumPy's list and name share it)
+
+    @staticmethod
+    def _kept(x, weak: bool):
+        """A row as the list holds it: a number as its step made it, an array of its own."""
+        return weakened(x, weak) if isinstance(x, TracedScalar) else x.copy()
 
     def __str__(self) -> str:
         return f"{self.name}[...]"

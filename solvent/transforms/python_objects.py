@@ -127,7 +127,8 @@ class _Watch:
             if isinstance(old, dict) and new.keys() == old.keys() and all(
                     _carriable(old[k]) and _carriable(new[k]) for k in old if new[k] is not old[k]):
                 slots += [Slot(name, x, k) for k in old if new[k] is not old[k]]
-            elif type(x) is list and len(new) == len(old) + 1 and _same(new[:-1], old) and _carriable(new[-1]):
+            elif type(x) is list and len(new) == len(old) + 1 and _same(new[:-1], old) and (
+                    _carriable(new[-1]) or type(new[-1]) is tuple and new[-1] and all(map(_carriable, new[-1]))):
                 slots.append(Appended(name, x, new[-1]))
             else:
                 slots = None
@@ -171,7 +172,7 @@ class Slot:
 
 
 class Appended:
-    """A list the trace of a body appended one number or array (`item`) to."""
+    """A list the trace of a body appended one number or array, or a tuple of them (`item`), to."""
 
     def __init__(self, name: str, holder: list, item):
         self.name, self.holder, self.item = name, holder, item

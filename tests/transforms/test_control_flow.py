@@ -652,8 +652,21 @@ def walk_with_positions(rng, n):
     return np.array(path)
 
 
+def walk_with_two_items(rng, n):
+    x = 0
+    path = []
+    for i in range(n):
+        d = rng.integers(4)
+        if d == 0:
+            x += 1
+        path.append(x)
+        path.append(d)  # (two items a step: the list cannot be carried)
+    return path
+
+
 def test_a_loop_that_cannot_roll_unrolls_only_while_its_copies_stay_small():
     """Its copies were bounded in number only: 100 steps of draws and branches took 11 minutes."""
     with pytest.raises(solvent.UnsupportedError, match="cannot run with a traced loop index.*operations"), \
             pytest.warns(UserWarning, match="loop of 100 steps unrolled"):
-        solvent.jit(walk_with_positions, static_argnames=("n",))(np.random.default_rng(0), n=100)
+        solvent.jit(walk_with_two_items, static_argnames=("n",))(np.random.default_rng(0), n=100)
+    check_like_numpy(walk_with_positions, np.random.default_rng(0), 100)  # (rolled: a pair a step carried)

@@ -118,9 +118,20 @@ def appended_while_a_closure_reads_it(x):
     return x
 
 
+def appended_one_array_twice(x):
+    pairs = []
+    for i in range(20):
+        y = x * i
+        pairs.append((y, y))  # NumPy's tuple holds one array twice: a write through one shows in the other
+    first, second = pairs[2]
+    first += 100.0
+    return second, pairs[3][0] is pairs[3][1]
+
+
 @pytest.mark.parametrize("fn", [appended, appended_in_a_branch, appended_what_the_loop_changes_in_place,
                                 appended_then_written_in_the_next_step, appended_while_an_alias_reads_it,
-                                appended_while_its_holder_reads_it, appended_while_a_closure_reads_it])
+                                appended_while_its_holder_reads_it, appended_while_a_closure_reads_it,
+                                appended_one_array_twice])
 def test_a_static_loop_growing_python_objects_unrolls_and_follows_numpy(fn):
     """Rolled, a body that reads the list it grows, appends in a branch, or appends an array that may
     change afterwards would go wrong: the loop unrolls."""
@@ -178,6 +189,17 @@ def draws(rng):
     return np.array(samples), rng.random()
 
 
+def walk(x):
+    a, b = 0.0, 1.0
+    pairs, rows, log = [], [], []
+    for i in range(40):
+        a, b = b, a + 0.5 * b * x[i % 3]
+        pairs.append((a, b))  # a trajectory of points
+        rows.append((x * a, x - b))
+        log.append((i, float(x.sum()) * a, x.sum(), x[:2] * b))  # (of several kinds: a buffer each)
+    return pairs, np.array(pairs), np.array(rows), log, [[type(v) for v in items[-1][:3]] for items in (pairs, log)]
+
+
 def row_sums(m):
     sums = []
     for row in m:
@@ -201,10 +223,11 @@ def rebound(x):
     (counted, (np.ones(3, np.float32),)),
     (row_sums, (np.arange(120.0).reshape(40, 3),)),
     (rebound, (np.linspace(0.0, 1.0, 5),)),
+    (walk, (np.array([0.5, -0.25, 0.125]),)),
     (draws, (np.random.default_rng(1),))])
 def test_a_static_loop_appending_one_item_a_step_rolls_and_collects_them(fn, args):
-    """A list the body only appends to, one number or array it made each step, is carried as a
-    buffer of one row a step: the loop rolls, and the list holds what NumPy's does, Python numbers
+    """A list the body only appends to, one number or array it made each step (or a tuple of them), is
+    carried as a buffer of one row a step: the loop rolls, and the list holds what NumPy's does, Python numbers
     still Python numbers."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")

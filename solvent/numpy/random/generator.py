@@ -7,6 +7,7 @@ import operator
 
 import numpy as np
 
+from solvent.core import trace
 from solvent.errors import UnsupportedError
 from solvent.numpy.random import forms, shuffles, streams, weighted, ziggurat
 from solvent.numpy.random.libm import rounded
@@ -32,6 +33,7 @@ class TracedGenerator:
     def _draw(self, draw, *args):
         values, state = draw(self._state, *args)
         self._state[...] = state
+        trace.current().draws += 1
         return values
 
     def random(self, size=None, dtype=np.float64, out=None):
@@ -148,6 +150,7 @@ class TracedGenerator:
             wide, state_wide = streams.bounded(self._state, n, span, 64)
             drawn, state = np.where(span > most, wide, drawn), np.where(span > most, state_wide, state)
         self._state[...] = np.where(span == np.uint64(0), self._state, state)
+        trace.current().draws += 1
         values = (np.where(span == np.uint64(0), np.uint64(0), drawn) + low).astype(dtype)
         return forms.result(values, shape, size is None)
 

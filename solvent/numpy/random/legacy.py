@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from solvent.core import trace
 from solvent.errors import UnsupportedError
 from solvent.numpy.folding import traced_constant
 from solvent.numpy.random import forms, libm, loop, mt19937, polar, shuffles, streams, weighted
@@ -54,6 +55,7 @@ class TracedRandomState:
     def _draw(self, draw, *args):
         values, state = draw(self._state, *args)
         self._state[...] = state
+        trace.current().draws += 1
         return values
 
     def seed(self, seed=None):

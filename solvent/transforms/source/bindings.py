@@ -161,8 +161,8 @@ def unshared_lists(definition) -> dict[int, set[str]]:
     mentions: dict[tuple, list[ast.Name]] = {}  # (scope, name) -> its mentions there
     nested: set[tuple] = set()  # (scope, name) mentioned in a scope inside that scope
     for node in ast.walk(definition):
-        if isinstance(node, ast.Name):
-            scopes = [a for a in ancestors(node) if isinstance(a, SCOPES)]
+        if isinstance(node, ast.Name):  # (a list, set or dict comprehension runs where it stands: not a scope here)
+            scopes = [a for a in ancestors(node) if isinstance(a, SCOPES) and not isinstance(a, _EAGER)]
             mentions.setdefault((id(scopes[0]), node.id), []).append(node)
             nested.update((id(s), node.id) for s in scopes[1:])
     found: dict[int, set[str]] = {}
@@ -189,6 +189,9 @@ def unshared_lists(definition) -> dict[int, set[str]]:
                    not (id(m) in repeated or at(binding) < at(m) < at(loop)) for m in uses):
                 found[id(loop)].add(name)
     return found
+
+
+_EAGER = (ast.ListComp, ast.SetComp, ast.DictComp)
 
 
 def _new_list(store: ast.Name, parents: dict):
