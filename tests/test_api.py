@@ -190,3 +190,15 @@ def test_static_arguments_that_cannot_be_passed_by_name_are_clear_errors():
         solvent.jit(lambda n, /, v: v * n, static_argnums=0)
     with pytest.raises(ValueError, match="not a parameter"):
         solvent.jit(scaled_and_summed, static_argnames="m")
+
+
+def adds_into(a, b):
+    a += b
+
+
+def test_a_signature_error_names_an_argument_passed_twice():
+    """The call's signature showed its key's raw ('ref', 1) for it."""
+    compiled = solvent.compile(adds_into, np.zeros(3), np.ones(3))
+    a = np.zeros(3)
+    with pytest.raises(solvent.SignatureError, match=r"called with \(ndarray:float64\[3\], the same object again\)"):
+        compiled(a, a)
