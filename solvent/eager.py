@@ -59,15 +59,14 @@ def _owners(fn) -> tuple[list, tuple | None]:
     """What a program running `fn` is cached under (held weakly), and the key of what it reads besides
     its arguments (`eager_keys`; None: it cannot be keyed, so the program is not kept): a plain function
     by its code (a lambda made afresh on every call then reuses one program), a bound method by its
-    function's code and its object, NumPy's functions by themselves, anything else by itself and what
-    it reads."""
+    function's code, NumPy's functions by themselves, another callable by its class."""
     if isinstance(fn, types.FunctionType):
         return [fn.__code__], eager_keys.of_function(fn)
     if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
-        return [fn.__func__.__code__, fn.__self__], eager_keys.of(fn)
+        return [fn.__func__.__code__], eager_keys.of(fn)  # (its object by its attributes: it may be unhashable)
     if isinstance(fn, eager_keys.LIBRARY_CALLABLES):
         return [fn], ()
-    return [fn], eager_keys.of(fn, frozenset({"__call__"}))
+    return [type(fn)], eager_keys.of(fn)
 
 
 def _node(functions: tuple) -> tuple[_Node, tuple | None]:

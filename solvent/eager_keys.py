@@ -13,11 +13,15 @@ What cannot be looked into (an object with its own `__getattr__`, an ndarray sub
 
 from __future__ import annotations
 
+import array
+import collections
 import dis
 import enum
 import functools
 import hashlib
+import io
 import numbers
+import pickle
 import sys
 import types
 
@@ -32,6 +36,18 @@ LIBRARY_CALLABLES = (types.BuiltinFunctionType, types.BuiltinMethodType, types.W
                       types.MethodDescriptorType, np.ufunc, type(np.sum))
 _GLOBAL_OPS = {"LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL", "DELETE_GLOBAL"}
 _ATTRIBUTE_OPS = {"LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR", "DELETE_ATTR", "IMPORT_FROM"}
+_DYNAMIC = frozenset({"globals", "locals", "eval", "exec"})
+
+
+class _NotPlain(Exception):
+    """A container holds something other than numbers, strings, bytes and containers of them."""
+
+
+class _PlainPickler(pickle.Pickler):
+    """Pickles exactly the built-in numbers, strings and containers (which skip `reducer_override`)."""
+
+    def reducer_override(self, obj):
+        raise _NotPlain
 
 
 @functools.lru_cache(maxsize=1024)
@@ -59,6 +75,8 @@ def of_function(fn, seen: frozenset = frozenset()) -> tuple | None:
     except ValueError:  # a closure cell not yet filled
         return None
     global_names, attributes = names(fn.__code__)
+    if global_names & _DYNAMIC:
+        return None  # (names it reads only when it runs: globals()["X"], eval("Y"))
     seen = seen | {id(fn)}
     read = sorted(n for n in global_names if n in fn.__globals__)
     given = (*cells, *(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values())
@@ -78,7 +96,17 @@ def of(value, attributes: frozenset = frozenset(), seen: frozenset = frozenset()
             return None  # (a subclass holds more than its bytes: a mask, a matrix's rules)
         contents = np.ascontiguousarray(value).reshape(-1).view(np.uint8)  # (any dtype's bytes: datetimes too)
         return kind, value.shape, value.dtype.str, hashlib.blake2b(contents, digest_size=16).digest()
-    if isinstance(value, (tuple, list, dict, set, frozenset)):
+    if isinstance(value, (bytearray, array.array)):
+        return kind, getattr(value, "typecode", ""), bytes(value)
+    if hasattr(value, "__next__"):
+        return None  # (an iterator: what it gives next changes as it is read)
+    if kind in (tuple, list, dict, set, frozenset):
+        plain = _plain_digest(value)
+        if plain is not None:
+            return kind, plain
+    if isinstance(value, (tuple, list, dict, set, frozenset, collections.deque)):
+        if hasattr(value, "__dict__") and vars(value):
+            return None  # (a subclass's attributes besides its items)
         parts = [of(v, attributes, seen) for v in (value.items() if isinstance(value, dict) else value)]
         if any(p is None for p in parts):
             return None
@@ -88,14 +116,14 @@ def of(value, attributes: frozenset = frozenset(), seen: frozenset = frozenset()
     if id(value) in seen:  # (reached again inside itself: keyed where it was first met)
         return kind, "again"
     seen = seen | {id(value)}
-    return _of_code(value, attributes, seen) if callable(value) and not hasattr(value, "__dict__") or \
-        isinstance(value, (types.FunctionType, types.MethodType, staticmethod, classmethod, property,
-                           functools.partial, types.ModuleType, type)) else _of_object(value, attributes, seen)
+    return _of_code(value, attributes, seen) if isinstance(value, (
+        types.FunctionType, types.MethodType, staticmethod, classmethod, property, functools.partial,
+        types.ModuleType, type)) else _of_object(value, attributes, seen)
 
 
 def _of_code(value, attributes, seen):
-    """Functions, methods, descriptors and partials by what they read; modules and classes by the
-    attributes named; other callables without attributes (C code of another library) by themselves."""
+    """Functions, methods, descriptors and partials by what they read; modules and classes by their
+    attributes (see `_attributes`); a library's functions, modules and classes by themselves."""
     if isinstance(value, (types.FunctionType, types.ModuleType, type)) and not _users(value):
         return value.__code__ if isinstance(value, types.FunctionType) else value  # (a library's: as it is)
     if isinstance(value, types.FunctionType):
@@ -112,14 +140,13 @@ def _of_code(value, attributes, seen):
     if isinstance(value, functools.partial):
         return _all_keyed(functools.partial, *(of(v, attributes, seen) for v in (value.func, value.args,
                                                                               value.keywords)))
-    if isinstance(value, (types.ModuleType, type)):
-        return _all_keyed(value, _attributes(value, attributes, seen))
-    return value
+    return _all_keyed(value, _attributes(value, attributes, seen))  # (a module or class)
 
 
 def _of_object(value, attributes, seen):
-    """An object by its class and the attributes the code names; NumPy's and solvent's own objects (np.s_,
-    a jitted function's wrapper by its function) by themselves; None for what cannot be looked into."""
+    """An object by its class and its attributes (see `_attributes`); a jitted function or np.vectorize by
+    its function; solvent's own objects, and a library's without attributes, by themselves; None for
+    what cannot be looked into."""
     kind = type(value)
     if isinstance(value, runtime_array.Array):
         return None  # (its values may change in place: `a += 1`)
@@ -127,11 +154,12 @@ def _of_object(value, attributes, seen):
         if kind.__name__ == "Jitted" and kind.__module__ == "solvent.api" else None
     if wrapped is not None:
         return _all_keyed(kind, of(wrapped, attributes, seen))
-    if kind.__module__.partition(".")[0] in ("numpy", "solvent"):
-        return kind, id(value)
+    library = kind.__module__.partition(".")[0] == "solvent" or not _users(kind)
+    if library and not hasattr(value, "__dict__") or kind.__module__.partition(".")[0] == "solvent":
+        return kind, id(value)  # (state of C code, or solvent's own: by itself)
     if kind.__getattribute__ is not object.__getattribute__ or hasattr(kind, "__getattr__"):
         return None  # (attributes made on the fly)
-    return _all_keyed(kind, _attributes(value, attributes | {"__call__"} if callable(value) else attributes, seen))
+    return _all_keyed(kind, _attributes(value, attributes, seen))
 
 
 def _users(value) -> bool:
@@ -139,7 +167,9 @@ def _users(value) -> bool:
     if isinstance(value, types.FunctionType):
         return is_users_file(value.__code__.co_filename)
     module = value if isinstance(value, types.ModuleType) else sys.modules.get(value.__module__)
-    return is_users_file(getattr(module, "__file__", None))
+    if module is None or getattr(module, "__file__", None) is None:  # (made by the program, or built in)
+        return module is None or module.__name__ not in sys.builtin_module_names
+    return is_users_file(module.__file__)
 
 
 def _all_keyed(*parts):
@@ -147,8 +177,7 @@ def _all_keyed(*parts):
 
 
 def _attribute_names(value) -> frozenset:
-    """The attribute names the code of a function, method or descriptor found as an attribute names
-    (a method reading `self.W` reads the object's `W`)."""
+    """The attribute names the code of a function, method or descriptor found as an attribute names."""
     for inner in (getattr(value, "__func__", None), getattr(value, "fget", None), value):
         if isinstance(inner, types.FunctionType):
             return names(inner.__code__)[1]
@@ -156,23 +185,51 @@ def _attribute_names(value) -> frozenset:
 
 
 def _attributes(owner, attributes: frozenset, seen: frozenset) -> tuple | None:
-    """A module's, class's or object's attributes among `attributes` and among those the methods found
-    name in turn, each keyed, or None where one cannot be."""
-    is_class, is_module = isinstance(owner, type), isinstance(owner, types.ModuleType)
-    classes = owner.__mro__ if is_class else () if is_module else type(owner).__mro__
-    spaces = ([] if is_class or not hasattr(owner, "__dict__") else [vars(owner)]) + [vars(c) for c in classes]
-    slots = set() if is_class or is_module else {n for c in classes for n in getattr(c, "__slots__", ())}
-    found, wanted = {}, set(attributes)
+    """What a trace may read of a module, class or object, each keyed: of a module, its attributes
+    among `attributes` and those the functions found name in turn; of an object or class, all its
+    own attributes and those of its classes (and metaclasses) that are the user's (through methods, `super()`,
+    descriptors and dunders a trace reads them unnamed), skipping what cannot be keyed unless named.
+    None where a named one cannot be keyed."""
+    if isinstance(owner, types.ModuleType):
+        wanted = set(attributes)
+        entries = _named(vars(owner), wanted)  # (`wanted` grows with the names the functions found name)
+        if "__getattr__" in vars(owner) and not wanted <= vars(owner).keys():
+            return None  # (a module's attributes made on the fly)
+    else:
+        classes = (*owner.__mro__, *type(owner).__mro__) if isinstance(owner, type) else type(owner).__mro__
+        own = [] if isinstance(owner, type) else [vars(owner)] if hasattr(owner, "__dict__") else []
+        slots = {n: getattr(owner, n) for c in classes for n in getattr(c, "__slots__", ())
+                 if not isinstance(owner, type) and isinstance(n, str) and hasattr(owner, n)}
+        spaces = [*own, slots, *(vars(c) for c in classes if c is not object and _users(c))]
+        entries = [(k, n, v) for k, space in enumerate(spaces) for n, v in space.items()]
+        wanted = set(attributes).union(*(_attribute_names(v) for _, _, v in entries))
+    read = []
+    for k, name, v in entries:
+        key = of(v, frozenset(wanted), seen)
+        if key is None and name in wanted:
+            return None
+        if key is not None:
+            read.append((k, name, key))
+    return tuple(read)
+
+
+def _named(space: dict, wanted: set) -> list:
+    """A module's entries among `wanted`, and among what the functions found name in turn."""
+    found = {}
     while True:
-        for name in wanted - found.keys():
-            space = next((s for s in spaces if name in s), None)
-            if name in slots and hasattr(owner, name):  # (a slot's value, not its descriptor in the class)
-                found[name] = getattr(owner, name)
-            elif space is not None:
-                found[name] = space[name]
+        found.update((n, space[n]) for n in wanted if n in space)
         more = set().union(*(_attribute_names(v) for v in found.values())) - wanted
         if not more:
-            break
+            return [(0, n, found[n]) for n in sorted(found)]
         wanted |= more
-    read = [(name, of(found[name], frozenset(wanted), seen)) for name in sorted(found)]
-    return None if any(k is None for _, k in read) else tuple(read)
+
+
+def _plain_digest(value) -> bytes | None:
+    """A hash of a container of only numbers, strings and containers of them (pickled in C: a walk
+    in Python took a second for 10^5 entries), or None."""
+    buffer = io.BytesIO()
+    try:
+        _PlainPickler(buffer, protocol=5).dump(value)
+    except (_NotPlain, RecursionError):
+        return None
+    return hashlib.blake2b(buffer.getbuffer(), digest_size=16).digest()

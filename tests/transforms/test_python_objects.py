@@ -200,6 +200,14 @@ def walk(x):
     return pairs, np.array(pairs), np.array(rows), log, [[type(v) for v in items[-1][:3]] for items in (pairs, log)]
 
 
+def summed_after(x):
+    means = []
+    for _ in range(300):
+        x = np.cos(x)
+        means.append(x.mean())
+    return sum(m for m in means), any(m > 0.99 for m in means)  # (generator expressions after the loop)
+
+
 def row_sums(m):
     sums = []
     for row in m:
@@ -223,6 +231,7 @@ def rebound(x):
     (counted, (np.ones(3, np.float32),)),
     (row_sums, (np.arange(120.0).reshape(40, 3),)),
     (rebound, (np.linspace(0.0, 1.0, 5),)),
+    (summed_after, (np.linspace(0.0, 1.0, 5),)),
     (walk, (np.array([0.5, -0.25, 0.125]),)),
     (draws, (np.random.default_rng(1),))])
 def test_a_static_loop_appending_one_item_a_step_rolls_and_collects_them(fn, args):

@@ -161,7 +161,7 @@ def unshared_lists(definition) -> dict[int, set[str]]:
     mentions: dict[tuple, list[ast.Name]] = {}  # (scope, name) -> its mentions there
     nested: set[tuple] = set()  # (scope, name) mentioned in a scope inside that scope
     for node in ast.walk(definition):
-        if isinstance(node, ast.Name):  # (a list, set or dict comprehension runs where it stands: not a scope here)
+        if isinstance(node, ast.Name):  # (a comprehension runs where it stands, or after: not a scope here)
             scopes = [a for a in ancestors(node) if isinstance(a, SCOPES) and not isinstance(a, _EAGER)]
             mentions.setdefault((id(scopes[0]), node.id), []).append(node)
             nested.update((id(s), node.id) for s in scopes[1:])
@@ -191,7 +191,7 @@ def unshared_lists(definition) -> dict[int, set[str]]:
     return found
 
 
-_EAGER = (ast.ListComp, ast.SetComp, ast.DictComp)
+_EAGER = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def _new_list(store: ast.Name, parents: dict):
