@@ -4,11 +4,12 @@ minibatch in `X`, `model.W` updated, a module's constant) gives a new program, n
 
 Numbers, strings and arrays are keyed by value (arrays by a hash of their bytes), containers by their
 items, plain functions by their code and what they read in turn (closure, defaults, the globals their
-code names), modules, classes and objects by the attributes the code names (and those the methods it
-reaches name: `model.apply(x)` reading `self.W`), NumPy's and solvent's own objects by themselves.
-A key holds no function or user object, only codes, classes and modules, so it keeps nothing alive.
-What cannot be looked into (an object with its own `__getattr__`, an ndarray subclass, a
-`solvent.Array`, whose values change in place) is None: its program is not kept.
+code names), modules by the attributes the code names (and those the functions found name in turn),
+objects and classes by all their own attributes and those of their user classes (a method, `super()`
+or a dunder reads them unnamed), a library's functions, modules and classes and solvent's own objects
+by themselves. A key holds no user function or object, so it keeps none alive. What cannot be looked
+into (an object with its own `__getattr__`, an ndarray subclass, a `solvent.Array`, whose values change
+in place, an iterator) is None: its program is not kept.
 """
 
 from __future__ import annotations
@@ -111,6 +112,8 @@ def of(value, attributes: frozenset = frozenset(), seen: frozenset = frozenset()
         if any(p is None for p in parts):
             return None
         return kind, *(frozenset(parts) if isinstance(value, (set, frozenset)) else parts)
+    if isinstance(value, types.BuiltinMethodType) and not isinstance(value.__self__, (types.ModuleType, type(None))):
+        return _all_keyed(kind, value.__name__, of(value.__self__, attributes, seen))  # (`append = log.append`)
     if isinstance(value, LIBRARY_CALLABLES):
         return value
     if id(value) in seen:  # (reached again inside itself: keyed where it was first met)
